@@ -1,0 +1,1 @@
+//! Ground truth from repair trajectories (`swex gt build`).

@@ -1,0 +1,1 @@
+//! swex-plugin-host: discovers and loads explorer plugins and serves them the engine.

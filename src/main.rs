@@ -1,0 +1,17 @@
+//! `swex`: the command-line front. Argument parsing and dispatch only; every command's work lives
+//! in a library crate (engine, plugin host, bench).
+
+mod cmd;
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    let cli = cmd::Cli::parse();
+    match cmd::run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
