@@ -1,5 +1,7 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
+pub mod snapshot;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -15,8 +17,13 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {}
+pub enum Command {
+    /// Materialise benchmark snapshots (`repos/<instance_id>`) from local git directories.
+    Snapshot(snapshot::SnapshotArgs),
+}
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {}
+    match cli.command {
+        Command::Snapshot(args) => snapshot::run(args),
+    }
 }

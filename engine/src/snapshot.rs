@@ -1,1 +1,0 @@
-//! Snapshots: a repository's tree at one commit, materialised from a local git directory.

@@ -1,0 +1,261 @@
+//! `swex snapshot`: materialise `<out>/<instance_id>` at each benchmark row's `base_commit`.
+//!
+//! Argument parsing, reading the benchmark rows and printing; the work is
+//! `swex_engine::snapshot::run_batch`.
+
+use anyhow::{Context, bail};
+use clap::Args;
+use serde::Deserialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use swex_engine::snapshot::{
+    BatchOptions, BatchReport, GithubFetcher, InstanceOutcome, Progress, RepoLocator, SnapshotJob,
+    run_batch,
+};
+
+#[derive(Args, Debug)]
+pub struct SnapshotArgs {
+    /// Benchmark JSONL; each row needs `instance_id`, `repo` (owner/name) and `base_commit`.
+    #[arg(long, value_name = "FILE")]
+    pub bench: PathBuf,
+    /// A git directory (bare, or a work tree) for a repository: `owner/name=GITDIR`. Repeatable.
+    #[arg(long = "git-dir", value_name = "OWNER/NAME=GITDIR")]
+    pub git_dirs: Vec<String>,
+    /// A folder of mirrors: `DIR/<owner>+<name>/repo`, `DIR/<owner>+<name>`,
+    /// `DIR/<owner>/<name>.git` or `DIR/<owner>/<name>`. Repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub mirrors: Vec<PathBuf>,
+    /// JSON object `{"owner/name": "holder-owner/holder-name"}`: where a repository's commits live.
+    #[arg(long, value_name = "FILE")]
+    pub sources: Option<PathBuf>,
+    /// Output folder: snapshots go to `OUT/<instance_id>`, markers to `OUT/.swex/`.
+    #[arg(long, value_name = "DIR", default_value = "repos")]
+    pub out: PathBuf,
+    /// Only these instances (comma-separated ids).
+    #[arg(long, value_delimiter = ',', value_name = "ID,ID")]
+    pub instances: Vec<String>,
+    /// Replace snapshots at another commit, and folders without a swex marker.
+    #[arg(long)]
+    pub force: bool,
+    /// Fetch commits not found locally from https://github.com/<owner>/<name> (needs network).
+    #[arg(long)]
+    pub from_github: bool,
+    /// Cache of mirrors fetched with --from-github [default: ~/.cache/swex/mirrors].
+    #[arg(long, value_name = "DIR")]
+    pub github_cache: Option<PathBuf>,
+    /// Snapshots made at the same time.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub jobs: usize,
+    /// Write the per-instance results as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+}
+
+pub fn run(args: SnapshotArgs) -> anyhow::Result<ExitCode> {
+    let mut jobs = read_jobs(&args.bench)?;
+    if !args.instances.is_empty() {
+        let wanted: BTreeSet<&str> = args.instances.iter().map(String::as_str).collect();
+        let known: BTreeSet<&str> = jobs.iter().map(|j| j.instance_id.as_str()).collect();
+        let unknown: Vec<&str> = wanted.difference(&known).copied().collect();
+        if !unknown.is_empty() {
+            bail!(
+                "--instances: not in {}: {}",
+                args.bench.display(),
+                unknown.join(", ")
+            );
+        }
+        jobs.retain(|j| wanted.contains(j.instance_id.as_str()));
+    }
+    let locator = build_locator(&args)?;
+    if locator.git_dirs.is_empty() && locator.mirror_dirs.is_empty() && locator.github.is_none() {
+        bail!(
+            "say where the repositories are: --git-dir OWNER/NAME=GITDIR, --mirrors DIR or --from-github"
+        );
+    }
+    let options = BatchOptions {
+        out: args.out.clone(),
+        force: args.force,
+        jobs: args.jobs.max(1),
+    };
+    let started = std::time::Instant::now();
+    let report = run_batch(&jobs, &locator, &options, &print_progress)?;
+    print_summary(&report, started.elapsed().as_secs_f64());
+    if let Some(path) = &args.report {
+        let json = serde_json::to_vec_pretty(&report_json(&report))?;
+        std::fs::write(path, json).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(if report.failed() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// The three fields a snapshot needs from a benchmark row; every other field is ignored.
+#[derive(Deserialize)]
+struct RowFields {
+    instance_id: Option<String>,
+    repo: Option<String>,
+    base_commit: Option<String>,
+}
+
+fn read_jobs(path: &Path) -> anyhow::Result<Vec<SnapshotJob>> {
+    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut jobs = Vec::new();
+    for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let at = format!("{}:{}", path.display(), index + 1);
+        let line = line.with_context(|| format!("reading {at}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let row: RowFields =
+            serde_json::from_str(&line).with_context(|| format!("{at}: not a JSON object row"))?;
+        let field = |value: Option<String>, name: &str| {
+            value
+                .filter(|v| !v.is_empty())
+                .with_context(|| format!("{at}: missing or empty field `{name}`"))
+        };
+        jobs.push(SnapshotJob {
+            instance_id: field(row.instance_id, "instance_id")?,
+            repo: field(row.repo, "repo")?,
+            commit: field(row.base_commit, "base_commit")?,
+        });
+    }
+    Ok(jobs)
+}
+
+fn build_locator(args: &SnapshotArgs) -> anyhow::Result<RepoLocator> {
+    let mut git_dirs = BTreeMap::new();
+    for spec in &args.git_dirs {
+        let (repo, dir) = spec
+            .split_once('=')
+            .with_context(|| format!("--git-dir {spec:?}: expected OWNER/NAME=GITDIR"))?;
+        git_dirs.insert(repo.to_string(), PathBuf::from(dir));
+    }
+    let sources = match &args.sources {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            serde_json::from_str(&text).with_context(|| {
+                format!(
+                    "{}: expected a JSON object of \"owner/name\": \"owner/name\"",
+                    path.display()
+                )
+            })?
+        }
+        None => BTreeMap::new(),
+    };
+    let github = if args.from_github {
+        let cache = match &args.github_cache {
+            Some(dir) => dir.clone(),
+            None => GithubFetcher::default_cache()
+                .context("no user cache folder here; pass --github-cache DIR")?,
+        };
+        Some(GithubFetcher::new(cache))
+    } else {
+        None
+    };
+    Ok(RepoLocator {
+        git_dirs,
+        mirror_dirs: args.mirrors.clone(),
+        sources,
+        github,
+    })
+}
+
+fn print_progress(event: Progress<'_>) {
+    match event {
+        Progress::Started { index, total, job } => {
+            eprintln!("[{}/{total}] {} …", index + 1, job.instance_id);
+        }
+        Progress::Finished {
+            index,
+            total,
+            result,
+        } => {
+            let n = index + 1;
+            let id = &result.instance_id;
+            let secs = result.seconds;
+            match &result.outcome {
+                InstanceOutcome::Made(r) => eprintln!(
+                    "[{n}/{total}] {id}: made at {} — {} files, {:.1} MiB, {} missing blobs skipped, \
+                     {} refused, {} submodules ({secs:.1}s)",
+                    short(&r.commit),
+                    r.files,
+                    mib(r.bytes),
+                    r.missing_blobs.len(),
+                    r.refused.len(),
+                    r.submodules.len()
+                ),
+                InstanceOutcome::AlreadyThere(r) => {
+                    eprintln!("[{n}/{total}] {id}: already there at {}", short(&r.commit))
+                }
+                InstanceOutcome::Failed(e) => eprintln!("[{n}/{total}] {id}: FAILED: {e}"),
+            }
+        }
+    }
+}
+
+fn print_summary(report: &BatchReport, seconds: f64) {
+    eprintln!(
+        "snapshots: {} made, {} already there, {} failed — {} files, {:.1} MiB, {} missing blobs \
+         skipped, {} entries refused, {} submodules skipped ({seconds:.1}s)",
+        report.made(),
+        report.already_there(),
+        report.failed(),
+        report.files(),
+        mib(report.bytes()),
+        report.missing_blobs(),
+        report.refused(),
+        report.submodules(),
+    );
+    for result in &report.results {
+        if let InstanceOutcome::Failed(e) = &result.outcome {
+            eprintln!("failed: {}: {e}", result.instance_id);
+        }
+    }
+}
+
+fn report_json(report: &BatchReport) -> serde_json::Value {
+    let instances: Vec<serde_json::Value> = report
+        .results
+        .iter()
+        .map(|r| {
+            let (status, detail) = match &r.outcome {
+                InstanceOutcome::Made(rep) => ("made", serde_json::to_value(rep)),
+                InstanceOutcome::AlreadyThere(rep) => ("already_there", serde_json::to_value(rep)),
+                InstanceOutcome::Failed(e) => {
+                    ("failed", Ok(serde_json::json!({"error": e.to_string()})))
+                }
+            };
+            serde_json::json!({
+                "instance_id": r.instance_id,
+                "repo": r.repo,
+                "status": status,
+                "seconds": r.seconds,
+                "snapshot": detail.unwrap_or_default(),
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "made": report.made(),
+        "already_there": report.already_there(),
+        "failed": report.failed(),
+        "files": report.files(),
+        "bytes": report.bytes(),
+        "missing_blobs": report.missing_blobs(),
+        "refused": report.refused(),
+        "submodules": report.submodules(),
+        "instances": instances,
+    })
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
