@@ -199,9 +199,10 @@ fn print_progress(event: Progress<'_>) {
 }
 
 fn print_summary(report: &BatchReport, seconds: f64) {
+    let present = report.made() + report.already_there();
     eprintln!(
-        "snapshots: {} made, {} already there, {} failed — {} files, {:.1} MiB, {} missing blobs \
-         skipped, {} entries refused, {} submodules skipped ({seconds:.1}s)",
+        "snapshots: {} made, {} already there, {} failed ({seconds:.1}s); the {present} present hold \
+         {} files, {:.1} MiB; skipped: {} missing blobs, {} refused entries, {} submodules",
         report.made(),
         report.already_there(),
         report.failed(),
