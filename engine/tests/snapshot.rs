@@ -106,6 +106,14 @@ impl Repo {
     }
 }
 
+/// The pid of a process that has exited (and been reaped).
+fn dead_pid() -> u32 {
+    let mut child = Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
 fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -316,9 +324,7 @@ fn resumes_after_a_killed_run() {
     let target = repos.join("inst");
 
     // A process that has exited: its pid names the leftovers.
-    let mut child = Command::new("true").spawn().unwrap();
-    let dead_pid = child.id();
-    child.wait().unwrap();
+    let dead_pid = dead_pid();
     let leftovers = [
         repos.join(format!(".swex/tmp/inst.{dead_pid}.0")),
         repos.join(format!(".swex/tmp/inst.{dead_pid}.1.old")),
@@ -593,8 +599,17 @@ fn batch_reports_per_instance_and_resumes() {
     );
     assert_eq!(read(&options.out.join("lib-1/lib.py")), "lib\n");
 
+    // Killed after `tool-1` was complete, while removing the folder it replaced.
+    let leftover = options
+        .out
+        .join(format!(".swex/tmp/tool-1.{}.3.old", dead_pid()));
+    fs::create_dir_all(leftover.join("old/tree")).unwrap();
     let again = run_batch(&jobs[..2], &locator, &options, &|_| {}).unwrap();
     assert_eq!((again.made(), again.already_there()), (0, 2));
+    assert!(
+        !leftover.exists(),
+        "the batch cleans leftovers of complete snapshots too"
+    );
 
     let duplicated = [jobs[0].clone(), jobs[0].clone()];
     assert!(matches!(

@@ -11,7 +11,7 @@
 use super::SnapshotError;
 use super::git::GitDir;
 use super::github::{GithubFetcher, split_repo};
-use super::materialize::{Materialized, Report, materialize};
+use super::materialize::{Materialized, Report, clean_all_leftovers, materialize};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -206,9 +206,9 @@ impl BatchReport {
     }
 }
 
-/// Materialises every job into `<out>/<instance_id>`, `options.jobs` at a time. Fails as a whole
-/// only for duplicate instance ids or an output folder that cannot be created; every other error
-/// belongs to its instance.
+/// Materialises every job into `<out>/<instance_id>`, `options.jobs` at a time, after removing the
+/// temporary folders of dead runs. Fails as a whole only for duplicate instance ids or an output
+/// folder that cannot be created or cleaned; every other error belongs to its instance.
 pub fn run_batch(
     jobs: &[SnapshotJob],
     locator: &RepoLocator,
@@ -224,6 +224,7 @@ pub fn run_batch(
         }
     }
     std::fs::create_dir_all(&options.out).map_err(SnapshotError::io(&options.out))?;
+    clean_all_leftovers(&options.out)?;
 
     let total = jobs.len();
     let next = AtomicUsize::new(0);

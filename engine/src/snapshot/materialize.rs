@@ -166,24 +166,34 @@ impl SnapshotLayout {
 
     /// Removes temporary folders left for this name by processes that no longer run.
     pub fn clean_leftovers(&self) -> Result<(), SnapshotError> {
-        let dir = self.tmp_dir();
-        let entries = match fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(SnapshotError::io(&dir)(e)),
-        };
-        for entry in entries {
-            let entry = entry.map_err(SnapshotError::io(&dir))?;
-            let file_name = entry.file_name();
-            let Some((name, pid)) = file_name.to_str().and_then(parse_tmp_name) else {
-                continue;
-            };
-            if name == self.name && !process_is_alive(pid) {
-                remove_any(&entry.path())?;
-            }
-        }
-        Ok(())
+        clean_dead_leftovers(&self.tmp_dir(), Some(&self.name))
     }
+}
+
+/// Removes every temporary folder (and marker) left in `<out>/.swex/tmp` by processes that no
+/// longer run, whatever snapshot it was for. A batch calls this first, so leftovers of instances
+/// that are complete, and will not be rebuilt, go too.
+pub fn clean_all_leftovers(out: &Path) -> Result<(), SnapshotError> {
+    clean_dead_leftovers(&out.join(".swex").join("tmp"), None)
+}
+
+fn clean_dead_leftovers(dir: &Path, only: Option<&str>) -> Result<(), SnapshotError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(SnapshotError::io(dir)(e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(SnapshotError::io(dir))?;
+        let file_name = entry.file_name();
+        let Some((name, pid)) = file_name.to_str().and_then(parse_tmp_name) else {
+            continue;
+        };
+        if only.is_none_or(|only| only == name) && !process_is_alive(pid) {
+            remove_any(&entry.path())?;
+        }
+    }
+    Ok(())
 }
 
 /// Snapshot folder names become path components and marker names: one plain component only.
