@@ -14,7 +14,7 @@ use super::SnapshotError;
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{ChildStdout, Command, Stdio};
 
 /// A git directory (bare, or the `.git` of a work tree) opened for reading.
 #[derive(Debug, Clone)]
@@ -166,24 +166,46 @@ impl GitDir {
             .spawn()
             .map_err(|source| SnapshotError::GitSpawn { source })?;
         let mut stdin = child.stdin.take().expect("stdin is piped");
+        let mut stderr = child.stderr.take().expect("stderr is piped");
         let request: Vec<u8> = ids
             .iter()
             .flat_map(|id| [id.as_bytes(), b"\n"].concat())
             .collect();
+        // Requests are fed, and stderr drained, from their own threads so that no pipe can fill
+        // up and block git while we read its answers.
         let feeder = std::thread::spawn(move || {
             // A write error means git exited early; its status and stderr tell why.
             let _ = stdin.write_all(&request);
         });
+        let drainer = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = stderr.read_to_end(&mut text);
+            text
+        });
         let stdout = child.stdout.take().expect("stdout is piped");
         let result = self.read_batch(ids, BufReader::with_capacity(1 << 16, stdout), &mut each);
-        let finished = finish(child, result.is_err());
-        let _ = feeder.join();
-        result?;
-        let (status, stderr) = finished?;
-        if !status.success() {
-            return Err(self.failed("cat-file --batch", &stderr));
+        if result.is_err() {
+            // We stopped reading early: git would block on a full pipe.
+            let _ = child.kill();
         }
-        Ok(())
+        let status = child.wait();
+        let _ = feeder.join();
+        let stderr = drainer.join().unwrap_or_default();
+        match result {
+            // git's own words explain a broken answer better than the broken answer does.
+            Err(SnapshotError::GitFailed { .. }) if !stderr.is_empty() => {
+                Err(self.failed("cat-file --batch", &stderr))
+            }
+            Err(e) => Err(e),
+            Ok(()) => {
+                let status = status.map_err(|source| SnapshotError::GitSpawn { source })?;
+                if status.success() {
+                    Ok(())
+                } else {
+                    Err(self.failed("cat-file --batch", &stderr))
+                }
+            }
+        }
     }
 
     fn read_batch<F>(
@@ -249,24 +271,6 @@ impl GitDir {
             stderr: detail,
         }
     }
-}
-
-/// Waits for `child`, killing it first if we stopped reading early (it would block on a full pipe).
-fn finish(
-    mut child: Child,
-    abandon: bool,
-) -> Result<(std::process::ExitStatus, Vec<u8>), SnapshotError> {
-    if abandon {
-        let _ = child.kill();
-    }
-    let mut stderr = Vec::new();
-    if let Some(mut pipe) = child.stderr.take() {
-        let _ = pipe.read_to_end(&mut stderr);
-    }
-    let status = child
-        .wait()
-        .map_err(|source| SnapshotError::GitSpawn { source })?;
-    Ok((status, stderr))
 }
 
 fn stderr_text(stderr: &[u8]) -> String {
