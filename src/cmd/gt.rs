@@ -23,6 +23,23 @@ pub enum GtCommand {
     Build(BuildArgs),
     /// Measure how much of a benchmark's core ground truth the trajectories' reads cover.
     Coverage(CoverageArgs),
+    /// Show, step by step, what one trajectory file read and what was discarded and why.
+    Reads(ReadsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ReadsArgs {
+    /// A trajectory file.
+    trajectory: PathBuf,
+    /// The instance's snapshot directory.
+    #[arg(long, value_name = "DIR")]
+    repo: PathBuf,
+    /// `reference` or `shown` (see `swex gt build --help`).
+    #[arg(long, default_value = "reference", value_name = "POLICY")]
+    reads: ReadPolicy,
+    /// Also list discarded reads of agent scratch files and paths outside the repository.
+    #[arg(long)]
+    all: bool,
 }
 
 #[derive(Args, Debug)]
@@ -88,6 +105,7 @@ pub fn run(command: GtCommand) -> anyhow::Result<ExitCode> {
     match command {
         GtCommand::Build(args) => run_build(args),
         GtCommand::Coverage(args) => run_coverage(args),
+        GtCommand::Reads(args) => run_reads(args),
     }
 }
 
@@ -314,4 +332,90 @@ fn coverage_json(report: &coverage::CoverageReport) -> serde_json::Value {
         })).collect::<Vec<_>>(),
         "skipped": report.skipped.iter().map(|(id, why)| serde_json::json!({"instance_id": id, "reason": why})).collect::<Vec<_>>(),
     })
+}
+
+fn run_reads(args: ReadsArgs) -> anyhow::Result<ExitCode> {
+    if !args.repo.is_dir() {
+        bail!("--repo {}: not a directory", args.repo.display());
+    }
+    let (trajectories, problems) = load::load_file(&args.trajectory);
+    print_problems(&problems);
+    let repo = SnapshotDir::new(&args.repo);
+    for t in &trajectories {
+        println!(
+            "{} ({}, instance {}, model {})",
+            t.source.display(),
+            t.format,
+            t.instance_id.as_deref().unwrap_or("?"),
+            t.model.as_deref().unwrap_or("?")
+        );
+        let extraction = swex_bench::gt::reads::extract(t, &repo, args.reads);
+        for step in &t.steps {
+            let reads: Vec<String> = extraction
+                .reads
+                .iter()
+                .filter(|r| r.step == step.index)
+                .map(|r| format!("{}:{}", r.path, r.lines))
+                .collect();
+            let discards: Vec<String> = extraction
+                .discards
+                .iter()
+                .filter(|d| d.step == step.index)
+                .filter(|d| {
+                    args.all
+                        || !matches!(
+                            d.reason,
+                            swex_bench::gt::reads::DiscardReason::Temporary
+                                | swex_bench::gt::reads::DiscardReason::Outside
+                        )
+                })
+                .map(|d| {
+                    let what = d.path.as_deref().unwrap_or(&d.raw);
+                    match &d.lines {
+                        Some(l) => format!("{what}:{l} ({})", d.reason),
+                        None => format!("{what} ({})", d.reason),
+                    }
+                })
+                .collect();
+            if reads.is_empty() && discards.is_empty() {
+                continue;
+            }
+            println!("step {:>4}  {}", step.index, summarize(&step.action));
+            for r in reads {
+                println!("    read     {r}");
+            }
+            for d in discards {
+                println!("    discard  {d}");
+            }
+        }
+        if !extraction.modified.is_empty() {
+            let modified: Vec<&str> = extraction.modified.iter().map(String::as_str).collect();
+            println!("modified: {}", modified.join(", "));
+        }
+    }
+    Ok(if problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn summarize(action: &swex_bench::gt::trajectory::Action) -> String {
+    use swex_bench::gt::trajectory::Action;
+    let text = match action {
+        Action::Shell { command } => command.clone(),
+        Action::View { path, range } => match range {
+            Some((a, b)) => format!("view {path} [{a}, {b}]"),
+            None => format!("view {path}"),
+        },
+        Action::Window { path, .. } => format!("window {}", path.as_deref().unwrap_or("")),
+        Action::Edit { path } => format!("edit {path}"),
+        Action::Rejected { text } => format!("(rejected) {text}"),
+        Action::Other => String::new(),
+    };
+    let one_line = text.replace('\n', " \u{23ce} ");
+    match one_line.char_indices().nth(100) {
+        Some((at, _)) => format!("{}…", &one_line[..at]),
+        None => one_line,
+    }
 }

@@ -636,7 +636,7 @@ impl SedScript {
         let mut substitutes = false;
         let chars: Vec<char> = script.chars().collect();
         let mut i = 0;
-        let unknown = |what: &str| Err(format!("sed script `{script}`: {what}"));
+        let unknown = |what: &str| Err(format!("sed script with {what}"));
         let number = |i: &mut usize| -> Option<u64> {
             let start = *i;
             while *i < chars.len() && chars[*i].is_ascii_digit() {
@@ -673,7 +673,7 @@ impl SedScript {
                         number(&mut i).map(SedAddr::Plus)
                     }
                     Some(c) if c.is_ascii_digit() => number(&mut i).map(SedAddr::Line),
-                    _ => return unknown("address form"),
+                    _ => return unknown("an unsupported address"),
                 };
             }
             while chars.get(i).is_some_and(|c| c.is_whitespace()) {
@@ -685,7 +685,7 @@ impl SedScript {
                 i += 1;
             }
             let Some(&op) = chars.get(i) else {
-                return unknown("missing command");
+                return unknown("a missing command");
             };
             i += 1;
             match op {
@@ -693,7 +693,7 @@ impl SedScript {
                 's' => {
                     // s<d>re<d>rep<d>flags: skip to the third delimiter, then the flags.
                     let Some(&delim) = chars.get(i) else {
-                        return unknown("bad s command");
+                        return unknown("a malformed s command");
                     };
                     i += 1;
                     let mut seen = 0;
@@ -713,7 +713,7 @@ impl SedScript {
                     }
                     let flags: String = chars[flags_start..i].iter().collect();
                     if flags.contains('p') || flags.contains('w') || flags.contains('e') {
-                        return unknown("s with p/w/e flags");
+                        return unknown("s///p, w or e");
                     }
                     substitutes = true;
                     continue;
@@ -946,7 +946,7 @@ mod tests {
             ("sed '1,90d' a.py", "91-100"),
             (
                 "sed -n '/def x/,/^$/p' a.py",
-                "unknown: sed script `/def x/,/^$/p`: regex addresses",
+                "unknown: sed script with regex addresses",
             ),
             ("head -c 100 a.py", "unknown: head counts bytes"),
             ("cat -s a.py", "unknown: cat -s drops blank lines"),

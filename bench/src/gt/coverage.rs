@@ -4,8 +4,9 @@
 //! For each benchmark row with trajectories, the core lines (`read_core_regions`, resolved with
 //! the file's line count and clipped to it) are compared with the union of the lines the
 //! trajectories read under a [`ReadPolicy`]. Every missed line gets one cause, tried in order:
-//! 1. read only under the other policy (the policies disagree about a command);
-//! 2. inside a discarded read (its [`DiscardReason`] label: unmappable, rejected action, …);
+//! 1. inside a discarded read (its [`super::reads::DiscardReason`]: filtered out by the
+//!    pipeline, unmappable and why, rejected action, …);
+//! 2. read only under the other policy (the policies disagree about a command);
 //! 3. the file was read, but not these lines;
 //! 4. the file's path occurs in some action's text, but no read of it was recognised;
 //! 5. the file is never mentioned (e.g. a region the official builder added by other means).
@@ -21,7 +22,8 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum MissCause {
     OtherPolicyOnly(ReadPolicyName),
-    Discarded(&'static str),
+    /// The discard reason, explanation included.
+    Discarded(String),
     OtherLinesOfFile,
     MentionedNotRead,
     NeverMentioned,
@@ -35,7 +37,7 @@ impl fmt::Display for MissCause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             MissCause::OtherPolicyOnly(p) => write!(f, "read only under the {} policy", p.0),
-            MissCause::Discarded(label) => write!(f, "discarded read ({label})"),
+            MissCause::Discarded(reason) => write!(f, "discarded read: {reason}"),
             MissCause::OtherLinesOfFile => f.write_str("file read, other lines"),
             MissCause::MentionedNotRead => f.write_str("file mentioned, no read recognised"),
             MissCause::NeverMentioned => f.write_str("file never mentioned"),
@@ -196,11 +198,6 @@ pub fn measure_instance(
                 });
             }
         };
-        attribute(
-            &mut missing,
-            &union(&alternative, path),
-            MissCause::OtherPolicyOnly(ReadPolicyName(other.name())),
-        );
         for discard in main.iter().flat_map(|e| &e.discards) {
             if discard.path.as_deref() == Some(path.as_str())
                 && let Some(l) = &discard.lines
@@ -208,10 +205,15 @@ pub fn measure_instance(
                 attribute(
                     &mut missing,
                     l,
-                    MissCause::Discarded(discard.reason.label()),
+                    MissCause::Discarded(discard.reason.to_string()),
                 );
             }
         }
+        attribute(
+            &mut missing,
+            &union(&alternative, path),
+            MissCause::OtherPolicyOnly(ReadPolicyName(other.name())),
+        );
         if missing.is_empty() {
             continue;
         }

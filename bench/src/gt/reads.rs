@@ -78,6 +78,12 @@ pub enum DiscardReason {
     Unmappable(String),
     /// The output was redirected away from the agent (Shown policy).
     NotShown,
+    /// Lines the source command addressed that the pipeline did not pass on to the agent
+    /// (Shown policy; the Reference policy counts them). The text names the pipeline's shape,
+    /// e.g. `nl | sed`, `grep (single file)`.
+    Filtered(String),
+    /// Lines the harness cut out of a long output (Shown policy).
+    Cut,
     /// The path lies outside the repository.
     Outside,
     /// Not a file of the snapshot (a directory, a file the agent created, a typo).
@@ -96,6 +102,8 @@ impl DiscardReason {
         match self {
             DiscardReason::Unmappable(_) => "unmappable",
             DiscardReason::NotShown => "output not shown",
+            DiscardReason::Filtered(_) => "filtered out by the pipeline",
+            DiscardReason::Cut => "cut from a long output",
             DiscardReason::Outside => "outside repository",
             DiscardReason::NotInSnapshot => "not in snapshot",
             DiscardReason::Temporary => "temporary file",
@@ -109,6 +117,7 @@ impl fmt::Display for DiscardReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             DiscardReason::Unmappable(why) => write!(f, "unmappable: {why}"),
+            DiscardReason::Filtered(shape) => write!(f, "filtered out by `{shape}`"),
             other => f.write_str(other.label()),
         }
     }
@@ -204,6 +213,8 @@ struct Evaluated {
     search: bool,
     /// Final streams, with the file they come from (none for tagged streams).
     outputs: Vec<(Option<FileRef>, Stream)>,
+    /// Programs of the pipeline, source first (`nl | sed`), for reports.
+    shape: String,
 }
 
 struct Extractor<'a> {
@@ -282,7 +293,22 @@ impl Extractor<'_> {
 
     /// Resolve a path operand to a snapshot file, recording why when it does not resolve.
     fn file(&mut self, step: &Step, word: &Word, cwd: &Cwd) -> Option<FileRef> {
-        let fail = |this: &mut Self, path: Option<String>, reason| {
+        self.file_operand(step, word, cwd, false)
+    }
+
+    /// [`Self::file`] for operands that may be directories (a search's), which are not reads and
+    /// so are not reported when absent from the snapshot's files.
+    fn file_operand(
+        &mut self,
+        step: &Step,
+        word: &Word,
+        cwd: &Cwd,
+        may_be_directory: bool,
+    ) -> Option<FileRef> {
+        let fail = |this: &mut Self, path: Option<String>, reason: DiscardReason| {
+            if may_be_directory && reason == DiscardReason::NotInSnapshot {
+                return None;
+            }
             this.out.discards.push(Discard {
                 step: step.index,
                 path,
@@ -438,14 +464,6 @@ impl Extractor<'_> {
         visible_pipelines: usize,
         parsing_pipelines: usize,
     ) {
-        let addressed_of = |file: &Option<FileRef>| {
-            file.as_ref().and_then(|f| {
-                e.addressed
-                    .iter()
-                    .find(|(a, _)| a.path == f.path)
-                    .map(|(_, l)| l.clone())
-            })
-        };
         if !e.visible {
             for (file, lines) in &e.addressed {
                 self.discard(
@@ -458,18 +476,39 @@ impl Extractor<'_> {
             }
             return;
         }
+        let addressed_of = |file: &FileRef| {
+            e.addressed
+                .iter()
+                .find(|(a, _)| a.path == file.path)
+                .map_or_else(LineSet::new, |(_, l)| l.clone())
+        };
+        let unmappable = |why: &str| DiscardReason::Unmappable(why.to_string());
         for (file, stream) in &e.outputs {
-            let raw = file.as_ref().map_or("", |f| f.path.as_str()).to_string();
-            let unmappable = |why: &str| DiscardReason::Unmappable(why.to_string());
-            match stream {
-                Stream::Lines {
-                    seq,
-                    repeats: _,
-                    prefixes: _,
-                } => {
-                    let Some(file) = file else { continue };
-                    let lines = match observation.and_then(|o| o.elided.as_ref()) {
-                        None => LineSet::from_intervals(seq.iter().copied()),
+            let Some(file) = file else {
+                // A tagged search: its output lines name their files.
+                match (stream, observation) {
+                    (Stream::Tagged { numbered: true }, Some(o)) => {
+                        for (file, line) in self.tagged_lines(&o.text, &e.cwd) {
+                            self.read(step, &file, LineSet::from_lines([line]));
+                        }
+                    }
+                    (Stream::Tagged { numbered: false }, _) => self.discard(
+                        step,
+                        None,
+                        &e.shape,
+                        unmappable("search output has no line numbers"),
+                        None,
+                    ),
+                    _ => self.discard(step, None, &e.shape, unmappable("no output recorded"), None),
+                }
+                continue;
+            };
+            let addressed = addressed_of(file);
+            let shown: Result<LineSet, DiscardReason> = match stream {
+                Stream::Lines { seq, .. } => {
+                    let all = LineSet::from_intervals(seq.iter().copied());
+                    match observation.and_then(|o| o.elided.as_ref()) {
+                        None => Ok(all),
                         Some(elided) if visible_pipelines == 1 => {
                             let total = commands::seq_len(seq);
                             let head = text_lines(&elided.head).min(total);
@@ -477,72 +516,53 @@ impl Extractor<'_> {
                             let mut positions: Vec<Interval> =
                                 Interval::new(1, head).into_iter().collect();
                             positions.extend(Interval::new(total - tail + 1, total));
-                            LineSet::from_intervals(commands::pick(seq, &positions))
-                        }
-                        Some(_) => {
+                            let kept = LineSet::from_intervals(commands::pick(seq, &positions));
                             self.discard(
                                 step,
                                 Some(file),
-                                &raw,
-                                unmappable(
-                                    "output cut by the harness and shared by several commands",
-                                ),
-                                addressed_of(&Some(file.clone())),
+                                &file.path,
+                                DiscardReason::Cut,
+                                Some(all.difference(&kept)),
                             );
-                            continue;
+                            Ok(kept)
                         }
-                    };
-                    self.read(step, file, lines);
+                        Some(_) => Err(unmappable(
+                            "output cut by the harness and shared by several commands",
+                        )),
+                    }
                 }
-                Stream::Subset { seq, prefixes } => {
-                    let Some(file) = file else { continue };
-                    let why = match observation {
-                        None => Some("no output recorded"),
-                        Some(_) if parsing_pipelines > 1 => {
-                            Some("several commands share one output")
-                        }
-                        Some(_) if !prefixes.iter().any(|p| p.map.is_some()) => {
-                            Some("filtered output carries no line numbers")
-                        }
-                        Some(_) => None,
-                    };
-                    if let Some(why) = why {
+                Stream::Subset { seq, prefixes } => match observation {
+                    None => Err(unmappable("no output recorded")),
+                    Some(_) if parsing_pipelines > 1 => {
+                        Err(unmappable("several commands share one output"))
+                    }
+                    Some(_) if !prefixes.iter().any(|p| p.map.is_some()) => {
+                        Err(unmappable("filtered output carries no line numbers"))
+                    }
+                    Some(o) => {
+                        let within = LineSet::from_intervals(seq.iter().copied());
+                        Ok(LineSet::from_lines(numbered_lines(&o.text, prefixes))
+                            .intersection(&within))
+                    }
+                },
+                Stream::Tagged { .. } => Err(unmappable("search output without its file")),
+                Stream::Opaque(why) => Err(unmappable(why)),
+            };
+            match shown {
+                Ok(lines) => {
+                    let filtered = addressed.difference(&lines);
+                    self.read(step, file, lines);
+                    if !filtered.is_empty() {
                         self.discard(
                             step,
                             Some(file),
-                            &raw,
-                            unmappable(why),
-                            addressed_of(&Some(file.clone())),
+                            &file.path,
+                            DiscardReason::Filtered(e.shape.clone()),
+                            Some(filtered),
                         );
-                        continue;
                     }
-                    let text = &observation.expect("checked above").text;
-                    let within = LineSet::from_intervals(seq.iter().copied());
-                    let lines =
-                        LineSet::from_lines(numbered_lines(text, prefixes)).intersection(&within);
-                    self.read(step, file, lines);
                 }
-                Stream::Tagged { numbered } => match (numbered, observation) {
-                    (true, Some(o)) => {
-                        for (file, line) in self.tagged_lines(&o.text, &e.cwd) {
-                            self.read(step, &file, LineSet::from_lines([line]));
-                        }
-                    }
-                    (false, _) => self.discard(
-                        step,
-                        None,
-                        &raw,
-                        unmappable("search output has no line numbers"),
-                        None,
-                    ),
-                    (true, None) => {
-                        self.discard(step, None, &raw, unmappable("no output recorded"), None)
-                    }
-                },
-                Stream::Opaque(why) => {
-                    let lines = addressed_of(file);
-                    self.discard(step, file.as_ref(), &raw, unmappable(why), lines);
-                }
+                Err(reason) => self.discard(step, Some(file), &file.path, reason, Some(addressed)),
             }
         }
     }
@@ -593,7 +613,7 @@ impl Extractor<'_> {
         let files: Vec<FileRef> = source
             .files
             .iter()
-            .filter_map(|w| self.file(step, w, cwd))
+            .filter_map(|w| self.file_operand(step, w, cwd, search))
             .collect();
         match &source.kind {
             SourceKind::Content(selector) => {
@@ -683,7 +703,21 @@ impl Extractor<'_> {
                 );
             }
         }
+        let mut shape: Vec<String> = pipeline
+            .commands
+            .iter()
+            .filter_map(|c| commands::program(c).map(|(n, _, _)| n))
+            .collect();
+        if search
+            && shape.len() == 1
+            && outputs
+                .iter()
+                .any(|(_, s)| matches!(s, Stream::Subset { .. }))
+        {
+            shape[0].push_str(" (one file)");
+        }
         Some(Evaluated {
+            shape: shape.join(" | "),
             cwd: cwd.clone(),
             visible: pipeline.output_visible(),
             addressed,

@@ -153,21 +153,22 @@ impl Parser {
         }
 
         while let Some(token) = self.next_token() {
-            if let Some((fd, kind, heredoc)) = expect_redirect_target.take() {
-                if let Token::Word(word) = token {
-                    if let Some(start) = heredoc {
-                        // Quoting the delimiter only disables expansion in the body.
-                        self.pending_heredocs
-                            .push((word.text.clone(), start.strip_tabs));
-                    }
-                    command.redirects.push(Redirect {
-                        fd,
-                        kind,
-                        target: word.text,
-                    });
-                    continue;
+            // A redirection takes the next word as its target; without one it is ignored and
+            // the token handled normally.
+            if let Some((fd, kind, heredoc)) = expect_redirect_target.take()
+                && let Token::Word(word) = &token
+            {
+                if let Some(start) = heredoc {
+                    // Quoting the delimiter only disables expansion in the body.
+                    self.pending_heredocs
+                        .push((word.text.clone(), start.strip_tabs));
                 }
-                // A redirection without target: ignore it and handle the token normally.
+                command.redirects.push(Redirect {
+                    fd,
+                    kind,
+                    target: word.text.clone(),
+                });
+                continue;
             }
             match token {
                 Token::Word(word) => command.words.push(word),
