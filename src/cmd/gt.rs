@@ -48,7 +48,7 @@ pub struct InputArgs {
     #[arg(long, num_args = 1.., required = true, value_name = "DIR")]
     trajectories: Vec<PathBuf>,
     /// Harness verdicts ({instance_id: bool}, a list of resolved ids, or a SWE-bench report) for
-    /// all trajectories. Default: a `resolved.json` at the top of each trajectory directory.
+    /// all trajectories. Default: each `resolved.json` found applies to the runs in its directory.
     #[arg(long, value_name = "FILE")]
     resolved: Option<PathBuf>,
     /// Use trajectories of unresolved instances too (ignore `resolved.json`).

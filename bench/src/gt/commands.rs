@@ -350,6 +350,17 @@ pub fn source(name: &str, args: &[Word]) -> Option<Source> {
     (!files.is_empty()).then_some(Source { files, kind })
 }
 
+/// A search run by `xargs` over file names read from stdin (`find … | xargs grep -n x`): xargs
+/// passes many files at once, so grep prefixes each output line with its file.
+pub fn xargs_search(name: &str, args: &[Word]) -> Option<SearchOptions> {
+    if !matches!(name, "grep" | "egrep" | "fgrep" | "rg") {
+        return None;
+    }
+    let (_, _, mut search) = search_options(name, args);
+    search.with_filename = !search.no_lines;
+    Some(search)
+}
+
 /// What a command does to the stream it receives on stdin.
 pub fn filter(name: &str, args: &[Word]) -> Filter {
     match name {

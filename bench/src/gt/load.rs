@@ -2,9 +2,9 @@
 //! every file (or line of a JSONL file) that cannot be read, so one bad file never stops a run.
 //!
 //! Files considered: `*.traj.json`, `*.traj`, `*.json`, `*.jsonl`, found recursively under the
-//! given directories (or given directly). A file named `resolved.json` directly inside a given
-//! directory is not a trajectory: it is the SWE-bench harness verdict per instance and is
-//! returned separately. A `.jsonl` file holds one document per line; another file holds one
+//! given directories (or given directly). A file named `resolved.json` is not a trajectory: it is
+//! the SWE-bench harness verdict per instance for the runs in its directory, and is returned
+//! separately. A `.jsonl` file holds one document per line; another file holds one
 //! JSON document.
 
 use super::formats;
@@ -50,7 +50,7 @@ impl fmt::Display for Problem {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Discovery {
     pub trajectory_files: Vec<PathBuf>,
-    /// `resolved.json` files found at the top of a given directory.
+    /// `resolved.json` files found in the given directories (each applies to its directory).
     pub resolved_files: Vec<PathBuf>,
     pub problems: Vec<Problem>,
 }
@@ -77,10 +77,6 @@ pub fn discover(roots: &[PathBuf]) -> Discovery {
                 .push(Problem::new(root, None, "no such file or directory"));
             continue;
         }
-        let top_resolved = root.join(RESOLVED_FILE);
-        if top_resolved.is_file() {
-            discovery.resolved_files.push(top_resolved.clone());
-        }
         let mut pending = vec![root.clone()];
         while let Some(dir) = pending.pop() {
             let entries = match std::fs::read_dir(&dir) {
@@ -96,14 +92,12 @@ pub fn discover(roots: &[PathBuf]) -> Discovery {
             };
             for entry in entries.flatten() {
                 let path = entry.path();
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
                 if path.is_dir() {
                     pending.push(path);
-                } else if path != top_resolved
-                    && path
-                        .file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(is_trajectory_name)
-                {
+                } else if name == RESOLVED_FILE {
+                    discovery.resolved_files.push(path);
+                } else if is_trajectory_name(name) {
                     discovery.trajectory_files.push(path);
                 }
             }
@@ -111,6 +105,7 @@ pub fn discover(roots: &[PathBuf]) -> Discovery {
     }
     discovery.trajectory_files.sort();
     discovery.trajectory_files.dedup();
+    discovery.resolved_files.sort();
     discovery
 }
 
@@ -277,7 +272,13 @@ mod tests {
     fn discovery_separates_resolved_maps() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("sub")).unwrap();
-        for name in ["resolved.json", "a.traj.json", "sub/b.traj", "notes.txt"] {
+        for name in [
+            "resolved.json",
+            "a.traj.json",
+            "sub/b.traj",
+            "sub/resolved.json",
+            "notes.txt",
+        ] {
             std::fs::write(dir.path().join(name), "{}").unwrap();
         }
         let d = discover(&[dir.path().to_path_buf(), dir.path().join("missing")]);
@@ -287,7 +288,13 @@ mod tests {
             .map(|p| p.strip_prefix(dir.path()).unwrap().display().to_string())
             .collect();
         assert_eq!(names, vec!["a.traj.json", "sub/b.traj"]);
-        assert_eq!(d.resolved_files, vec![dir.path().join("resolved.json")]);
+        assert_eq!(
+            d.resolved_files,
+            vec![
+                dir.path().join("resolved.json"),
+                dir.path().join("sub/resolved.json")
+            ]
+        );
         assert_eq!(d.problems.len(), 1);
     }
 }

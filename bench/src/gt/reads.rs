@@ -583,26 +583,21 @@ impl Extractor<'_> {
             }
             None => {
                 // `find … | xargs grep -n x`: a search over files named on stdin.
-                let position = pipeline.commands[1..].iter().position(|c| {
-                    commands::program(c).is_some_and(|(n, _, from_xargs)| {
-                        from_xargs && matches!(n.as_str(), "grep" | "egrep" | "fgrep" | "rg")
-                    })
-                })?;
-                let (n, a, _) = commands::program(&pipeline.commands[1 + position])?;
-                let mut source = commands::source(&n, a).unwrap_or(commands::Source {
+                let (position, options) =
+                    pipeline.commands[1..]
+                        .iter()
+                        .enumerate()
+                        .find_map(|(i, c)| {
+                            let (n, a, from_xargs) = commands::program(c)?;
+                            from_xargs
+                                .then(|| commands::xargs_search(&n, a))
+                                .flatten()
+                                .map(|o| (i, o))
+                        })?;
+                let source = commands::Source {
                     files: Vec::new(),
-                    kind: SourceKind::Search(commands::SearchOptions {
-                        numbered: false,
-                        with_filename: true,
-                        no_lines: false,
-                        only_matching: false,
-                        recursive: false,
-                    }),
-                });
-                if let SourceKind::Search(options) = &mut source.kind {
-                    // xargs passes many files at once: grep prefixes each line with its file.
-                    options.with_filename = true;
-                }
+                    kind: SourceKind::Search(options),
+                };
                 stages = pipeline.commands[2 + position..].iter();
                 (source, true)
             }
