@@ -8,7 +8,7 @@
 //! (`nl -ba f | grep -A3 foo`, `grep -n foo f`). Reading the observation and resolving paths
 //! belong to [`super::reads`]; this module only parses options and composes line selections.
 
-use super::intervals::Interval;
+use super::intervals::{Interval, LineSet};
 use super::shell::{SimpleCommand, Word};
 
 /// How the lines of a stream are numbered in the output text, and how a number maps back to a
@@ -60,24 +60,27 @@ pub struct Source {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SourceKind {
-    /// A program that prints (part of) a file's content: the selection it makes from a file of
-    /// `count` lines, and the numbering it adds. `addressed` is the reference builder's reading
-    /// of the command: the selection when the command states one, else the whole file.
+    /// A program that prints (part of) a file's content (`cat`, `nl`, `head`, `tail`, `sed`,
+    /// `less`, `more`): the selection it makes and the numbering it adds.
     Content(Selector),
     /// A search (`grep`, `rg`): the options that decide its output format.
     Search(SearchOptions),
 }
 
-/// A content program's selection, evaluated once the file's line count is known.
+/// A content program's selection, evaluated once the file's (or stream's) line count is known.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selector {
-    Whole {
-        prefix: Option<PrefixStyle>,
-    },
+    /// Every line, numbered by `prefix` when the program numbers lines (`nl -ba`, `cat -n`).
+    Whole { prefix: Option<PrefixStyle> },
+    /// `head -n N`
     First(u64),
+    /// `head -n -N`
     AllButLast(u64),
+    /// `tail -n N`
     Last(u64),
+    /// `tail -n +N`
     From(u64),
+    /// `sed [-n] SCRIPT`
     Sed(SedScript),
     /// The command prints something of the file, but what cannot be told (`sed -n '/re/p'`,
     /// `head -c 100`).
@@ -783,53 +786,36 @@ impl SedScript {
                 }
             };
             if c.negate {
-                let set = super::intervals::LineSet::from_intervals(selected);
-                super::intervals::LineSet::whole(count)
-                    .difference(&set)
-                    .intervals()
-                    .to_vec()
+                let set = LineSet::from_intervals(selected);
+                LineSet::whole(count).difference(&set).intervals().to_vec()
             } else {
                 selected
             }
         };
         let mut printed: Vec<Interval> = Vec::new();
-        let mut deleted = super::intervals::LineSet::new();
+        let mut deleted = LineSet::new();
         for c in &self.commands {
             match c.op {
                 'p' => printed.extend(range_lines(c)),
-                'd' => {
-                    deleted =
-                        deleted.union(&super::intervals::LineSet::from_intervals(range_lines(c)))
-                }
+                'd' => deleted = deleted.union(&LineSet::from_intervals(range_lines(c))),
                 _ => {}
             }
         }
         let auto = if self.quiet {
-            super::intervals::LineSet::new()
+            LineSet::new()
         } else {
-            super::intervals::LineSet::whole(count).difference(&deleted)
+            LineSet::whole(count).difference(&deleted)
         };
-        let limit = super::intervals::LineSet::whole(stop);
+        let limit = LineSet::whole(stop);
         let mut all: Vec<Interval> = auto.intervals().to_vec();
         all.extend(printed.iter().copied());
-        let union =
-            super::intervals::LineSet::from_intervals(all.iter().copied()).intersection(&limit);
+        let union = LineSet::from_intervals(all.iter().copied()).intersection(&limit);
         let total: u64 = all
             .iter()
             .filter_map(|iv| Interval::new(iv.start, iv.end.min(stop)))
             .map(|iv| iv.line_count())
             .sum();
         (union.intervals().to_vec(), total > union.len())
-    }
-
-    /// Whether the script addresses lines from the end (`$`), needing the stream's length.
-    pub fn uses_last(&self) -> bool {
-        self.commands.iter().any(|c| {
-            matches!(
-                c.range,
-                Some((SedAddr::Last, _)) | Some((_, Some(SedAddr::Last)))
-            ) || (c.range.is_none() && matches!(c.op, 'p' | 'd'))
-        })
     }
 }
 
@@ -846,16 +832,6 @@ impl Selector {
             Selector::From(n) => one(Interval::new(*n, count)),
             Selector::Sed(script) => Ok(script.select(count)),
             Selector::Unknown(why) => Err(why.clone()),
-        }
-    }
-
-    /// Whether the selection depends on the stream's length (so it cannot be applied to a stream
-    /// whose length is unknown).
-    pub fn needs_length(&self) -> bool {
-        match self {
-            Selector::First(_) => false,
-            Selector::Sed(script) => script.uses_last() || !script.quiet,
-            _ => true,
         }
     }
 }

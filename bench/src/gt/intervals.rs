@@ -91,12 +91,6 @@ impl LineSet {
         self.intervals.get(idx).is_some_and(|iv| iv.start <= line)
     }
 
-    pub fn insert(&mut self, interval: Interval) {
-        let mut all = std::mem::take(&mut self.intervals);
-        all.push(interval);
-        *self = Self::from_intervals(all);
-    }
-
     pub fn union(&self, other: &LineSet) -> LineSet {
         Self::from_intervals(self.intervals.iter().chain(&other.intervals).copied())
     }
