@@ -108,12 +108,12 @@ fn rejected_actions_are_kept_as_discards() {
 fn build_rows(options: &BuildOptions) -> (Vec<BenchRow>, build::BuildReport) {
     let discovery = load::discover(&[fixtures().join("runs")]);
     assert!(discovery.problems.is_empty());
-    let (trajectories, problems) = build::load_all(&discovery.trajectory_files, &|_| {});
-    assert!(problems.is_empty(), "{problems:?}");
     let snapshots = SnapshotRoot {
         root: fixtures().join("repos"),
     };
-    build::build(trajectories, &snapshots, options, &|_| {})
+    let (rows, report) = build::build(&discovery.trajectory_files, &snapshots, options, &|_| {});
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    (rows, report)
 }
 
 fn verdicts() -> VerdictScopes {
@@ -250,14 +250,22 @@ fn model_rules_and_min_trajectories() {
 #[test]
 fn bad_inputs_are_reported_and_the_rest_goes_on() {
     let discovery = load::discover(&[fixtures().join("runs"), fixtures().join("bad")]);
-    let (trajectories, problems) = build::load_all(&discovery.trajectory_files, &|_| {});
-    let mut messages: Vec<String> = problems
+    let options = BuildOptions {
+        verdicts: verdicts(),
+        ..BuildOptions::default()
+    };
+    let snapshots = SnapshotRoot {
+        root: fixtures().join("repos"),
+    };
+    let (rows, report) = build::build(&discovery.trajectory_files, &snapshots, &options, &|_| {});
+    let mut messages: Vec<String> = report
+        .problems
         .iter()
         .map(|p| {
             let name = p.file.file_name().unwrap().to_string_lossy().to_string();
+            let location = p.location.clone().unwrap_or_default();
             format!(
-                "{name} @ {}: {}",
-                p.location.clone().unwrap_or_default(),
+                "{name} @ {location}: {}",
                 p.message.split(';').next().unwrap()
             )
         })
@@ -270,14 +278,6 @@ fn bad_inputs_are_reported_and_the_rest_goes_on() {
             "unknown.json @ : unknown trajectory format: object with keys [transcript]",
         ]
     );
-    let options = BuildOptions {
-        verdicts: verdicts(),
-        ..BuildOptions::default()
-    };
-    let snapshots = SnapshotRoot {
-        root: fixtures().join("repos"),
-    };
-    let (rows, report) = build::build(trajectories, &snapshots, &options, &|_| {});
     assert_eq!(rows.len(), 1, "the good instance still gets its row");
     assert_eq!(report.skipped.len(), 1);
     assert_eq!(report.skipped[0].instance_id, "demo__demo-9");

@@ -109,14 +109,14 @@ pub fn run(command: GtCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Discover and load the trajectories; report problems on stderr.
-fn load_inputs(
-    input: &InputArgs,
-) -> anyhow::Result<(
-    Vec<swex_bench::gt::trajectory::Trajectory>,
-    VerdictScopes,
-    Vec<Problem>,
-)> {
+/// The trajectory files and the verdicts that apply to them.
+struct Inputs {
+    files: Vec<PathBuf>,
+    verdicts: VerdictScopes,
+    problems: Vec<Problem>,
+}
+
+fn discover_inputs(input: &InputArgs) -> anyhow::Result<Inputs> {
     let discovery = load::discover(&input.trajectories);
     let mut problems = discovery.problems;
     let mut verdicts = VerdictScopes::default();
@@ -128,29 +128,42 @@ fn load_inputs(
             match Verdicts::load(path) {
                 Ok(v) => {
                     eprintln!("gt: using verdicts {}", path.display());
-                    verdicts
-                        .add_directory(path.parent().unwrap_or(Path::new(".")).to_path_buf(), v);
+                    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+                    verdicts.add_directory(dir, v);
                 }
                 Err(e) => problems.push(Problem::new(path, None, e)),
             }
         }
     }
-    let files = discovery.trajectory_files;
-    if files.is_empty() {
+    if discovery.trajectory_files.is_empty() {
         bail!("no trajectory files under {:?}", input.trajectories);
     }
-    eprintln!("gt: reading {} trajectory files", files.len());
-    let step = (files.len() / 10).max(1);
-    let (trajectories, load_problems) = build::load_all(&files, &|p| {
-        if let Progress::Loaded { done, total } = p
-            && (done % step == 0 || done == total)
-            && total >= 100
+    eprintln!(
+        "gt: reading {} trajectory files",
+        discovery.trajectory_files.len()
+    );
+    Ok(Inputs {
+        files: discovery.trajectory_files,
+        verdicts,
+        problems,
+    })
+}
+
+/// Prints progress at every tenth of the work, once per step.
+fn progress_printer() -> impl Fn(Progress) + Sync {
+    let shown = [AtomicUsize::new(0), AtomicUsize::new(0)];
+    move |p| {
+        let (slot, done, total, what) = match p {
+            Progress::Loaded { done, total } => (0, done, total, "trajectory files read"),
+            Progress::Built { done, total } => (1, done, total, "instances built"),
+        };
+        let step = (total / 10).max(1);
+        if (done % step == 0 || done == total)
+            && shown[slot].fetch_max(done, Ordering::Relaxed) < done
         {
-            eprintln!("gt: loaded {done}/{total}");
+            eprintln!("gt: {done}/{total} {what}");
         }
-    });
-    problems.extend(load_problems);
-    Ok((trajectories, verdicts, problems))
+    }
 }
 
 fn print_problems(problems: &[Problem]) {
@@ -163,29 +176,18 @@ fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     if !args.repos.is_dir() {
         bail!("--repos {}: not a directory", args.repos.display());
     }
-    let (trajectories, verdicts, problems) = load_inputs(&args.input)?;
-    print_problems(&problems);
+    let inputs = discover_inputs(&args.input)?;
+    print_problems(&inputs.problems);
     let options = BuildOptions {
         policy: args.input.reads,
         min_trajectories: args.min_trajectories,
         model_rules: args.model_of,
-        verdicts,
+        verdicts: inputs.verdicts,
     };
     let snapshots = SnapshotRoot {
         root: args.repos.clone(),
     };
-    let shown = AtomicUsize::new(0);
-    let (rows, report) = build::build(trajectories, &snapshots, &options, &|p| {
-        if let Progress::Built { done, total } = p {
-            let step = (total / 10).max(1);
-            if done % step == 0 || done == total {
-                let before = shown.fetch_max(done, Ordering::Relaxed);
-                if before < done {
-                    eprintln!("gt: built {done}/{total} instances");
-                }
-            }
-        }
-    });
+    let (rows, report) = build::build(&inputs.files, &snapshots, &options, &progress_printer());
     print_problems(&report.problems);
     for s in &report.skipped {
         eprintln!("gt: no row for {}: {}", s.instance_id, s.reason);
@@ -199,28 +201,27 @@ fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         out.write_all(b"\n")?;
     }
     out.flush()?;
+    let problems = inputs.problems.len() + report.problems.len();
     eprintln!(
-        "gt: wrote {} rows to {} ({} trajectories read, {} used, {} of unresolved instances skipped, {} instances skipped, {} input problems; reads: {})",
+        "gt: wrote {} rows to {} ({} trajectories read, {} used, {} of unresolved instances skipped, {} instances without a row, {} input problems; reads: {})",
         rows.len(),
         args.output.display(),
         report.trajectories_read,
         report.trajectories_used,
         report.unresolved,
         report.skipped.len(),
-        problems.len() + report.problems.len(),
+        problems,
         options.policy.name(),
     );
     let missing_snapshots = report
         .skipped
         .iter()
         .any(|s| s.reason.starts_with("no repository snapshot"));
-    Ok(
-        if problems.is_empty() && report.problems.is_empty() && !missing_snapshots {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        },
-    )
+    Ok(if problems == 0 && !missing_snapshots {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn run_coverage(args: CoverageArgs) -> anyhow::Result<ExitCode> {
@@ -232,11 +233,13 @@ fn run_coverage(args: CoverageArgs) -> anyhow::Result<ExitCode> {
     if args.repos.is_none() && args.line_counts.is_none() {
         bail!("give --repos (snapshots) or --line-counts (line counts of the ground-truth files)");
     }
-    let (trajectories, verdicts, problems) = load_inputs(&args.input)?;
+    let inputs = discover_inputs(&args.input)?;
+    print_problems(&inputs.problems);
+    let (trajectories, problems) = build::load_all(&inputs.files, &progress_printer());
     print_problems(&problems);
     let options = BuildOptions {
         policy: args.input.reads,
-        verdicts,
+        verdicts: inputs.verdicts,
         ..BuildOptions::default()
     };
     let mut report = build::BuildReport::default();

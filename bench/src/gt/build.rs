@@ -12,6 +12,11 @@
 //! rows never carry `end = -1`. Trajectories are filtered by the harness verdict
 //! (`resolved.json`) when one is given, and instances with fewer than `min_trajectories` are
 //! skipped, each with a reason in the [`BuildReport`].
+//!
+//! [`build`] streams: each file is loaded and each of its trajectories reduced to
+//! [`TrajectoryReads`] against its instance's snapshot before the next, in parallel, so a large
+//! collection needs memory for its reads, not for its trajectories. This module knows nothing
+//! about how a trajectory's commands become reads ([`super::reads`]).
 
 use super::intervals::LineSet;
 use super::load::{self, Problem};
@@ -23,9 +28,10 @@ use rayon::prelude::*;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// `PATTERN=NAME`: trajectories whose file path matches the regex `PATTERN` are attributed to
 /// model `NAME`, overriding the model the file records.
@@ -268,11 +274,7 @@ pub fn group(
     for t in trajectories {
         let Some(id) = t.instance_id.clone() else {
             report.anonymous += 1;
-            report.problems.push(Problem::new(
-                &t.source,
-                Some(format!("record {}", t.record)),
-                "no instance id in the trajectory or its file name",
-            ));
+            report.problems.push(anonymous_problem(&t));
             continue;
         };
         match options.verdicts.verdict(&t, &id) {
@@ -307,12 +309,36 @@ pub struct StepRead {
     pub end: u64,
 }
 
-/// The per-trajectory result the aggregation works from.
-struct TrajectoryReads {
-    model: String,
-    source: String,
-    extraction: Extraction,
-    files: BTreeMap<String, LineSet>,
+/// What one trajectory contributes to its instance's row: its reads merged per file, its
+/// model and where it came from. Small compared with the trajectory itself, so a large collection
+/// can be read trajectory by trajectory.
+#[derive(Debug, Clone)]
+pub struct TrajectoryReads {
+    pub model: String,
+    pub source: String,
+    /// The checkout path the trajectory records (`/testbed`), if any.
+    pub workdir: Option<String>,
+    pub extraction: Extraction,
+    /// Union of the reads per file.
+    pub files: BTreeMap<String, LineSet>,
+}
+
+impl TrajectoryReads {
+    pub fn new(trajectory: &Trajectory, repo: &dyn RepoView, options: &BuildOptions) -> Self {
+        let extraction = reads::extract(trajectory, repo, options.policy);
+        let mut files: BTreeMap<String, LineSet> = BTreeMap::new();
+        for read in &extraction.reads {
+            let entry = files.entry(read.path.clone()).or_default();
+            *entry = entry.union(&read.lines);
+        }
+        TrajectoryReads {
+            model: model_of(trajectory, &options.model_rules),
+            source: trajectory.source.display().to_string(),
+            workdir: trajectory.workdir.clone(),
+            extraction,
+            files,
+        }
+    }
 }
 
 /// Build the row of one instance from its trajectories and snapshot.
@@ -325,22 +351,18 @@ pub fn build_instance(
 ) -> BenchRow {
     let per_trajectory: Vec<TrajectoryReads> = trajectories
         .iter()
-        .map(|t| {
-            let extraction = reads::extract(t, repo, options.policy);
-            let mut files: BTreeMap<String, LineSet> = BTreeMap::new();
-            for read in &extraction.reads {
-                let entry = files.entry(read.path.clone()).or_default();
-                *entry = entry.union(&read.lines);
-            }
-            TrajectoryReads {
-                model: model_of(t, &options.model_rules),
-                source: t.source.display().to_string(),
-                extraction,
-                files,
-            }
-        })
+        .map(|t| TrajectoryReads::new(t, repo, options))
         .collect();
+    aggregate(instance_id, &per_trajectory, repo_dir, options)
+}
 
+/// Aggregate the reads of an instance's trajectories into its row.
+pub fn aggregate(
+    instance_id: &str,
+    per_trajectory: &[TrajectoryReads],
+    repo_dir: &str,
+    options: &BuildOptions,
+) -> BenchRow {
     // Core: lines every trajectory read.
     let mut core: BTreeMap<String, LineSet> = per_trajectory
         .first()
@@ -358,7 +380,7 @@ pub fn build_instance(
 
     // Optional: per model, its union minus the core.
     let mut by_model: BTreeMap<String, BTreeMap<String, LineSet>> = BTreeMap::new();
-    for t in &per_trajectory {
+    for t in per_trajectory {
         let union = by_model.entry(t.model.clone()).or_default();
         for (path, lines) in &t.files {
             let entry = union.entry(path.clone()).or_default();
@@ -383,7 +405,7 @@ pub fn build_instance(
     }
 
     let mut modified: Option<BTreeSet<String>> = None;
-    for t in &per_trajectory {
+    for t in per_trajectory {
         modified = Some(match modified {
             None => t.extraction.modified.clone(),
             Some(m) => m.intersection(&t.extraction.modified).cloned().collect(),
@@ -397,7 +419,7 @@ pub fn build_instance(
         .collect();
 
     let mut step_info: BTreeMap<String, Vec<StepRead>> = BTreeMap::new();
-    for t in &per_trajectory {
+    for t in per_trajectory {
         for read in &t.extraction.reads {
             for iv in read.lines.intervals() {
                 step_info
@@ -423,7 +445,7 @@ pub fn build_instance(
     meta.insert("read_policy".into(), options.policy.name().into());
 
     let mut extra = serde_json::Map::new();
-    let workdir = trajectories
+    let workdir = per_trajectory
         .iter()
         .find_map(|t| t.workdir.clone())
         .unwrap_or_else(|| super::paths::DEFAULT_ROOT.to_string());
@@ -467,58 +489,159 @@ fn regions(files: &BTreeMap<String, LineSet>) -> Vec<Region> {
         .collect()
 }
 
-/// Build one row per instance (sorted by instance id), in parallel.
+/// One trajectory read and extracted while streaming through the files.
+struct Extracted {
+    instance_id: String,
+    reads: TrajectoryReads,
+}
+
+/// What streaming one file produced.
+#[derive(Default)]
+struct FileOutcome {
+    extracted: Vec<Extracted>,
+    problems: Vec<Problem>,
+    read: usize,
+    unresolved: usize,
+    anonymous: usize,
+    /// Instances whose verdicts do not list them, with trajectory counts.
+    unlisted: BTreeMap<String, usize>,
+    /// Instances without a snapshot, with trajectory counts.
+    no_snapshot: BTreeMap<String, usize>,
+}
+
+/// Build one row per instance (sorted by instance id) from trajectory files. Files are read in
+/// parallel and each trajectory is reduced to its reads right away (against its instance's
+/// snapshot), so memory holds reads, not trajectories.
 pub fn build(
-    trajectories: Vec<Trajectory>,
+    files: &[PathBuf],
     snapshots: &dyn SnapshotSource,
     options: &BuildOptions,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> (Vec<BenchRow>, BuildReport) {
-    let mut report = BuildReport::default();
-    let groups: Vec<(String, Vec<Trajectory>)> = group(trajectories, options, &mut report)
-        .into_iter()
+    type View = Option<(Arc<dyn RepoView>, String)>;
+    let views: Mutex<HashMap<String, View>> = Mutex::new(HashMap::new());
+    let view_of = |id: &str| -> View {
+        let mut views = views.lock().expect("no panics while holding the lock");
+        views
+            .entry(id.to_string())
+            .or_insert_with(|| {
+                snapshots
+                    .snapshot(id)
+                    .map(|(v, label)| (Arc::from(v), label))
+            })
+            .clone()
+    };
+    let done = AtomicUsize::new(0);
+    let outcomes: Vec<FileOutcome> = files
+        .par_iter()
+        .map(|file| {
+            let (trajectories, problems) = load::load_file(file);
+            let mut outcome = FileOutcome {
+                problems,
+                read: trajectories.len(),
+                ..FileOutcome::default()
+            };
+            for t in trajectories {
+                let Some(id) = t.instance_id.clone() else {
+                    outcome.anonymous += 1;
+                    outcome.problems.push(anonymous_problem(&t));
+                    continue;
+                };
+                match options.verdicts.verdict(&t, &id) {
+                    Some(Some(false)) => {
+                        outcome.unresolved += 1;
+                        continue;
+                    }
+                    Some(None) => {
+                        outcome.unresolved += 1;
+                        *outcome.unlisted.entry(id).or_default() += 1;
+                        continue;
+                    }
+                    _ => {}
+                }
+                match view_of(&id) {
+                    Some((view, _)) => outcome.extracted.push(Extracted {
+                        reads: TrajectoryReads::new(&t, view.as_ref(), options),
+                        instance_id: id,
+                    }),
+                    None => *outcome.no_snapshot.entry(id).or_default() += 1,
+                }
+            }
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            progress(Progress::Loaded {
+                done: n,
+                total: files.len(),
+            });
+            outcome
+        })
         .collect();
+
+    let mut report = BuildReport::default();
+    let mut groups: BTreeMap<String, Vec<TrajectoryReads>> = BTreeMap::new();
+    let mut unlisted: BTreeMap<String, usize> = BTreeMap::new();
+    let mut no_snapshot: BTreeMap<String, usize> = BTreeMap::new();
+    for outcome in outcomes {
+        report.problems.extend(outcome.problems);
+        report.trajectories_read += outcome.read;
+        report.unresolved += outcome.unresolved;
+        report.anonymous += outcome.anonymous;
+        for (id, n) in outcome.unlisted {
+            *unlisted.entry(id).or_default() += n;
+        }
+        for (id, n) in outcome.no_snapshot {
+            *no_snapshot.entry(id).or_default() += n;
+        }
+        for e in outcome.extracted {
+            groups.entry(e.instance_id).or_default().push(e.reads);
+        }
+    }
+    for (id, n) in unlisted {
+        report.skipped.push(Skipped {
+            instance_id: id,
+            reason: format!("{n} trajectories not listed in the resolved verdicts"),
+        });
+    }
+    for (id, n) in no_snapshot {
+        report.skipped.push(Skipped {
+            reason: format!(
+                "no repository snapshot at {} ({n} trajectories unused)",
+                snapshots.describe(&id)
+            ),
+            instance_id: id,
+        });
+    }
+
     let total = groups.len();
     let done = AtomicUsize::new(0);
-    let outcomes: Vec<Result<(BenchRow, usize), Skipped>> = groups
-        .par_iter()
-        .map(|(id, trajs)| {
-            let outcome = if trajs.len() < options.min_trajectories {
+    let rows: Vec<Result<(BenchRow, usize), Skipped>> = groups
+        .par_iter_mut()
+        .map(|(id, reads)| {
+            // Files are read in parallel: restore a stable trajectory order.
+            reads.sort_by(|a, b| a.source.cmp(&b.source));
+            let outcome = if reads.len() < options.min_trajectories {
                 Err(Skipped {
                     instance_id: id.clone(),
                     reason: format!(
                         "{} trajectories, fewer than --min-trajectories {}",
-                        trajs.len(),
+                        reads.len(),
                         options.min_trajectories
                     ),
                 })
             } else {
-                match snapshots.snapshot(id) {
-                    None => Err(Skipped {
-                        instance_id: id.clone(),
-                        reason: format!(
-                            "no repository snapshot at {} ({} trajectories unused)",
-                            snapshots.describe(id),
-                            trajs.len()
-                        ),
-                    }),
-                    Some((view, label)) => Ok((
-                        build_instance(id, trajs, view.as_ref(), &label, options),
-                        trajs.len(),
-                    )),
-                }
+                let label = view_of(id).map(|(_, label)| label).unwrap_or_default();
+                Ok((aggregate(id, reads, &label, options), reads.len()))
             };
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             progress(Progress::Built { done: n, total });
             outcome
         })
         .collect();
-    let mut rows = Vec::new();
-    for outcome in outcomes {
-        match outcome {
+    let mut built = Vec::new();
+    for row in rows {
+        match row {
             Ok((row, used)) => {
                 report.trajectories_used += used;
-                rows.push(row);
+                built.push(row);
             }
             Err(skipped) => report.skipped.push(skipped),
         }
@@ -526,5 +649,13 @@ pub fn build(
     report
         .skipped
         .sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
-    (rows, report)
+    (built, report)
+}
+
+fn anonymous_problem(t: &Trajectory) -> Problem {
+    Problem::new(
+        &t.source,
+        Some(format!("record {}", t.record)),
+        "no instance id in the trajectory or its file name",
+    )
 }

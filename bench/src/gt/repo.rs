@@ -15,7 +15,7 @@ use std::sync::Mutex;
 
 /// A read-only view of one repository snapshot. Paths are repository-relative with `/`
 /// separators and already normalised (no `.`/`..` components, no leading `/`).
-pub trait RepoView: Sync {
+pub trait RepoView: Send + Sync {
     fn is_file(&self, path: &str) -> bool;
     /// `None` when `path` is not a readable file of the snapshot.
     fn line_count(&self, path: &str) -> Option<u64>;
