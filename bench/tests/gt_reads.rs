@@ -124,6 +124,26 @@ fn ranges_from_the_command_line() {
         "pkg/a.py:1-5,95-100",
     );
     check("head -n 500 pkg/b.py", "", "pkg/b.py:1-50", "pkg/b.py:1-50");
+    check(
+        "head -n 3 pkg/a.py pkg/b.py",
+        "",
+        "pkg/a.py:1-3 pkg/b.py:1-3",
+        "pkg/a.py:1-3 pkg/b.py:1-3",
+    );
+    // sed numbers the concatenation: the reference applies the range to each file, Shown only
+    // trusts the first.
+    check(
+        "sed -n '1,3p' pkg/a.py pkg/b.py",
+        "",
+        "pkg/a.py:1-3 pkg/b.py:1-3",
+        "pkg/a.py:1-3",
+    );
+    check(
+        "env PAGER=cat head -n 2 pkg/b.py",
+        "",
+        "pkg/b.py:1-2",
+        "pkg/b.py:1-2",
+    );
 }
 
 #[test]

@@ -241,7 +241,15 @@ pub fn program(command: &SimpleCommand) -> Option<(String, &[Word], bool)> {
             .unwrap_or(&first.text)
             .to_string();
         match name.as_str() {
-            "sudo" | "command" | "nice" | "nohup" | "stdbuf" | "env" => words = &words[1..],
+            "sudo" | "command" | "nice" | "nohup" | "stdbuf" => words = &words[1..],
+            "env" => {
+                // env [-i] [NAME=VALUE]… COMMAND…
+                let skip = 1 + words[1..]
+                    .iter()
+                    .take_while(|w| w.text.starts_with('-') || w.text.contains('='))
+                    .count();
+                words = words.get(skip..)?;
+            }
             "timeout" => {
                 // timeout [options] DURATION COMMAND…
                 let skip = words[1..]

@@ -679,6 +679,16 @@ impl Extractor<'_> {
             }
         }
 
+        // Without -s, sed numbers the concatenation of its files: only the first file's lines
+        // are where the script says.
+        if matches!(
+            &source.kind,
+            SourceKind::Content(commands::Selector::Sed(_))
+        ) {
+            for (_, stream) in outputs.iter_mut().skip(1) {
+                *stream = Stream::Opaque("sed joins several files into one stream".into());
+            }
+        }
         let stages: Vec<_> = stages.collect();
         if !stages.is_empty() && outputs.len() > 1 {
             for (_, stream) in outputs.iter_mut() {
