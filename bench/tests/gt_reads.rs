@@ -203,6 +203,19 @@ fn searches() {
         "pkg/a.py:40-40,70-70",
     );
     check("grep foo pkg/a.py", "foo\n", "pkg/a.py:1-100", "-");
+    // Two numbered searches of the same file share one output safely; of different files not.
+    check(
+        "grep -n foo pkg/a.py\ngrep -n bar pkg/a.py",
+        "40:foo\n41:bar\n",
+        "pkg/a.py:1-100",
+        "pkg/a.py:40-41",
+    );
+    check(
+        "grep -n foo pkg/a.py; grep -n bar pkg/b.py",
+        "40:foo\n41:bar\n",
+        "pkg/a.py:1-100 pkg/b.py:1-50",
+        "-",
+    );
     check("grep -c foo pkg/a.py", "2\n", "pkg/a.py:1-100", "-");
     // Tagged output: the split between path and number is found against the snapshot, so paths
     // with dashes and digits work, and context lines (`-N-`) count.
@@ -298,6 +311,12 @@ fn cut_outputs_count_only_what_survived_under_shown() {
     );
     assert_eq!(render(&t, ReadPolicy::Reference), "pkg/a.py:1-100");
     assert_eq!(render(&t, ReadPolicy::Shown), "pkg/a.py:1-3,99-100");
+    let discards: Vec<String> = extract(&t, &repo(), ReadPolicy::Shown)
+        .discards
+        .iter()
+        .map(|d| format!("{} {}", d.reason, d.lines.clone().unwrap_or_default()))
+        .collect();
+    assert_eq!(discards, vec!["cut from a long output 4-98"]);
 }
 
 #[test]

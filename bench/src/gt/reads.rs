@@ -419,19 +419,28 @@ impl Extractor<'_> {
         }
         let observation = step.observation.as_ref();
         let visible = evaluated.iter().filter(|e| e.visible).count();
-        let parsing = evaluated
+        // Numbered lines of a filtered stream can be told apart only when the output belongs to
+        // one such stream, or to several numbering the same file the same way
+        // (`grep -n a f; grep -n b f`).
+        let mut numbered_streams = evaluated
             .iter()
-            .filter(|e| {
-                e.visible
-                    && e.outputs
-                        .iter()
-                        .any(|(_, s)| matches!(s, Stream::Subset { .. } | Stream::Tagged { .. }))
-            })
-            .count();
+            .filter(|e| e.visible)
+            .flat_map(|e| e.outputs.iter())
+            .filter(|(_, s)| matches!(s, Stream::Subset { .. } | Stream::Tagged { .. }))
+            .map(|(file, s)| (file.as_ref().map(|f| f.path.as_str()), s));
+        let output_shareable = match numbered_streams.next() {
+            None => true,
+            Some(first @ (Some(_), Stream::Subset { .. })) => {
+                numbered_streams.all(|other| other == first)
+            }
+            Some(_) => numbered_streams.next().is_none(),
+        };
         for e in evaluated {
             match self.policy {
                 ReadPolicy::Reference => self.count_reference(step, e, observation),
-                ReadPolicy::Shown => self.count_shown(step, e, observation, visible, parsing),
+                ReadPolicy::Shown => {
+                    self.count_shown(step, e, observation, visible, output_shareable)
+                }
             }
         }
     }
@@ -462,7 +471,7 @@ impl Extractor<'_> {
         e: Evaluated,
         observation: Option<&Observation>,
         visible_pipelines: usize,
-        parsing_pipelines: usize,
+        output_shareable: bool,
     ) {
         if !e.visible {
             for (file, lines) in &e.addressed {
@@ -504,11 +513,12 @@ impl Extractor<'_> {
                 continue;
             };
             let addressed = addressed_of(file);
-            let shown: Result<LineSet, DiscardReason> = match stream {
+            // `passed`: what the pipeline let through; `shown`: what of it reached the agent.
+            let outcome: Result<(LineSet, LineSet), DiscardReason> = match stream {
                 Stream::Lines { seq, .. } => {
-                    let all = LineSet::from_intervals(seq.iter().copied());
+                    let passed = LineSet::from_intervals(seq.iter().copied());
                     match observation.and_then(|o| o.elided.as_ref()) {
-                        None => Ok(all),
+                        None => Ok((passed.clone(), passed)),
                         Some(elided) if visible_pipelines == 1 => {
                             let total = commands::seq_len(seq);
                             let head = text_lines(&elided.head).min(total);
@@ -517,14 +527,7 @@ impl Extractor<'_> {
                                 Interval::new(1, head).into_iter().collect();
                             positions.extend(Interval::new(total - tail + 1, total));
                             let kept = LineSet::from_intervals(commands::pick(seq, &positions));
-                            self.discard(
-                                step,
-                                Some(file),
-                                &file.path,
-                                DiscardReason::Cut,
-                                Some(all.difference(&kept)),
-                            );
-                            Ok(kept)
+                            Ok((passed, kept))
                         }
                         Some(_) => Err(unmappable(
                             "output cut by the harness and shared by several commands",
@@ -533,7 +536,7 @@ impl Extractor<'_> {
                 }
                 Stream::Subset { seq, prefixes } => match observation {
                     None => Err(unmappable("no output recorded")),
-                    Some(_) if parsing_pipelines > 1 => {
+                    Some(_) if !output_shareable => {
                         Err(unmappable("several commands share one output"))
                     }
                     Some(_) if !prefixes.iter().any(|p| p.map.is_some()) => {
@@ -541,25 +544,25 @@ impl Extractor<'_> {
                     }
                     Some(o) => {
                         let within = LineSet::from_intervals(seq.iter().copied());
-                        Ok(LineSet::from_lines(numbered_lines(&o.text, prefixes))
-                            .intersection(&within))
+                        let shown = LineSet::from_lines(numbered_lines(&o.text, prefixes))
+                            .intersection(&within);
+                        Ok((shown.clone(), shown))
                     }
                 },
                 Stream::Tagged { .. } => Err(unmappable("search output without its file")),
                 Stream::Opaque(why) => Err(unmappable(why)),
             };
-            match shown {
-                Ok(lines) => {
-                    let filtered = addressed.difference(&lines);
-                    self.read(step, file, lines);
+            match outcome {
+                Ok((passed, shown)) => {
+                    let filtered = addressed.difference(&passed);
+                    let cut = passed.difference(&shown);
+                    self.read(step, file, shown);
                     if !filtered.is_empty() {
-                        self.discard(
-                            step,
-                            Some(file),
-                            &file.path,
-                            DiscardReason::Filtered(e.shape.clone()),
-                            Some(filtered),
-                        );
+                        let reason = DiscardReason::Filtered(e.shape.clone());
+                        self.discard(step, Some(file), &file.path, reason, Some(filtered));
+                    }
+                    if !cut.is_empty() {
+                        self.discard(step, Some(file), &file.path, DiscardReason::Cut, Some(cut));
                     }
                 }
                 Err(reason) => self.discard(step, Some(file), &file.path, reason, Some(addressed)),
