@@ -16,6 +16,37 @@
 //!
 //! This module knows the trajectory formats and the reference builder's semantics; it knows
 //! nothing about explorers, metrics or the engine.
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! use swex_bench::gt::reads::{extract, ReadPolicy};
+//! use swex_bench::gt::repo::LineCountTable;
+//! use swex_bench::gt::trajectory::{Action, Format, Observation, Step, Trajectory};
+//!
+//! // A snapshot known by its line counts, and a one-step trajectory.
+//! let repo = LineCountTable::new(BTreeMap::from([("pkg/a.py".to_string(), 120)]));
+//! let step = Step {
+//!     index: 2,
+//!     action: Action::Shell { command: "nl -ba /testbed/pkg/a.py | sed -n '40,60p'".into() },
+//!     observation: Some(Observation::plain("    40\tdef f():\n")),
+//!     cwd: None,
+//! };
+//! let trajectory = Trajectory {
+//!     source: "run/o__r-1.traj.json".into(),
+//!     record: 0,
+//!     format: Format::MiniSweAgentV1,
+//!     instance_id: Some("o__r-1".into()),
+//!     model: Some("m".into()),
+//!     workdir: Some("/testbed".into()),
+//!     submission: None,
+//!     steps: vec![step],
+//! };
+//! // The official ground truth counts the whole file `nl` read; the agent was shown 40-60.
+//! let reference = extract(&trajectory, &repo, ReadPolicy::Reference);
+//! assert_eq!(reference.reads[0].lines.to_string(), "1-120");
+//! let shown = extract(&trajectory, &repo, ReadPolicy::Shown);
+//! assert_eq!(shown.reads[0].lines.to_string(), "40-60");
+//! ```
 
 pub mod build;
 pub mod commands;
