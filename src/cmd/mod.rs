@@ -1,6 +1,7 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
-pub mod snapshot;
+mod gt;
+mod snapshot;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -20,10 +21,14 @@ pub struct Cli {
 pub enum Command {
     /// Materialise benchmark snapshots (`repos/<instance_id>`) from local git directories.
     Snapshot(snapshot::SnapshotArgs),
+    /// Ground truth from repair trajectories: build benchmark rows, measure coverage.
+    #[command(subcommand)]
+    Gt(gt::GtCommand),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Snapshot(args) => snapshot::run(args),
+        Command::Gt(command) => gt::run(command),
     }
 }
