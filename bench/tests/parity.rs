@@ -107,3 +107,29 @@ fn the_score_run_writes_the_reference_values_and_their_means() {
     let reference_mean = Metrics::from_values(reference_totals.map(|t| t / 66.0));
     assert_close("mean", &summary.mean, &reference_mean);
 }
+
+/// Line counts computed from real snapshots equal the reference counts. Needs the 66 dev snapshots
+/// (`swex snapshot`), so it is not part of the default run: `SWEX_SNAPSHOTS=/path/to/repos cargo
+/// test -p swex-bench --test parity -- --ignored`.
+#[test]
+#[ignore = "needs the dev snapshots; set SWEX_SNAPSHOTS"]
+fn snapshot_line_counts_equal_the_reference_counts() {
+    let data = shared_data();
+    let root = PathBuf::from(std::env::var_os("SWEX_SNAPSHOTS").expect("set SWEX_SNAPSHOTS"));
+    let bench = Benchmark::load(&data.join("dev.jsonl"), &LoadOptions::default()).unwrap();
+    let reference = LineCounts::load(&data.join("dev.line-counts.json")).unwrap();
+    let (counts, snapshots) = swex_bench::linecounts::count_from_snapshots(&bench.rows, &root);
+    let mut files = 0;
+    for (row, snapshot) in bench.rows.iter().zip(&snapshots) {
+        assert!(
+            snapshot.folder.is_some(),
+            "{}: no snapshot",
+            row.instance_id
+        );
+        let ours = counts.for_instance(&row.instance_id);
+        let theirs = reference.for_instance(&row.instance_id);
+        assert_eq!(ours, theirs, "{}", row.instance_id);
+        files += ours.len();
+    }
+    eprintln!("{files} files in {} snapshots match", snapshots.len());
+}

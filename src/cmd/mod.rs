@@ -1,5 +1,7 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
+pub mod score;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -15,8 +17,13 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {}
+pub enum Command {
+    /// Score result rows against SWE-Explore ground truth with the 17 reference metrics.
+    Score(score::ScoreArgs),
+}
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {}
+    match cli.command {
+        Command::Score(args) => score::run(args),
+    }
 }
