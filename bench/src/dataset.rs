@@ -209,13 +209,16 @@ pub struct RowError {
     pub message: String,
 }
 
+impl RowError {
+    /// The error without its line number: "field `x`: message".
+    pub fn detail(&self) -> String {
+        RowErrorBody(self).to_string()
+    }
+}
+
 impl fmt::Display for RowError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: ", self.line)?;
-        if let Some(field) = &self.field {
-            write!(f, "field `{field}`: ")?;
-        }
-        f.write_str(&self.message)
+        write!(f, "line {}: {}", self.line, RowErrorBody(self))
     }
 }
 
@@ -246,7 +249,7 @@ impl fmt::Display for RowErrorBody<'_> {
     }
 }
 
-/// Rows skipped by a lenient load, counted by reason: `"3 (2 malformed JSON, 1 duplicate id)"`.
+/// Rows skipped by a lenient load, counted by reason: `"2 malformed JSON, 1 duplicate id"`.
 pub fn summarize_skipped(skipped: &[RowError]) -> String {
     let mut by_kind: BTreeMap<RowErrorKind, usize> = BTreeMap::new();
     for error in skipped {
@@ -256,7 +259,7 @@ pub fn summarize_skipped(skipped: &[RowError]) -> String {
         .iter()
         .map(|(kind, n)| format!("{n} {}", kind.describe()))
         .collect();
-    format!("{} ({})", skipped.len(), reasons.join(", "))
+    reasons.join(", ")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -328,9 +331,19 @@ fn deserialize_row<T: serde::de::DeserializeOwned>(
         let path = error.path().to_string();
         let inner = error.into_inner().to_string();
         let mut field = join_field(prefix, if path == "." { "" } else { &path });
+        // A region given as an array `[path, start, end]`: name its elements like the object form.
+        for (index, name) in [("][0]", ".path"), ("][1]", ".start"), ("][2]", ".end")] {
+            if field.ends_with(index) {
+                field.truncate(field.len() - 3);
+                field.push_str(name);
+            }
+        }
         let (kind, message) = if let Some(name) = missing_field_name(&inner) {
             field = join_field(&field, name);
             (RowErrorKind::MissingField, "missing".to_string())
+        } else if field.ends_with(".start") || field.ends_with(".end") {
+            let message = inner.replace("expected i64", "expected an integer line number");
+            (RowErrorKind::BadLineNumber, message)
         } else {
             (RowErrorKind::WrongType, inner)
         };

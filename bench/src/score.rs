@@ -335,14 +335,20 @@ pub fn format_summary_table(summaries: &[Summary]) -> String {
             .collect();
         lines.push((name.to_string(), cells));
     }
-    let counts: [(&str, fn(&Summary) -> usize); 4] = [
-        ("averaged over", |s| s.averaged),
-        ("scored", |s| s.scored),
-        ("failed", |s| s.failed.len()),
-        ("missing", |s| s.missing.len()),
+    let counts = [
+        (
+            "averaged over",
+            summaries.iter().map(|s| s.averaged).collect::<Vec<_>>(),
+        ),
+        ("scored", summaries.iter().map(|s| s.scored).collect()),
+        ("failed", summaries.iter().map(|s| s.failed.len()).collect()),
+        (
+            "missing",
+            summaries.iter().map(|s| s.missing.len()).collect(),
+        ),
     ];
-    for (label, count) in counts {
-        let cells = summaries.iter().map(|s| count(s).to_string()).collect();
+    for (label, values) in counts {
+        let cells = values.iter().map(usize::to_string).collect();
         lines.push((label.to_string(), cells));
     }
 

@@ -3,9 +3,11 @@
 //! stdout.
 
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use swex_bench::dataset::{Benchmark, LoadOptions, Predictions, load_issue_map, summarize_skipped};
+use swex_bench::dataset::{
+    Benchmark, LoadOptions, Predictions, RowError, load_issue_map, summarize_skipped,
+};
 use swex_bench::linecounts::{LineCounts, count_from_snapshots};
 use swex_bench::metrics::{NdcgVariant, ScoreOptions};
 use swex_bench::score::{ScoreConfig, Unscored, format_summary_table, score, write_rows};
@@ -78,15 +80,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     };
     let mut bench = Benchmark::load(&args.bench, &load_options)?;
     let name = args.bench.display();
-    if !bench.skipped.is_empty() {
-        eprintln!(
-            "{name}: skipped {} bad rows (--lenient)",
-            summarize_skipped(&bench.skipped)
-        );
-        for error in &bench.skipped {
-            eprintln!("  {name}:{error}");
-        }
-    }
+    report_skipped(&args.bench, &bench.skipped);
     if !bench.excluded_by_dataset.is_empty() {
         eprintln!(
             "{name}: left out {} rows of other datasets (e.g. {})",
@@ -189,16 +183,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     let mut predictions = Vec::with_capacity(args.predictions.len());
     for path in &args.predictions {
         let file = Predictions::load(path, args.lenient)?;
-        if !file.skipped.is_empty() {
-            eprintln!(
-                "{}: skipped {} bad rows (--lenient)",
-                path.display(),
-                summarize_skipped(&file.skipped)
-            );
-            for error in &file.skipped {
-                eprintln!("  {}:{error}", path.display());
-            }
-        }
+        report_skipped(path, &file.skipped);
         predictions.push(file);
     }
 
@@ -291,6 +276,22 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         print!("{}", format_summary_table(&report.summaries));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Says how many rows a lenient load skipped, why, and where.
+fn report_skipped(path: &Path, skipped: &[RowError]) {
+    if skipped.is_empty() {
+        return;
+    }
+    eprintln!(
+        "{}: skipped {} bad rows (--lenient): {}",
+        path.display(),
+        skipped.len(),
+        summarize_skipped(skipped)
+    );
+    for error in skipped {
+        eprintln!("  {}:{}: {}", path.display(), error.line, error.detail());
+    }
 }
 
 /// Number of ground-truth files counted across the benchmark's instances.
