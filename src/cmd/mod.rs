@@ -1,6 +1,7 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
 mod gt;
+mod score;
 mod snapshot;
 
 use clap::{Parser, Subcommand};
@@ -24,11 +25,14 @@ pub enum Command {
     /// Ground truth from repair trajectories: build benchmark rows, measure coverage.
     #[command(subcommand)]
     Gt(gt::GtCommand),
+    /// Score result rows against SWE-Explore ground truth with the 17 reference metrics.
+    Score(score::ScoreArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Snapshot(args) => snapshot::run(args),
         Command::Gt(command) => gt::run(command),
+        Command::Score(args) => score::run(args),
     }
 }
