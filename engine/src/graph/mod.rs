@@ -44,7 +44,7 @@ use petgraph::visit::EdgeRef;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-pub use pagerank::{EdgeWeights, PageRankOptions};
+pub use pagerank::{EdgeWeights, PageRankMethod, PageRankOptions};
 
 use crate::analysis::{ChunkKind, FileAnalysis, Language, ReferenceKind};
 use paths::{dir_of, file_name};
@@ -563,5 +563,45 @@ impl ReferenceContext<'_> {
         edges.sort_unstable();
         edges.dedup();
         edges
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_graph_can_be_shared_across_threads() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<CodeGraph>();
+    }
+
+    #[test]
+    fn module_paths_drop_extensions_and_entry_points() {
+        assert_eq!(
+            module_path("django/db/models/base.py"),
+            "django.db.models.base"
+        );
+        assert_eq!(
+            module_path("django/db/models/__init__.py"),
+            "django.db.models"
+        );
+        assert_eq!(module_path("src/shapes/mod.rs"), "src.shapes");
+        assert_eq!(module_path("web/index.ts"), "web");
+        assert_eq!(module_path("Makefile"), "Makefile");
+        assert_eq!(module_path(".github/x"), ".github.x");
+    }
+
+    #[test]
+    fn an_empty_snapshot_gives_an_empty_graph() {
+        let graph = CodeGraph::build(&[]);
+        assert_eq!(graph.node_count(), 0);
+        assert!(graph.definitions_named("x").is_empty());
+        assert!(
+            graph
+                .personalized_pagerank(&[(NodeId(0), 1.0)], &PageRankOptions::default())
+                .is_empty()
+        );
+        assert!(graph.neighbours(NodeId(3), &[], Direction::Both).is_empty());
     }
 }

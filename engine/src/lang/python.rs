@@ -3,7 +3,7 @@
 
 use tree_sitter::Node;
 
-use super::extract::{Context, DefinitionMatch, Findings, Grammar, is_field};
+use super::extract::{Context, DefinitionMatch, Findings, Grammar};
 use crate::analysis::{ChunkKind, ReferenceKind};
 
 pub(crate) struct Python;
@@ -27,11 +27,11 @@ impl Grammar for Python {
                 DefinitionMatch::new(cx.field_text(node, "name")?, ChunkKind::Class)
             }
             // `NAME = value` and `NAME: T = value` at module level.
-            "assignment" if cx.enclosing.is_none() => {
-                let statement = node
-                    .parent()
-                    .filter(|p| p.kind() == "expression_statement")?;
-                statement.parent().filter(|p| p.kind() == "module")?;
+            "assignment"
+                if cx.enclosing.is_none()
+                    && cx.ancestor_kind(0) == "expression_statement"
+                    && cx.ancestor_kind(1) == "module" =>
+            {
                 let left = node
                     .child_by_field_name("left")
                     .filter(|l| l.kind() == "identifier")?;
@@ -100,11 +100,7 @@ impl Grammar for Python {
                 }
             }
             "attribute" => {
-                let is_called = node
-                    .parent()
-                    .filter(|p| p.kind() == "call")
-                    .and_then(|p| p.child_by_field_name("function"))
-                    .is_some_and(|f| f.id() == node.id());
+                let is_called = cx.is_field("function") && cx.ancestor_kind(0) == "call";
                 if !is_called && let Some(attribute) = node.child_by_field_name("attribute") {
                     let name = cx.text(attribute);
                     findings.reference(name, capitalised_kind(name), attribute);
@@ -118,8 +114,8 @@ impl Grammar for Python {
             "identifier" => {
                 let name = cx.text(node);
                 if name.starts_with(|c: char| c.is_ascii_uppercase())
-                    && !is_definition_name(node)
-                    && !is_field(node, "function")
+                    && !is_definition_name(cx)
+                    && !cx.is_field("function")
                 {
                     findings.reference(name, ReferenceKind::Type, node);
                 }
@@ -130,7 +126,7 @@ impl Grammar for Python {
 }
 
 /// `a.b` of `import a.b as c`.
-fn module_of<'a>(name: Node, cx: &Context<'a>) -> &'a str {
+fn module_of<'a>(name: Node, cx: &Context<'a, '_>) -> &'a str {
     if name.kind() == "aliased_import" {
         cx.field_text(name, "name").unwrap_or("")
     } else {
@@ -146,18 +142,13 @@ fn capitalised_kind(name: &str) -> ReferenceKind {
     }
 }
 
-/// The name being defined by a class, function or module-level assignment is not a reference.
-fn is_definition_name(identifier: Node) -> bool {
-    let Some(parent) = identifier.parent() else {
-        return false;
-    };
-    let field = match parent.kind() {
-        "class_definition" | "function_definition" => "name",
-        "assignment" => "left",
-        "dotted_name" | "aliased_import" | "import_from_statement" => return true,
-        _ => return false,
-    };
-    parent
-        .child_by_field_name(field)
-        .is_some_and(|n| n.id() == identifier.id())
+/// The name being defined by a class, function or module-level assignment is not a reference;
+/// nor are the parts of an import.
+fn is_definition_name(cx: &Context) -> bool {
+    match cx.ancestor_kind(0) {
+        "class_definition" | "function_definition" => cx.is_field("name"),
+        "assignment" => cx.is_field("left"),
+        "dotted_name" | "aliased_import" | "import_from_statement" => true,
+        _ => false,
+    }
 }
