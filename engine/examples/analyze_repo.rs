@@ -2,7 +2,7 @@
 //! time, personalised PageRank latency, node/edge counts and chunk statistics.
 //!
 //! `cargo run --release -p swex-engine --example analyze_repo -- DIR [--repeat N] [--tolerance T]
-//! [--slowest N]`
+//! [--slowest N] [--edges KIND]`
 //!
 //! The file walk here is a minimal stand-in for the engine's scanner (skips `.git`, symlinks,
 //! files over 1 MiB and files with a NUL byte in their first 8 KiB); it exists only to measure.
@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use swex_engine::analysis::{ChunkKind, FileAnalysis, Language};
-use swex_engine::graph::{CodeGraph, NodeId, NodeKind, PageRankMethod, PageRankOptions};
+use swex_engine::graph::{
+    CodeGraph, Direction, EdgeKind, NodeId, NodeKind, PageRankMethod, PageRankOptions,
+};
 use swex_engine::lang::{AnalyzeOptions, analyze, detect_language};
 
 const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -23,11 +25,13 @@ fn main() {
     let mut root = None;
     let mut repeat = 5usize;
     let mut slowest = 0usize;
+    let mut edges: Option<String> = None;
     let mut tolerance = PageRankOptions::default().tolerance;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--repeat" => repeat = args.next().and_then(|n| n.parse().ok()).unwrap_or(5).max(1),
             "--slowest" => slowest = args.next().and_then(|n| n.parse().ok()).unwrap_or(10),
+            "--edges" => edges = args.next(),
             "--tolerance" => {
                 tolerance = args
                     .next()
@@ -115,6 +119,25 @@ fn main() {
         build_cpu.push(cpu_time().saturating_sub(cpu_started));
     }
     let graph = graph.expect("built at least once");
+    if let Some(kind) = &edges {
+        // Every edge of one kind, for inspection: `--edges imports|tests|references|contains`.
+        let kind = match kind.as_str() {
+            "imports" => EdgeKind::Imports,
+            "tests" => EdgeKind::Tests,
+            "references" => EdgeKind::References,
+            _ => EdgeKind::Contains,
+        };
+        for id in graph.nodes() {
+            for (to, _) in graph.neighbours(id, &[kind], Direction::Outgoing) {
+                let (from, to) = (graph.node(id), graph.node(to));
+                println!(
+                    "{kind:?}\t{}#{}\t{}#{}",
+                    from.path, from.qualified_name, to.path, to.qualified_name
+                );
+            }
+        }
+        return;
+    }
 
     // PageRank from single definitions spread over the graph, push versus exact power iteration.
     let definitions: Vec<NodeId> = graph

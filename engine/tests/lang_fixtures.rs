@@ -199,6 +199,8 @@ struct Expected {
     definitions: &'static [(&'static str, &'static str, ChunkKind, u32, u32)],
     /// (importing file, imported file)
     imports: &'static [(&'static str, &'static str)],
+    /// Pairs that must not be linked by an import edge.
+    not_imports: &'static [(&'static str, &'static str)],
     /// (test file, subject file)
     tests: &'static [(&'static str, &'static str)],
     /// (referring node, referred definition), as node labels (see `node`)
@@ -228,7 +230,11 @@ const EXPECTED: &[Expected] = {
                 ("shop/models.py", "shop/pricing.py"),
                 ("tests/test_pricing.py", "shop/pricing.py"),
                 ("tests/test_pricing.py", "shop/__init__.py"),
+                // A script outside any package imports its neighbour by bare name.
+                ("scripts/report.py", "scripts/helpers.py"),
             ],
+            // `import json` is the standard library, not a module that happens to be named json.
+            not_imports: &[("scripts/report.py", "shop/json.py")],
             tests: &[("tests/test_pricing.py", "shop/pricing.py")],
             references: &[
                 ("shop/models.py#Order.total", "shop/pricing.py#total_price"),
@@ -254,6 +260,7 @@ const EXPECTED: &[Expected] = {
                 ("src/cart.js", "src/util/log/index.js"),
                 ("src/cart.test.js", "src/cart.js"),
             ],
+            not_imports: &[],
             tests: &[("src/cart.test.js", "src/cart.js")],
             references: &[
                 ("src/cart.js#Cart.total", "src/format.js#formatPrice"),
@@ -287,6 +294,7 @@ const EXPECTED: &[Expected] = {
                 ("src/geometry/measure.ts", "src/shapes.ts"),
                 ("src/shapes.spec.ts", "src/shapes.ts"),
             ],
+            not_imports: &[],
             tests: &[("src/shapes.spec.ts", "src/shapes.ts")],
             references: &[
                 ("src/App.tsx#App", "src/App.tsx#Panel"),
@@ -313,6 +321,7 @@ const EXPECTED: &[Expected] = {
                 ("cart/cart.go", "money/money.go"),
                 ("cmd/shop/main.go", "cart/cart.go"),
             ],
+            not_imports: &[],
             tests: &[("cart/cart_test.go", "cart/cart.go")],
             references: &[
                 ("cart/cart.go#Cart.Total", "money/money.go#Sum"),
@@ -346,6 +355,7 @@ const EXPECTED: &[Expected] = {
                 ("tests/shapes.rs", "src/lib.rs"),
                 ("tests/shapes.rs", "src/shapes/mod.rs"),
             ],
+            not_imports: &[],
             tests: &[("tests/shapes.rs", "src/shapes/mod.rs")],
             references: &[
                 ("src/shapes/circle.rs#Circle::area", "src/util.rs#square"),
@@ -439,6 +449,7 @@ const EXPECTED: &[Expected] = {
                     "src/main/java/com/acme/shop/money/Money.java",
                 ),
             ],
+            not_imports: &[],
             tests: &[(
                 "src/test/java/com/acme/shop/CartTest.java",
                 "src/main/java/com/acme/shop/Cart.java",
@@ -474,6 +485,7 @@ const EXPECTED: &[Expected] = {
                 ("src/vec.c", "include/vec.h"),
                 ("tests/test_vec.c", "include/vec.h"),
             ],
+            not_imports: &[],
             tests: &[("tests/test_vec.c", "src/vec.c")],
             references: &[
                 ("src/main.c#main", "src/vec.c#vec_push"),
@@ -499,6 +511,7 @@ const EXPECTED: &[Expected] = {
                 ("src/circle.cpp", "include/geo/shape.hpp"),
                 ("tests/shape_test.cpp", "include/geo/shape.hpp"),
             ],
+            not_imports: &[],
             tests: &[("tests/shape_test.cpp", "src/shape.cpp")],
             references: &[
                 (
@@ -532,6 +545,7 @@ const EXPECTED: &[Expected] = {
                 ("lib/shop.rb", "lib/shop/money.rb"),
                 ("spec/shop/cart_spec.rb", "lib/shop.rb"),
             ],
+            not_imports: &[],
             tests: &[("spec/shop/cart_spec.rb", "lib/shop/cart.rb")],
             references: &[
                 (
@@ -561,6 +575,7 @@ const EXPECTED: &[Expected] = {
                 ("src/bootstrap.php", "src/Support/Str.php"),
                 ("tests/Models/UserTest.php", "src/Models/User.php"),
             ],
+            not_imports: &[],
             tests: &[("tests/Models/UserTest.php", "src/Models/User.php")],
             references: &[
                 (
@@ -633,6 +648,24 @@ fn imports_resolve_to_the_right_files() {
     each_expected(|expected, fixture, graph| {
         for (from, to) in expected.imports {
             assert_edge(graph, &fixture.name, from, to, EdgeKind::Imports);
+        }
+    });
+}
+
+#[test]
+fn imports_do_not_resolve_to_look_alike_modules() {
+    each_expected(|expected, fixture, graph| {
+        for (from, to) in expected.not_imports {
+            let (from_id, to_id) = (node(graph, from), node(graph, to));
+            let linked = graph
+                .neighbours(from_id, &[EdgeKind::Imports], Direction::Outgoing)
+                .iter()
+                .any(|(n, _)| *n == to_id);
+            assert!(
+                !linked,
+                "{}: unexpected import edge {from} -> {to}",
+                fixture.name
+            );
         }
     });
 }
