@@ -802,7 +802,13 @@ fn push_pagerank_agrees_with_power_iteration() {
             (seed, 2.0),
             (graph.file_node(&graph.node(seed).path).expect("file"), 1.0),
         ];
-        let push = graph.personalized_pagerank(&seeds, &PageRankOptions::default());
+        let push = graph.personalized_pagerank(
+            &seeds,
+            &PageRankOptions {
+                method: PageRankMethod::Push,
+                ..PageRankOptions::default()
+            },
+        );
         let exact = graph.personalized_pagerank(
             &seeds,
             &PageRankOptions {

@@ -6,12 +6,16 @@
 //! seeds too. The stationary distribution ranks nodes by how reachable they are from the seeds.
 //!
 //! Two solvers over one compressed adjacency built with the graph:
-//! - `Push` (default): the local "forward push" of Andersen, Chung and Lang. Mass moves from the
-//!   seeds outwards only while a node's residual exceeds `tolerance` × its degree, so the cost
-//!   depends on the seeds' neighbourhood, not on the size of the graph. Scores under-estimate the
-//!   exact values by at most that residual; the ranking of the nodes that matter is unaffected.
-//! - `PowerIteration`: the textbook global iteration, linear in the number of edges per
-//!   iteration; exact up to `tolerance` (L1 change), used as the reference in tests.
+//! - `Push`: the local "forward push" of Andersen, Chung and Lang. Mass moves from the seeds
+//!   outwards only while a node's residual exceeds `tolerance` × its degree, so the cost depends
+//!   on the seeds' neighbourhood (at most about `1 / (tolerance × (1 − damping))` edge visits),
+//!   not on the size of the graph. Scores under-estimate the exact values by at most that
+//!   residual; the ranking of the nodes that matter is unaffected.
+//! - `PowerIteration`: the textbook global iteration, `max_iterations` passes over all edges;
+//!   exact up to `tolerance` (L1 change), used as the reference in tests.
+//!
+//! `Auto` (the default) takes whichever has the smaller worst-case cost: power iteration on small
+//! graphs, push on large ones.
 
 use std::collections::VecDeque;
 
@@ -55,8 +59,10 @@ impl EdgeWeights {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PageRankMethod {
-    /// Local forward push: fast, slightly under-estimating.
+    /// Push on large graphs, power iteration on small ones (by worst-case cost).
     #[default]
+    Auto,
+    /// Local forward push: fast, slightly under-estimating.
     Push,
     /// Global power iteration: exact up to `tolerance`, linear in the graph per iteration.
     PowerIteration,
@@ -90,7 +96,7 @@ impl Default for PageRankOptions {
             direction: Direction::Both,
             weights: EdgeWeights::default(),
             limit: 0,
-            method: PageRankMethod::Push,
+            method: PageRankMethod::Auto,
         }
     }
 }
@@ -99,9 +105,9 @@ impl Default for PageRankOptions {
 pub(crate) struct Adjacency {
     offsets: Vec<u32>,
     entries: Vec<Entry>,
-    /// Number of outgoing and incoming entries per node (push thresholds).
-    out_degree: Vec<u32>,
-    in_degree: Vec<u32>,
+    /// Per node, the number of edges of each kind in each direction (`kind * 2 + outgoing`), so
+    /// that a node's degree and total edge weight cost O(1) whatever the options.
+    kind_counts: Vec<[u32; 8]>,
 }
 
 #[derive(Clone, Copy)]
@@ -111,19 +117,28 @@ struct Entry {
     outgoing: bool,
 }
 
+fn kind_slot(kind: EdgeKind, outgoing: bool) -> usize {
+    let kind_index = match kind {
+        EdgeKind::Contains => 0,
+        EdgeKind::Imports => 1,
+        EdgeKind::References => 2,
+        EdgeKind::Tests => 3,
+    };
+    kind_index * 2 + usize::from(outgoing)
+}
+
 impl Adjacency {
     pub fn new(node_count: usize, edges: &[(u32, u32, EdgeKind)]) -> Self {
-        let mut out_degree = vec![0u32; node_count];
-        let mut in_degree = vec![0u32; node_count];
-        for &(from, to, _) in edges {
-            out_degree[from as usize] += 1;
-            in_degree[to as usize] += 1;
+        let mut kind_counts = vec![[0u32; 8]; node_count];
+        for &(from, to, kind) in edges {
+            kind_counts[from as usize][kind_slot(kind, true)] += 1;
+            kind_counts[to as usize][kind_slot(kind, false)] += 1;
         }
         let mut offsets = Vec::with_capacity(node_count + 1);
         let mut running = 0u32;
-        for node in 0..node_count {
+        for counts in &kind_counts {
             offsets.push(running);
-            running += out_degree[node] + in_degree[node];
+            running += counts.iter().sum::<u32>();
         }
         offsets.push(running);
         let mut fill = offsets.clone();
@@ -152,8 +167,7 @@ impl Adjacency {
         Self {
             offsets,
             entries,
-            out_degree,
-            in_degree,
+            kind_counts,
         }
     }
 
@@ -169,20 +183,33 @@ impl Adjacency {
         }
     }
 
-    fn degree(&self, node: usize, direction: Direction) -> u32 {
+    /// Edges of one kind a walk in `direction` may take from `node`.
+    fn usable_count(&self, node: usize, kind: EdgeKind, direction: Direction) -> u32 {
+        let counts = &self.kind_counts[node];
+        let outgoing = counts[kind_slot(kind, true)];
+        let incoming = counts[kind_slot(kind, false)];
         match direction {
-            Direction::Outgoing => self.out_degree[node],
-            Direction::Incoming => self.in_degree[node],
-            Direction::Both => self.out_degree[node] + self.in_degree[node],
+            Direction::Outgoing => outgoing,
+            Direction::Incoming => incoming,
+            Direction::Both => outgoing + incoming,
         }
+    }
+
+    fn degree(&self, node: usize, direction: Direction) -> u32 {
+        EdgeKind::ALL
+            .iter()
+            .map(|&kind| self.usable_count(node, kind, direction))
+            .sum()
     }
 
     /// Total weight of a node's usable edges.
     fn out_weight(&self, node: usize, options: &PageRankOptions) -> f64 {
-        self.of(node)
+        EdgeKind::ALL
             .iter()
-            .filter(|e| Self::usable(options.direction, e))
-            .map(|e| options.weights.of(e.kind).max(0.0))
+            .map(|&kind| {
+                f64::from(self.usable_count(node, kind, options.direction))
+                    * options.weights.of(kind).max(0.0)
+            })
             .sum()
     }
 
@@ -205,7 +232,10 @@ impl Adjacency {
             *weight /= total;
         }
         let scores = match options.method {
-            PageRankMethod::Push => self.push(&teleport, options),
+            PageRankMethod::Auto if self.power_iteration_is_cheaper(options) => {
+                self.power_iteration(&teleport, options)
+            }
+            PageRankMethod::Auto | PageRankMethod::Push => self.push(&teleport, options),
             PageRankMethod::PowerIteration => self.power_iteration(&teleport, options),
         };
         let mut ranked: Vec<(NodeId, f64)> = scores
@@ -219,6 +249,14 @@ impl Adjacency {
             ranked.truncate(options.limit);
         }
         ranked
+    }
+
+    /// Compares the worst-case work of the two solvers (edge visits).
+    fn power_iteration_is_cheaper(&self, options: &PageRankOptions) -> bool {
+        let n = self.offsets.len() - 1;
+        let power = f64::from(options.max_iterations) * (self.entries.len() + n) as f64;
+        let push = 1.0 / (options.tolerance.max(1e-15) * (1.0 - options.damping.clamp(0.0, 0.999)));
+        power <= push
     }
 
     /// Forward push from the seeds: the score estimate of every node.
@@ -326,5 +364,130 @@ impl Adjacency {
             }
         }
         rank
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic sparse graph: a ring plus pseudo-random chords of every edge kind.
+    fn synthetic(nodes: u32, chords: u32) -> Adjacency {
+        let mut edges: Vec<(u32, u32, EdgeKind)> = (0..nodes)
+            .map(|i| (i, (i + 1) % nodes, EdgeKind::Contains))
+            .collect();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for i in 0..chords {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let (from, to) = (
+                (state % u64::from(nodes)) as u32,
+                ((state >> 32) % u64::from(nodes)) as u32,
+            );
+            edges.push((from, to, EdgeKind::ALL[(i % 4) as usize]));
+        }
+        Adjacency::new(nodes as usize, &edges)
+    }
+
+    #[test]
+    fn auto_picks_power_iteration_on_small_graphs_and_push_on_large_ones() {
+        let options = PageRankOptions::default();
+        assert!(synthetic(100, 300).power_iteration_is_cheaper(&options));
+        assert!(!synthetic(100_000, 300_000).power_iteration_is_cheaper(&options));
+    }
+
+    #[test]
+    fn push_matches_power_iteration_on_a_larger_graph() {
+        let graph = synthetic(20_000, 60_000);
+        let seeds = [(NodeId(7), 1.0), (NodeId(12_345), 3.0)];
+        let push = graph.personalized_pagerank(
+            &seeds,
+            &PageRankOptions {
+                method: PageRankMethod::Push,
+                tolerance: 1e-8,
+                ..PageRankOptions::default()
+            },
+        );
+        let exact = graph.personalized_pagerank(
+            &seeds,
+            &PageRankOptions {
+                method: PageRankMethod::PowerIteration,
+                max_iterations: 200,
+                tolerance: 1e-12,
+                ..PageRankOptions::default()
+            },
+        );
+        let top = |ranked: &[(NodeId, f64)]| {
+            ranked
+                .iter()
+                .take(10)
+                .map(|(id, _)| *id)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(top(&push), top(&exact));
+        let exact_of: std::collections::HashMap<NodeId, f64> = exact.into_iter().collect();
+        for (id, score) in push.iter().take(100) {
+            let reference = exact_of.get(id).copied().unwrap_or(0.0);
+            assert!(*score <= reference + 1e-9, "push over-estimates {id:?}");
+            assert!(
+                reference - score < 1e-4,
+                "{id:?}: push {score} vs exact {reference}"
+            );
+        }
+    }
+
+    #[test]
+    fn direction_and_weights_restrict_the_walk() {
+        // 0 -> 1 -> 2, and 3 -> 0.
+        let graph = Adjacency::new(
+            4,
+            &[
+                (0, 1, EdgeKind::Imports),
+                (1, 2, EdgeKind::References),
+                (3, 0, EdgeKind::Tests),
+            ],
+        );
+        let reached = |options: PageRankOptions| {
+            let mut ids: Vec<u32> = graph
+                .personalized_pagerank(&[(NodeId(0), 1.0)], &options)
+                .into_iter()
+                .map(|(id, _)| id.0)
+                .collect();
+            ids.sort_unstable();
+            ids
+        };
+        for method in [PageRankMethod::Push, PageRankMethod::PowerIteration] {
+            let base = PageRankOptions {
+                method,
+                ..PageRankOptions::default()
+            };
+            assert_eq!(
+                reached(PageRankOptions {
+                    direction: Direction::Outgoing,
+                    ..base.clone()
+                }),
+                [0, 1, 2]
+            );
+            assert_eq!(
+                reached(PageRankOptions {
+                    direction: Direction::Incoming,
+                    ..base.clone()
+                }),
+                [0, 3]
+            );
+            assert_eq!(reached(base.clone()), [0, 1, 2, 3]);
+            let no_imports = EdgeWeights {
+                imports: 0.0,
+                ..EdgeWeights::default()
+            };
+            assert_eq!(
+                reached(PageRankOptions {
+                    weights: no_imports,
+                    ..base.clone()
+                }),
+                [0, 3]
+            );
+        }
     }
 }
