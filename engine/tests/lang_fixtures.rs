@@ -537,8 +537,9 @@ const EXPECTED: &[Expected] = {
                 ("lib/shop/cart.rb", "Shop.Cart", Class, 2, 22),
                 ("lib/shop/cart.rb", "Shop.Cart.add", Method, 10, 13),
                 ("lib/shop/cart.rb", "Shop.Cart.empty", Method, 19, 21),
-                ("lib/shop/money.rb", "Shop.Money", Class, 2, 12),
+                ("lib/shop/money.rb", "Shop.Money", Class, 2, 20),
                 ("lib/shop/money.rb", "Shop.Money.sum", Method, 9, 11),
+                ("lib/shop/money.rb", "Shop.Money.to_s", Method, 13, 15),
             ],
             imports: &[
                 ("lib/shop.rb", "lib/shop/cart.rb"),
@@ -553,6 +554,11 @@ const EXPECTED: &[Expected] = {
                     "lib/shop/money.rb#Shop.Money.sum",
                 ),
                 ("spec/shop/cart_spec.rb", "lib/shop/cart.rb#Shop.Cart.add"),
+                // A call inside a string interpolation.
+                (
+                    "lib/shop/money.rb#Shop.Money.to_s",
+                    "lib/shop/money.rb#Shop.Money.label",
+                ),
             ],
             pagerank_seed: "lib/shop/cart.rb#Shop.Cart.total",
         },

@@ -1,4 +1,4 @@
-//! Python: functions, methods, classes and module-level assignments; `import` and
+//! Python: functions, methods, classes, module-level and class-level assignments; `import` and
 //! `from … import` statements; calls, attribute names and capitalised names as references.
 
 use tree_sitter::Node;
@@ -26,11 +26,10 @@ impl Grammar for Python {
             "class_definition" => {
                 DefinitionMatch::new(cx.field_text(node, "name")?, ChunkKind::Class)
             }
-            // `NAME = value` and `NAME: T = value` at module level.
+            // `NAME = value` at module level and `name = value` in a class body (class attributes,
+            // Django model fields).
             "assignment"
-                if cx.enclosing.is_none()
-                    && cx.ancestor_kind(0) == "expression_statement"
-                    && cx.ancestor_kind(1) == "module" =>
+                if cx.ancestor_kind(0) == "expression_statement" && is_definition_level(cx) =>
             {
                 let left = node
                     .child_by_field_name("left")
@@ -122,6 +121,17 @@ impl Grammar for Python {
             }
             _ => {}
         }
+    }
+}
+
+/// A statement directly in the module or directly in a class body.
+fn is_definition_level(cx: &Context) -> bool {
+    match cx.enclosing {
+        None => cx.ancestor_kind(1) == "module",
+        Some(ChunkKind::Class) => {
+            cx.ancestor_kind(1) == "block" && cx.ancestor_kind(2) == "class_definition"
+        }
+        Some(_) => false,
     }
 }
 

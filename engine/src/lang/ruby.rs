@@ -68,6 +68,11 @@ impl Grammar for Ruby {
         }
     }
 
+    /// Strings are walked too: interpolations (`"#{f(x)}"`) hold calls.
+    fn descend(&self, kind: &str) -> bool {
+        kind != "comment"
+    }
+
     fn attached_kinds(&self) -> &'static [&'static str] {
         &["comment"]
     }
