@@ -917,3 +917,16 @@ fn node_at_finds_the_innermost_definition() {
     check("shop/models.py", 3, Some("shop/models.py"));
     check("missing.py", 1, None);
 }
+
+#[test]
+fn analyses_round_trip_through_json() {
+    // The index cache stores analyses serialised; nothing may be lost on the way.
+    for name in FIXTURES {
+        for file in Fixture::load(name).files {
+            let json = serde_json::to_string(&file.analysis).expect("serialise");
+            let back: swex_engine::analysis::FileAnalysis =
+                serde_json::from_str(&json).expect("deserialise");
+            assert_eq!(back, file.analysis, "{name}/{}", file.path);
+        }
+    }
+}
