@@ -47,13 +47,15 @@ pub enum ChunkKind {
 }
 
 /// One indexable unit of a file. The chunks of a file are ordered by `start`, do not overlap, and
-/// together cover every line of the file.
+/// together cover every `\n`-delimited line of the file (see [`crate::lang`] for the rules).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
     pub start: u32,
     pub end: u32,
     pub kind: ChunkKind,
-    /// Qualified name (`Outer.method`, `pkg::Type::f`) for definition chunks; `None` otherwise.
+    /// Qualified name (`Outer.method`, `pkg::Type::f`) for definition chunks, including each window
+    /// of a split definition; for `Gap` chunks inside a split class-like definition, that
+    /// definition's name; `None` for top-level gaps and for text windows.
     pub name: Option<String>,
 }
 
@@ -110,6 +112,11 @@ pub struct FileAnalysis {
     pub definitions: Vec<Definition>,
     pub imports: Vec<Import>,
     pub references: Vec<Reference>,
+    /// The package or namespace the file declares, when the language has one: Go `package x`,
+    /// Java `package a.b`, PHP `namespace A\B`; for manifests, the module path of a Go `go.mod`
+    /// and the crate name of a `Cargo.toml` (with `-` read as `_`).
+    #[serde(default)]
+    pub package: Option<String>,
     /// True when the parser reported syntax errors; the chunks are still usable.
     pub has_syntax_errors: bool,
 }

@@ -4,6 +4,8 @@
 //! - [`snapshot`]: materialise a repository at a commit from a local git directory.
 //! - [`analysis`]: the per-file analysis types (chunks, definitions, imports, references) and the
 //!   tree-sitter analysers for each language ([`lang`]).
+//! - [`graph`]: the code graph over a snapshot's analyses (files, definitions, imports, references,
+//!   tests) with name lookup and personalised PageRank.
 //!
 //! Invariants:
 //! - The engine does no printing and knows nothing about plugins, the CLI or the benchmark format.
@@ -11,5 +13,6 @@
 //!   diagnostics, not errors.
 
 pub mod analysis;
+pub mod graph;
 pub mod lang;
 pub mod snapshot;
