@@ -11,5 +11,6 @@
 //!   diagnostics, not errors.
 
 pub mod analysis;
+pub mod dense;
 pub mod lang;
 pub mod snapshot;
