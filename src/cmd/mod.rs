@@ -1,5 +1,7 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
+mod models;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -15,8 +17,13 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {}
+pub enum Command {
+    /// Install and inspect the files dense retrieval needs (ONNX Runtime, embedding model).
+    Models(models::ModelsArgs),
+}
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {}
+    match cli.command {
+        Command::Models(args) => models::run(args),
+    }
 }

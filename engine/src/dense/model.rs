@@ -101,6 +101,29 @@ pub fn find_fastembed_model(name: &str) -> Option<EmbeddingModel> {
         .map(|info| info.model)
 }
 
+/// A model of fastembed's table, as `swex models list --all` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FastembedModel {
+    /// Hugging Face code, usable as `--model`.
+    pub code: String,
+    pub dim: usize,
+    pub description: String,
+}
+
+/// Every text model fastembed knows, sorted by code.
+pub fn fastembed_models() -> Vec<FastembedModel> {
+    let mut models: Vec<FastembedModel> = TextEmbedding::list_supported_models()
+        .into_iter()
+        .map(|info| FastembedModel {
+            code: info.model_code,
+            dim: info.dim,
+            description: info.description,
+        })
+        .collect();
+    models.sort_by(|a, b| a.code.cmp(&b.code));
+    models
+}
+
 /// The files of a resolved model and how to pool its token vectors.
 #[derive(Debug, Clone)]
 pub struct ModelFiles {
