@@ -68,6 +68,10 @@ pub struct EmbedderConfig {
     pub query_prefix: String,
     /// The ONNX Runtime library; `None` uses `$ORT_DYLIB_PATH` or the fetched one.
     pub runtime_library: Option<PathBuf>,
+    /// Let ONNX Runtime's worker threads spin while waiting for work. Off by default: on a machine
+    /// shared with other work (builds, CI, other sessions) spinning threads take the cores the
+    /// computation needs; see `docs/dense.md` for the measurement.
+    pub spin: bool,
 }
 
 impl Default for EmbedderConfig {
@@ -80,6 +84,7 @@ impl Default for EmbedderConfig {
             passage_prefix: String::new(),
             query_prefix: String::new(),
             runtime_library: None,
+            spin: false,
         }
     }
 }
@@ -205,7 +210,11 @@ impl Embedder {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         let options = InitOptionsUserDefined::new()
             .with_max_length(max_tokens)
-            .with_intra_threads(threads.max(1));
+            .with_intra_threads(threads.max(1))
+            .with_session_config(
+                "session.intra_op.allow_spinning",
+                if config.spin { "1" } else { "0" },
+            );
         let model_error = |e: fastembed::Error| DenseError::Model {
             model: files.name.clone(),
             message: e.to_string(),

