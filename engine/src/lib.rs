@@ -13,6 +13,7 @@
 //!   diagnostics, not errors.
 
 pub mod analysis;
+pub mod dense;
 pub mod graph;
 pub mod lang;
 pub mod snapshot;

@@ -1,6 +1,7 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
 mod gt;
+mod models;
 mod score;
 mod snapshot;
 
@@ -27,6 +28,8 @@ pub enum Command {
     Gt(gt::GtCommand),
     /// Score result rows against SWE-Explore ground truth with the 17 reference metrics.
     Score(score::ScoreArgs),
+    /// Install and inspect the files dense retrieval needs (ONNX Runtime, embedding model).
+    Models(models::ModelsArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -34,5 +37,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Snapshot(args) => snapshot::run(args),
         Command::Gt(command) => gt::run(command),
         Command::Score(args) => score::run(args),
+        Command::Models(args) => models::run(args),
     }
 }

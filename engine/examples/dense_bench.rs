@@ -1,0 +1,489 @@
+//! Measurements of the dense layer (numbers recorded in `docs/dense.md`). Needs the assets
+//! (`swex models fetch`) and materialized snapshots; run with `--release`:
+//!
+//! ```text
+//! cargo run --release -p swex-engine --example dense_bench -- <command> ...
+//!   chunks <snapshot> <out.jsonl>                 chunk a snapshot, write the passage texts
+//!   embed <chunks.jsonl> [opts] [--limit N]       chunks/s of the embedder (no cache)
+//!   snapshots <snapshot>... [opts]                embed snapshots in order through a fresh cache
+//!   quality <dev.jsonl> <snapshots dir> <id,...> [opts]   file hit rate of dense top-k
+//!   hnsw <n> [--dim D] [--dry]                    exact query time, HNSW build and query time
+//!                                                 (--dry: exact only)
+//! opts: --spin --batch N --threads N --max-tokens N --unit full|head:N --cache-root DIR --k N
+//! ```
+//!
+//! The chunker here is a stand-in (definition boundaries found by indentation and `def`/`class`
+//! lines, windows elsewhere) until the engine's tree-sitter chunker lands; it is only for
+//! measuring, never for serving.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use swex_engine::dense::{
+    DenseIndex, Embedder, EmbedderConfig, EmbeddingCache, IndexOptions, ModelIdentity, TextUnit,
+    default_cache_root, passage_text,
+};
+
+type Error = Box<dyn std::error::Error>;
+
+struct Opts {
+    positional: Vec<String>,
+    batch: usize,
+    threads: Option<usize>,
+    max_tokens: usize,
+    unit: TextUnit,
+    cache_root: Option<PathBuf>,
+    limit: Option<usize>,
+    k: usize,
+    dim: usize,
+    spin: bool,
+    dry: bool,
+}
+
+fn parse_opts(args: &[String]) -> Result<Opts, Error> {
+    let mut opts = Opts {
+        positional: Vec::new(),
+        batch: 32,
+        threads: None,
+        max_tokens: 256,
+        unit: TextUnit::Full,
+        cache_root: None,
+        limit: None,
+        k: 5,
+        dim: 384,
+        spin: false,
+        dry: false,
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--batch" => opts.batch = value()?.parse()?,
+            "--threads" => opts.threads = Some(value()?.parse()?),
+            "--max-tokens" => opts.max_tokens = value()?.parse()?,
+            "--unit" => opts.unit = value()?.parse()?,
+            "--cache-root" => opts.cache_root = Some(PathBuf::from(value()?)),
+            "--limit" => opts.limit = Some(value()?.parse()?),
+            "--k" => opts.k = value()?.parse()?,
+            "--dim" => opts.dim = value()?.parse()?,
+            "--spin" => opts.spin = true,
+            "--dry" => opts.dry = true,
+            _ => opts.positional.push(arg.clone()),
+        }
+    }
+    Ok(opts)
+}
+
+/// One chunk of the stand-in chunker.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Chunk {
+    path: String,
+    start: usize,
+    end: usize,
+    name: Option<String>,
+    body: String,
+}
+
+const TEXT_EXTENSIONS: [&str; 10] = [
+    "py", "md", "txt", "toml", "cfg", "ini", "yaml", "yml", "json", "rst",
+];
+const MAX_CHUNK_LINES: usize = 120;
+const WINDOW: usize = 60;
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if name.to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if path.is_dir() {
+            walk(root, &path, out);
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| TEXT_EXTENSIONS.contains(&e))
+        {
+            out.push(path.strip_prefix(root).unwrap().to_path_buf());
+        }
+    }
+}
+
+/// Python files: a chunk per top-level definition and per method (indent ≤ 4), the code between
+/// them as gap chunks; long chunks and other files cut into windows.
+fn chunk_snapshot(root: &Path) -> Vec<Chunk> {
+    let mut files = Vec::new();
+    walk(root, root, &mut files);
+    files.sort();
+    let def =
+        regex::Regex::new(r"^( {0,4})(?:async\s+)?(def|class)\s+([A-Za-z_][A-Za-z0-9_]*)").unwrap();
+    let mut chunks = Vec::new();
+    for rel in files {
+        let Ok(bytes) = std::fs::read(root.join(&rel)) else {
+            continue;
+        };
+        if bytes.len() > 1 << 20 {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        let lines: Vec<&str> = text.lines().collect();
+        let path = rel.to_string_lossy().replace('\\', "/");
+        let mut spans: Vec<(usize, usize, Option<String>)> = Vec::new();
+        if path.ends_with(".py") {
+            let mut starts: Vec<(usize, Option<String>)> = vec![(0, None)];
+            let mut class: Option<String> = None;
+            for (i, line) in lines.iter().enumerate() {
+                if let Some(c) = def.captures(line) {
+                    let indent = c[1].len();
+                    let name = c[3].to_string();
+                    let qualified = if indent == 0 {
+                        class = (&c[2] == "class").then(|| name.clone());
+                        name
+                    } else if let Some(cls) = &class {
+                        format!("{cls}.{name}")
+                    } else {
+                        continue;
+                    };
+                    starts.push((i, Some(qualified)));
+                } else if !line.starts_with([' ', '\t']) && !line.trim().is_empty() && i > 0 {
+                    // Module-level code ends a class or function.
+                    if starts.last().is_some_and(|s| s.1.is_some()) {
+                        class = None;
+                        starts.push((i, None));
+                    }
+                }
+            }
+            for (j, (s, name)) in starts.iter().enumerate() {
+                let e = starts.get(j + 1).map_or(lines.len(), |n| n.0);
+                if e > *s {
+                    spans.push((*s, e, name.clone()));
+                }
+            }
+        } else {
+            spans.push((0, lines.len(), None));
+        }
+        for (s, e, name) in spans {
+            let step = if e - s > MAX_CHUNK_LINES {
+                WINDOW
+            } else {
+                e - s
+            };
+            let mut a = s;
+            while a < e {
+                let b = (a + step).min(e);
+                let body = lines[a..b].join("\n");
+                if !body.trim().is_empty() {
+                    chunks.push(Chunk {
+                        path: path.clone(),
+                        start: a + 1,
+                        end: b,
+                        name: name.clone(),
+                        body,
+                    });
+                }
+                a = b;
+            }
+        }
+    }
+    chunks
+}
+
+fn embedder(opts: &Opts) -> Result<Embedder, Error> {
+    let config = EmbedderConfig {
+        max_tokens: opts.max_tokens,
+        batch_size: opts.batch,
+        intra_threads: opts.threads,
+        spin: opts.spin,
+        ..EmbedderConfig::default()
+    };
+    Ok(Embedder::open(&default_cache_root(), &config)?)
+}
+
+fn texts_of(chunks: &[Chunk], unit: TextUnit, max_chars: usize) -> Vec<String> {
+    chunks
+        .iter()
+        .map(|c| passage_text(&c.path, c.name.as_deref(), &c.body, unit, max_chars))
+        .collect()
+}
+
+fn cmd_chunks(opts: &Opts) -> Result<(), Error> {
+    let [snapshot, out] = &opts.positional[..] else {
+        return Err("usage: chunks <snapshot> <out.jsonl>".into());
+    };
+    let chunks = chunk_snapshot(Path::new(snapshot));
+    let texts = texts_of(&chunks, opts.unit, opts.max_tokens * 12);
+    let mut file = String::new();
+    for t in &texts {
+        file.push_str(&serde_json::to_string(t)?);
+        file.push('\n');
+    }
+    std::fs::write(out, file)?;
+    eprintln!("{} chunks from {snapshot}", chunks.len());
+    Ok(())
+}
+
+/// CPU seconds (user + system) this process has used, from /proc (Linux); 0 elsewhere. Wall time
+/// on a shared machine says as much about the neighbours as about the code; CPU time does not.
+fn cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = stat.rsplit(')').next().unwrap_or("");
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+fn cmd_embed(opts: &Opts) -> Result<(), Error> {
+    let [input] = &opts.positional[..] else {
+        return Err("usage: embed <chunks.jsonl>".into());
+    };
+    let mut texts: Vec<String> = std::fs::read_to_string(input)?
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    if let Some(limit) = opts.limit {
+        texts.truncate(limit);
+    }
+    let embedder = embedder(opts)?;
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let started = Instant::now();
+    let cpu = cpu_seconds();
+    let vectors = embedder.embed_passages(&refs, &mut |_, _| {})?;
+    let seconds = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu;
+    println!(
+        "embed: {} texts, batch {}, threads {:?}, spin {}, max_tokens {}: {:.2} s, {:.1} chunks/s; {:.1} CPU s, {:.2} chunks per CPU s (dim {})",
+        texts.len(),
+        opts.batch,
+        opts.threads,
+        opts.spin,
+        embedder.max_tokens(),
+        seconds,
+        texts.len() as f64 / seconds,
+        cpu,
+        texts.len() as f64 / cpu,
+        vectors[0].len()
+    );
+    Ok(())
+}
+
+fn cmd_snapshots(opts: &Opts) -> Result<(), Error> {
+    let root = opts
+        .cache_root
+        .clone()
+        .ok_or("snapshots needs --cache-root (a fresh directory)")?;
+    // --dry: the same cache, keyed the same way, but a stand-in computes the vectors, so the share
+    // of texts a later snapshot must embed is measured on large repositories in seconds.
+    let embedder = if opts.dry {
+        None
+    } else {
+        Some(embedder(opts)?)
+    };
+    let identity = match &embedder {
+        Some(e) => e.identity().clone(),
+        None => ModelIdentity {
+            name: "dry-run".into(),
+            fingerprint: "d".repeat(64),
+            dim: 4,
+        },
+    };
+    let max_chars = opts.max_tokens * 12;
+    let cache = EmbeddingCache::open(&root, &identity)?;
+    for snapshot in &opts.positional {
+        let chunks = chunk_snapshot(Path::new(snapshot));
+        let texts = texts_of(&chunks, opts.unit, max_chars);
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let started = Instant::now();
+        let mut last = Instant::now();
+        let mut progress = |done: usize, total: usize| {
+            if last.elapsed().as_secs() >= 30 {
+                eprintln!("  {done}/{total}");
+                last = Instant::now();
+            }
+        };
+        let (_, counts) = match &embedder {
+            Some(e) => cache.embed(e, &refs, &mut progress)?,
+            None => cache.embed_with(
+                &refs,
+                &mut |batch, _| Ok(batch.iter().map(|_| vec![0.5f32; 4]).collect()),
+                &mut progress,
+            )?,
+        };
+        let distinct: std::collections::HashSet<&str> = refs.iter().copied().collect();
+        println!(
+            "{snapshot}: {} chunks ({} distinct texts), embedded {} ({:.1}% of distinct), cached {}, {:.1} s",
+            texts.len(),
+            distinct.len(),
+            counts.embedded,
+            100.0 * counts.embedded as f64 / distinct.len() as f64,
+            counts.cached,
+            started.elapsed().as_secs_f64(),
+        );
+    }
+    Ok(())
+}
+
+fn cmd_quality(opts: &Opts) -> Result<(), Error> {
+    let [dev, snapshots, ids] = &opts.positional[..] else {
+        return Err("usage: quality <dev.jsonl> <snapshots dir> <id,id,...>".into());
+    };
+    let wanted: Vec<&str> = ids.split(',').collect();
+    let rows: HashMap<String, serde_json::Value> = std::fs::read_to_string(dev)?
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).map_err(Error::from))
+        .map(|r| r.map(|v| (v["instance_id"].as_str().unwrap_or("").to_string(), v)))
+        .collect::<Result<_, _>>()?;
+    let embedder = embedder(opts)?;
+    let root = opts.cache_root.clone().unwrap_or_else(default_cache_root);
+    let cache = EmbeddingCache::open(&root, embedder.identity())?;
+    let (mut hit_sum, mut any_sum, mut n) = (0.0, 0.0, 0);
+    for id in wanted {
+        let row = rows
+            .get(id)
+            .ok_or_else(|| format!("{id} is not in {dev}"))?;
+        let chunks = chunk_snapshot(&Path::new(snapshots).join(id));
+        let texts = texts_of(&chunks, opts.unit, embedder.max_chars());
+        let items: Vec<(usize, &str)> = texts.iter().map(String::as_str).enumerate().collect();
+        let started = Instant::now();
+        let (index, report) = DenseIndex::build(
+            &embedder,
+            &cache,
+            &items,
+            &IndexOptions::default(),
+            &mut |_, _| {},
+        )?;
+        let issue = row["problem_statement"].as_str().unwrap_or("");
+        let hits = index.search_text(&embedder, issue, opts.k * 4)?;
+        // Top-k distinct files, in rank order.
+        let mut files: Vec<&str> = Vec::new();
+        for hit in &hits {
+            let path = chunks[hit.key].path.as_str();
+            if !files.contains(&path) {
+                files.push(path);
+            }
+        }
+        files.truncate(opts.k);
+        let core: Vec<&str> = row["ground_truth"]["read_core_files"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        let found = core.iter().filter(|c| files.contains(c)).count();
+        let rate = if core.is_empty() {
+            0.0
+        } else {
+            found as f64 / core.len() as f64
+        };
+        hit_sum += rate;
+        any_sum += (found > 0) as u8 as f64;
+        n += 1;
+        println!(
+            "{id}: {} chunks, embedded {} in {:.0} s; file hit rate@{} {:.2} ({found}/{}); top files {:?}",
+            index.len(),
+            report.counts.embedded,
+            started.elapsed().as_secs_f64(),
+            opts.k,
+            rate,
+            core.len(),
+            files
+        );
+    }
+    println!(
+        "mean file hit rate@{} over {n} instances: {:.3}; instances with a core file in top {}: {:.3}",
+        opts.k,
+        hit_sum / n as f64,
+        opts.k,
+        any_sum / n as f64
+    );
+    Ok(())
+}
+
+fn cmd_hnsw(opts: &Opts) -> Result<(), Error> {
+    let [n] = &opts.positional[..] else {
+        return Err("usage: hnsw <n> [--dim D]".into());
+    };
+    let n: usize = n.parse()?;
+    let dim = opts.dim;
+    let mut state = 0x9E3779B97F4A7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f32 / (1u64 << 53) as f32 - 0.5
+    };
+    let mut vectors = Vec::with_capacity(n * dim);
+    for _ in 0..n {
+        let v: Vec<f32> = (0..dim).map(|_| next()).collect();
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        vectors.extend(v.iter().map(|x| x / norm));
+    }
+    let queries: Vec<f32> = vectors[..100 * dim].to_vec();
+    let identity = ModelIdentity {
+        name: "synthetic".into(),
+        fingerprint: "0".repeat(64),
+        dim,
+    };
+    // Exact search first (no graph), then the graph build and its queries.
+    let exact = DenseIndex::from_vectors(
+        identity.clone(),
+        (0..n).collect(),
+        vectors.clone(),
+        &IndexOptions {
+            exact_below: usize::MAX,
+            ..IndexOptions::default()
+        },
+    )?;
+    let started = Instant::now();
+    for q in queries.chunks_exact(dim) {
+        exact.search(q, 10);
+    }
+    let exact_ms = started.elapsed().as_secs_f64() * 10.0;
+    println!("n {n}, dim {dim}: exact query {exact_ms:.3} ms");
+    if opts.dry {
+        return Ok(());
+    }
+    let cpu = cpu_seconds();
+    let started = Instant::now();
+    let options = IndexOptions {
+        exact_below: 1,
+        ..IndexOptions::default()
+    };
+    let index = DenseIndex::from_vectors(identity, (0..n).collect(), vectors, &options)?;
+    let build = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu;
+    let started = Instant::now();
+    for q in queries.chunks_exact(dim) {
+        index.search(q, 10);
+    }
+    let hnsw_ms = started.elapsed().as_secs_f64() * 10.0;
+    println!(
+        "n {n}, dim {dim}: HNSW build {build:.2} s ({cpu:.1} CPU s); HNSW query {hnsw_ms:.3} ms"
+    );
+    Ok(())
+}
+
+fn main() -> Result<(), Error> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((command, rest)) = args.split_first() else {
+        return Err("usage: dense_bench chunks|embed|snapshots|quality|hnsw ...".into());
+    };
+    let opts = parse_opts(rest)?;
+    match command.as_str() {
+        "chunks" => cmd_chunks(&opts),
+        "embed" => cmd_embed(&opts),
+        "snapshots" => cmd_snapshots(&opts),
+        "quality" => cmd_quality(&opts),
+        "hnsw" => cmd_hnsw(&opts),
+        other => Err(format!("unknown command {other}").into()),
+    }
+}
