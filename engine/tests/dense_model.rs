@@ -1,6 +1,7 @@
 //! Dense retrieval with the real model. These tests need the assets of `swex models fetch` (in
 //! `$SWEX_CACHE_DIR` or the user cache directory); without them each test prints why it is skipped
-//! and passes, so a machine without the model still runs the rest of the suite. CI fetches first.
+//! and passes, so a machine without the model still runs the rest of the suite. CI fetches first
+//! and sets `SWEX_REQUIRE_MODEL=1`, which turns a missing model into a failure.
 
 use swex_engine::dense::{
     DenseError, DenseIndex, Embedder, EmbedderConfig, EmbeddingCache, IndexOptions, TextUnit,
@@ -12,6 +13,9 @@ fn embedder(config: EmbedderConfig) -> Option<Embedder> {
     match Embedder::open(&default_cache_root(), &config) {
         Ok(embedder) => Some(embedder),
         Err(e) if e.is_absent() => {
+            if std::env::var_os("SWEX_REQUIRE_MODEL").is_some_and(|v| v == "1") {
+                panic!("SWEX_REQUIRE_MODEL=1 but the model assets are absent: {e}");
+            }
             eprintln!("skipped: run `swex models fetch` ({e})");
             None
         }
