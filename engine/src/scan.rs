@@ -88,6 +88,26 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+impl Diagnostic {
+    /// The diagnostic of a binary file (also recreated from the cache without reading the file).
+    pub fn binary(path: &str) -> Diagnostic {
+        Diagnostic {
+            path: path.to_string(),
+            kind: DiagnosticKind::Binary,
+            message: "binary (NUL byte in the first 8 KiB)".into(),
+        }
+    }
+
+    /// The diagnostic of a file decoded lossily.
+    pub fn invalid_utf8(path: &str) -> Diagnostic {
+        Diagnostic {
+            path: path.to_string(),
+            kind: DiagnosticKind::InvalidUtf8,
+            message: "invalid UTF-8; decoded with replacements".into(),
+        }
+    }
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.path, self.message)
@@ -387,11 +407,8 @@ pub fn load(entry: &FileEntry, options: &ScanOptions) -> Loaded {
         ));
     }
     let head = &bytes[..bytes.len().min(BINARY_SNIFF_LEN)];
-    if memchr_nul(head) {
-        return Loaded::Skipped(diagnostic(
-            DiagnosticKind::Binary,
-            "binary (NUL byte in the first 8 KiB)".into(),
-        ));
+    if head.contains(&0) {
+        return Loaded::Skipped(Diagnostic::binary(&entry.path));
     }
     let content_hash = ContentHash::of(&bytes);
     let language = lang::detect_language(&entry.path, head);
@@ -406,7 +423,6 @@ pub fn load(entry: &FileEntry, options: &ScanOptions) -> Loaded {
             None,
         ),
         Err(err) => {
-            let valid_up_to = err.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(err.as_bytes()).into_owned();
             Loaded::Text(
                 LoadedFile {
@@ -415,17 +431,10 @@ pub fn load(entry: &FileEntry, options: &ScanOptions) -> Loaded {
                     language,
                     lossy: true,
                 },
-                Some(diagnostic(
-                    DiagnosticKind::InvalidUtf8,
-                    format!("invalid UTF-8 at byte {valid_up_to}; decoded with replacements"),
-                )),
+                Some(Diagnostic::invalid_utf8(&entry.path)),
             )
         }
     }
-}
-
-fn memchr_nul(bytes: &[u8]) -> bool {
-    bytes.contains(&0)
 }
 
 #[cfg(test)]

@@ -1,5 +1,9 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
+mod index;
+mod progress;
+mod search;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -15,8 +19,16 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {}
+pub enum Command {
+    /// Build or open a snapshot's indexes; print statistics and diagnostics.
+    Index(index::Args),
+    /// Query a snapshot: definitions by name, lexical search, graph neighbours.
+    Search(search::Args),
+}
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {}
+    match cli.command {
+        Command::Index(args) => index::run(args),
+        Command::Search(args) => search::run(args),
+    }
 }

@@ -121,6 +121,14 @@ impl CacheLayout {
         }
     }
 
+    /// The same layout at another format version (tests of version bumps).
+    pub fn at_format_version(&self, format_version: u32) -> CacheLayout {
+        CacheLayout {
+            format_version,
+            ..self.clone()
+        }
+    }
+
     pub fn root(&self) -> &Path {
         &self.root
     }

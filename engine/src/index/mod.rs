@@ -538,8 +538,12 @@ impl Engine {
                 }
                 let missing_files: Vec<usize> =
                     missing.iter().map(|k| file_of_pool_key[k]).collect();
+                // Write through a handle opened under the lock: tantivy's list of managed files
+                // is read at open, and another process may have committed since ours was opened.
+                let writer_pool = LexicalPool::open_or_create(pool.dir())?;
                 stats.pool.docs_added =
-                    self.index_files(&pool, &mut files, &missing_files, progress)?;
+                    self.index_files(&writer_pool, &mut files, &missing_files, progress)?;
+                pool.reload()?;
                 view = pool.view(&pool_files)?;
                 if !view.missing_files().is_empty() {
                     return Err(LexicalError::Corrupt {
@@ -656,10 +660,10 @@ impl Engine {
     fn read_one(&self, entry: FileEntry, manifest: Option<&RootManifest>) -> ReadOutcome {
         if let Some(known) = manifest.and_then(|m| m.unchanged(&entry.path, &entry.stamp)) {
             if known.binary {
-                let diagnostic = binary_diagnostic(&entry.path);
+                let diagnostic = Diagnostic::binary(&entry.path);
                 return ReadOutcome::Binary(entry, diagnostic, true);
             }
-            let diagnostic = known.lossy.then(|| lossy_diagnostic(&entry.path));
+            let diagnostic = known.lossy.then(|| Diagnostic::invalid_utf8(&entry.path));
             return ReadOutcome::Text(
                 TextFile {
                     content_hash: known.content_hash,
@@ -1003,22 +1007,6 @@ fn note_write_error(cache: &mut CacheStats, message: String) {
     }
 }
 
-fn binary_diagnostic(path: &str) -> Diagnostic {
-    Diagnostic {
-        path: path.to_string(),
-        kind: DiagnosticKind::Binary,
-        message: "binary (NUL byte in the first 8 KiB)".into(),
-    }
-}
-
-fn lossy_diagnostic(path: &str) -> Diagnostic {
-    Diagnostic {
-        path: path.to_string(),
-        kind: DiagnosticKind::InvalidUtf8,
-        message: "invalid UTF-8; decoded with replacements".into(),
-    }
-}
-
 /// The serde name of a unit enum variant (`Language::Cpp` → `cpp`).
 fn kind_name<T: Serialize>(value: T) -> String {
     serde_json::to_value(value)
@@ -1109,24 +1097,20 @@ impl SnapshotIndex {
     pub fn read_lines(&self, path: &str, start: u32, end: u32) -> Result<Vec<String>, IndexError> {
         self.file_index(path)?;
         let text = self.read_text(path)?;
-        let first = start.max(1) as usize - 1;
-        if end < start.max(1) {
+        let start = start.max(1);
+        if end < start {
             return Ok(Vec::new());
         }
-        Ok(text
+        // A final newline ends the last line; it does not start another one.
+        let body = text.strip_suffix('\n').unwrap_or(&text);
+        if body.is_empty() && text.len() <= 1 {
+            return Ok(Vec::new());
+        }
+        Ok(body
             .split('\n')
-            .skip(first)
-            .take(end as usize - first)
+            .skip(start as usize - 1)
+            .take((end - start) as usize + 1)
             .map(|line| line.strip_suffix('\r').unwrap_or(line).to_string())
-            .filter({
-                // `split` yields an empty piece after a final newline; it is not a line.
-                let total = text.split('\n').count() - usize::from(text.ends_with('\n'));
-                let mut n = first;
-                move |_| {
-                    n += 1;
-                    n <= total
-                }
-            })
             .collect())
     }
 

@@ -3,7 +3,8 @@
 //! Text is cut into *compounds*: runs of identifier characters (Unicode letters, digits, `_`)
 //! joined by connectors (`.`, `/`, `\`, `-`, `::`) that sit between two identifier characters.
 //! Every compound yields, lowercased:
-//! - the whole compound when it has connectors (`django.db.models`, `src/foo/bar.py`),
+//! - the whole compound when it has connectors (`django.db.models`, `src/foo/bar.py`), and its
+//!   suffixes of two segments or more (`db.models`; `foo/bar.py`, `bar.py`),
 //! - each connector-separated segment (`django`, `db`, `models`),
 //! - each segment's sub-words when it splits on `_` or camelCase (`getUserName` gives
 //!   `getusername`, `get`, `user`, `name`; `HTTPServer` gives `httpserver`, `http`, `server`;
@@ -80,7 +81,6 @@ pub fn for_each_token_with_level(text: &str, mut emit: impl FnMut(&str, usize, u
             continue;
         }
         // A compound starts here.
-        let start = pos;
         segments.clear();
         loop {
             let seg_start = pos;
@@ -106,13 +106,19 @@ pub fn for_each_token_with_level(text: &str, mut emit: impl FnMut(&str, usize, u
             }
         }
         let end = pos;
-        if segments.len() > 1 && end - start <= MAX_COMPOUND_LEN {
-            emit(
-                lowercase_into(&mut lower, &text[start..end]),
-                start,
-                end,
-                TokenLevel::Compound,
-            );
+        if segments.len() > 1 {
+            // The whole compound and its suffixes of two segments or more: `views.py` finds
+            // `app/views.py`, `model.save` finds `self.model.save`.
+            for &(suffix_start, _) in &segments[..segments.len() - 1] {
+                if end - suffix_start <= MAX_COMPOUND_LEN {
+                    emit(
+                        lowercase_into(&mut lower, &text[suffix_start..end]),
+                        suffix_start,
+                        end,
+                        TokenLevel::Compound,
+                    );
+                }
+            }
         }
         for &(s, e) in &segments {
             emit_segment(text, s, e, &mut lower, &mut emit);
@@ -330,17 +336,25 @@ mod tests {
         check("_private", &["_private", "private"]);
         check(
             "django.db.models",
-            &["django.db.models", "django", "db", "models"],
+            &["django.db.models", "db.models", "django", "db", "models"],
         );
         check(
             "src/foo/bar.py",
-            &["src/foo/bar.py", "src", "foo", "bar", "py"],
+            &[
+                "src/foo/bar.py",
+                "foo/bar.py",
+                "bar.py",
+                "src",
+                "foo",
+                "bar",
+                "py",
+            ],
         );
-        check("crate::a::B", &["crate::a::b", "crate", "a", "b"]);
+        check("crate::a::B", &["crate::a::b", "a::b", "crate", "a", "b"]);
         check("utf8 sha256 v2", &["utf8", "sha256", "v2"]);
         check("base64Encode", &["base64encode", "base64", "encode"]);
         check("404", &["404"]);
-        check("1.5.2", &["1.5.2", "1", "5", "2"]);
+        check("1.5.2", &["1.5.2", "5.2", "1", "5", "2"]);
         check("end of sentence.", &["end", "of", "sentence"]);
         check("./rel/path", &["rel/path", "rel", "path"]);
         check(
