@@ -110,6 +110,11 @@ pub struct FileAnalysis {
     pub definitions: Vec<Definition>,
     pub imports: Vec<Import>,
     pub references: Vec<Reference>,
+    /// The package or namespace the file declares, when the language has one: Go `package x`,
+    /// Java `package a.b`, PHP `namespace A\B`; for manifests, the module path of a Go `go.mod`
+    /// and the crate name of a `Cargo.toml` (with `-` read as `_`).
+    #[serde(default)]
+    pub package: Option<String>,
     /// True when the parser reported syntax errors; the chunks are still usable.
     pub has_syntax_errors: bool,
 }

@@ -1,5 +1,251 @@
 //! Language detection and the tree-sitter analysers, one module per language family.
 //!
-//! Entry point: [`analyze`] turns a file's text into a [`crate::analysis::FileAnalysis`]. It never
-//! panics and never fails: files with syntax errors still yield chunks, and text files without a
-//! grammar are cut in line windows.
+//! Entry point: [`analyze`] turns a file's text into a [`FileAnalysis`]. It never panics and never
+//! fails: files with syntax errors still yield chunks (tree-sitter recovers locally), and text
+//! files without a grammar are cut in line windows. [`detect_language`] picks the language from a
+//! path and the file's first bytes.
+//!
+//! # Lines
+//! All spans are 1-based closed intervals of **`\n`-delimited lines** (editor lines, tree-sitter
+//! rows, the benchmark's regions), and the chunks of a file cover lines `1..=N` where `N` is the
+//! number of `\n`-lines ([`newline_line_count`]). [`FileAnalysis::line_count`] is instead the
+//! number of lines Python's `str.splitlines()` yields ([`python_line_count`]), which is what the
+//! benchmark's metric uses to resolve `end = -1`; the two differ only for files containing lone
+//! `\r`, form feeds, `\x0b`, `\x1c`–`\x1e`, `\x85`, U+2028 or U+2029.
+//!
+//! # Chunking rules
+//! Source files (the 11 [`Language`]s):
+//! - Every definition (function, method, class, struct, enum, interface, trait, impl, module,
+//!   namespace, constant, type alias) is recorded in [`FileAnalysis::definitions`] with its exact
+//!   span, its parent and its qualified name: `Class.method` in Python, JavaScript, TypeScript,
+//!   Java, Ruby and PHP; `Type::method` and `ns::Type::method` in Rust and C++; `Recv.Method` for Go
+//!   methods. Decorators, attributes, annotations, `export`/`template<…>` prefixes and comments
+//!   directly above a definition (no blank line between) belong to its span.
+//! - Top-level definitions become chunks with exactly those spans; the lines between them become
+//!   `Gap` chunks (imports, module-level code, blank lines), cut into even windows of at most
+//!   [`AnalyzeOptions::window_lines`]. So every line belongs to exactly one chunk.
+//! - A definition longer than [`AnalyzeOptions::max_chunk_lines`] is split: a container (class,
+//!   struct, enum, interface, trait, impl, module, namespace) with members becomes a header chunk
+//!   (the lines before its first member), a chunk per member (split again by the same rules), and
+//!   gap chunks named after the container for the lines between and after members; a function, or
+//!   a container without members, becomes even windows that all keep its kind and name.
+//! - Constants and type aliases shorter than three lines do not get a chunk of their own: they stay
+//!   in the surrounding gap.
+//!
+//! Other text files (Markdown, reST, TOML, YAML, JSON, cfg, txt, …): `Window` chunks of
+//! [`AnalyzeOptions::window_lines`] lines; Markdown and reST windows end just before a heading
+//! once they hold a quarter of a window.
+//!
+//! # Imports and references
+//! Imports are recorded as written (resolution to files needs the whole snapshot and happens in
+//! [`crate::graph`]), with these conventions: Python relative imports keep their dots (`..mod`);
+//! C/C++ includes keep their delimiters (`"x.h"`, `<x.h>`); Rust `mod x;` is recorded as `self::x`;
+//! Ruby `require_relative 'x'` as `./x`; PHP `require __DIR__ . '/x.php'` as `./x.php`.
+//! References are bare names of calls, types and attribute/field accesses; they are candidates
+//! for the graph's name resolution, not resolved facts.
+//!
+//! This module knows nothing about other files, indexes or caches.
+
+mod c_family;
+mod chunk;
+mod detect;
+mod extract;
+mod go;
+mod java;
+mod javascript;
+mod lines;
+mod php;
+mod python;
+mod ruby;
+mod rust;
+mod text;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde::{Deserialize, Serialize};
+use tree_sitter::Parser;
+
+pub use detect::detect_language;
+pub use lines::{newline_line_count, python_line_count};
+
+use crate::analysis::{FileAnalysis, Language};
+use extract::Grammar;
+
+/// Version of the analysis output. Bump on every change that alters what [`analyze`] returns for
+/// some input; caches of [`FileAnalysis`] must include it in their key.
+pub const ANALYZER_VERSION: u32 = 1;
+
+/// Tunables of [`analyze`]. Part of an analysis cache key, hence `Hash` and serde.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AnalyzeOptions {
+    /// Size of the line windows of text files and the maximum size of a gap chunk.
+    pub window_lines: u32,
+    /// Definitions longer than this are split (see the module docs).
+    pub max_chunk_lines: u32,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        Self {
+            window_lines: 60,
+            max_chunk_lines: 150,
+        }
+    }
+}
+
+/// Analyses one file. `language == None` gives line windows. Never panics, never fails.
+pub fn analyze(
+    path: &str,
+    language: Option<Language>,
+    text: &str,
+    options: &AnalyzeOptions,
+) -> FileAnalysis {
+    let line_count = python_line_count(text);
+    let newline_lines = newline_line_count(text);
+    let windows = || FileAnalysis {
+        language,
+        line_count,
+        chunks: text::text_windows(path, text, newline_lines, options.window_lines),
+        package: manifest_package(path, text),
+        ..FileAnalysis::default()
+    };
+    let Some(grammar) = language.and_then(grammar_of) else {
+        return windows();
+    };
+    let Some(language) = language else {
+        return windows();
+    };
+    // Parsing and extraction are not expected to panic; if a grammar ever does on some input, the
+    // file still gets windows rather than taking the whole index down.
+    let analysed = catch_unwind(AssertUnwindSafe(|| {
+        analyze_source(language, grammar, text, newline_lines, options)
+    }));
+    match analysed {
+        Ok(Some(mut analysis)) => {
+            analysis.line_count = line_count;
+            analysis
+        }
+        Ok(None) | Err(_) => FileAnalysis {
+            has_syntax_errors: true,
+            ..windows()
+        },
+    }
+}
+
+fn analyze_source(
+    language: Language,
+    grammar: &dyn Grammar,
+    text: &str,
+    newline_lines: u32,
+    options: &AnalyzeOptions,
+) -> Option<FileAnalysis> {
+    let tree = parse(language, text)?;
+    let root = tree.root_node();
+    let extraction = extract::extract(grammar, root, text.as_bytes(), newline_lines);
+    let limits = chunk::ChunkLimits {
+        window_lines: options.window_lines,
+        max_chunk_lines: options.max_chunk_lines,
+    };
+    let chunks = chunk::chunk_definitions(&extraction.definitions, newline_lines, &limits);
+    Some(FileAnalysis {
+        language: Some(language),
+        line_count: 0,
+        chunks,
+        definitions: extraction.definitions,
+        imports: extraction.findings.imports,
+        references: extraction.findings.references,
+        package: extraction.findings.package,
+        has_syntax_errors: root.has_error(),
+    })
+}
+
+/// The module path of a `go.mod` and the crate name of a `Cargo.toml` (`-` read as `_`, as in
+/// `use` paths): what the graph needs to resolve Go imports and Rust cross-crate `use`s.
+fn manifest_package(path: &str, text: &str) -> Option<String> {
+    let file_name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    match file_name {
+        "go.mod" => text.lines().find_map(|line| {
+            let module = line.trim().strip_prefix("module")?;
+            let module = module.trim().trim_matches('"');
+            (!module.is_empty() && !module.contains(char::is_whitespace)).then(|| module.to_owned())
+        }),
+        "Cargo.toml" => {
+            let mut in_package = false;
+            for line in text.lines() {
+                let line = line.trim();
+                if line.starts_with('[') {
+                    in_package = line == "[package]";
+                } else if in_package
+                    && let Some((key, value)) = line.split_once('=')
+                    && key.trim() == "name"
+                {
+                    let name = value.trim().trim_matches('"').replace('-', "_");
+                    return (!name.is_empty()).then_some(name);
+                }
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+fn grammar_of(language: Language) -> Option<&'static dyn Grammar> {
+    match language {
+        Language::Python => Some(&python::Python),
+        Language::JavaScript | Language::TypeScript | Language::Tsx => {
+            Some(&javascript::JavaScript)
+        }
+        Language::Go => Some(&go::Go),
+        Language::Rust => Some(&rust::Rust),
+        Language::Java => Some(&java::Java),
+        Language::C | Language::Cpp => Some(&c_family::CFamily),
+        Language::Ruby => Some(&ruby::Ruby),
+        Language::Php => Some(&php::Php),
+    }
+}
+
+fn ts_language(language: Language) -> tree_sitter::Language {
+    match language {
+        Language::Python => tree_sitter_python::LANGUAGE.into(),
+        Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+        Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        Language::Go => tree_sitter_go::LANGUAGE.into(),
+        Language::Rust => tree_sitter_rust::LANGUAGE.into(),
+        Language::Java => tree_sitter_java::LANGUAGE.into(),
+        Language::C => tree_sitter_c::LANGUAGE.into(),
+        Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
+        Language::Ruby => tree_sitter_ruby::LANGUAGE.into(),
+        Language::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+    }
+}
+
+thread_local! {
+    /// Parsers are cheap to reuse and not `Sync`: one per language and thread.
+    static PARSERS: RefCell<HashMap<Language, Parser>> = RefCell::new(HashMap::new());
+}
+
+fn parse(language: Language, text: &str) -> Option<tree_sitter::Tree> {
+    PARSERS.with(|parsers| {
+        let mut parsers = parsers.borrow_mut();
+        let parser = match parsers.entry(language) {
+            std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+            std::collections::hash_map::Entry::Vacant(entry) => {
+                let mut parser = Parser::new();
+                parser.set_language(&ts_language(language)).ok()?;
+                entry.insert(parser)
+            }
+        };
+        parser.parse(text, None)
+    })
+}
+
+/// The tree-sitter syntax tree of `text` as an S-expression: a debugging aid for writing grammars
+/// and fixtures (see `examples/syntax_tree.rs`).
+#[doc(hidden)]
+pub fn debug_syntax_tree(language: Language, text: &str) -> Option<String> {
+    parse(language, text).map(|tree| tree.root_node().to_sexp())
+}

@@ -1,0 +1,567 @@
+//! The code graph: files and definitions as nodes; containment, imports, references and
+//! test ↔ subject relations as edges; name lookup and personalised PageRank as queries.
+//!
+//! [`CodeGraph::build`] takes the per-file analyses of a whole snapshot (from [`crate::lang`]) and
+//! needs nothing else: no file contents, no file system.
+//!
+//! # Edges
+//! - `Contains`: file → each top-level definition; definition → each nested definition.
+//! - `Imports`: file → file, for every import that resolves inside the snapshot (rules in
+//!   `resolve.rs`: Python module paths, packages and relative imports; JS/TS relative paths with
+//!   extension and `index` resolution; Go packages through `go.mod`; Rust `mod`/`crate::`/`super::`
+//!   paths; Java packages; C/C++ includes by relative path and by path suffix; Ruby
+//!   `require_relative`/`require`; PHP PSR-4-style namespaces and `require` paths).
+//! - `References`: innermost enclosing definition (or the file, for top-level code) → the
+//!   definitions a name used there may denote. Resolution is by bare name, in tiers, and stops at
+//!   the first tier that has candidates of a compatible kind (calls: functions, methods, classes,
+//!   structs, constants; types: anything but functions, methods and impls; attribute/field names:
+//!   anything but impls):
+//!   1. definitions in the same file (other than the referring definition itself);
+//!   2. definitions in files the file imports, in files those re-export when they are package
+//!      entry points (`__init__.py`, `index.*`, `mod.rs`, `lib.rs`), and, for Go and Java, in
+//!      files of the same directory (same package, visible without import);
+//!   3. anywhere in the snapshot, but only for calls and type names, and only when the name has at
+//!      most [`MAX_GLOBAL_CANDIDATES`] compatible definitions: a name defined in many places
+//!      (`get`, `save`, `__init__`) says too little on its own.
+//!
+//!   At most [`MAX_TARGETS_PER_REFERENCE`] edges leave one reference; duplicate edges are merged.
+//!   This keeps the graph sparse and its edges meaningful, at the price of missing calls through
+//!   common names that are neither local nor imported.
+//! - `Tests`: test file → subject file, by file-name conventions (rules in `subjects.rs`).
+//!
+//! The graph does not know types, scopes or inheritance: `obj.save()` is a reference to the name
+//! `save`, not to a particular class's method.
+
+mod pagerank;
+mod paths;
+mod resolve;
+mod subjects;
+
+use std::collections::{HashMap, HashSet};
+
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+pub use pagerank::{EdgeWeights, PageRankOptions};
+
+use crate::analysis::{ChunkKind, FileAnalysis, Language, ReferenceKind};
+use paths::{dir_of, file_name};
+
+/// Names with more compatible definitions than this in the whole snapshot are not resolved
+/// globally (tier 3 of reference resolution).
+pub const MAX_GLOBAL_CANDIDATES: usize = 3;
+/// At most this many `References` edges leave one reference.
+pub const MAX_TARGETS_PER_REFERENCE: usize = 8;
+
+/// A node of the graph. Ids are dense (`0..node_count`) and stable for one built graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct NodeId(pub u32);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EdgeKind {
+    Contains,
+    Imports,
+    References,
+    Tests,
+}
+
+impl EdgeKind {
+    pub const ALL: [EdgeKind; 4] = [
+        EdgeKind::Contains,
+        EdgeKind::Imports,
+        EdgeKind::References,
+        EdgeKind::Tests,
+    ];
+}
+
+/// Which edges of a node to follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Outgoing,
+    Incoming,
+    Both,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    File,
+    Definition(ChunkKind),
+}
+
+/// What a node stands for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeInfo {
+    pub kind: NodeKind,
+    /// Repository-relative path of the file (of the definition's file).
+    pub path: String,
+    /// The file node (itself, for files).
+    pub file: NodeId,
+    /// File name for files; the bare definition name otherwise.
+    pub name: String,
+    /// The path for files; the qualified name (`Class.method`) otherwise.
+    pub qualified_name: String,
+    /// 1-based closed line span (the whole file for files).
+    pub start: u32,
+    pub end: u32,
+}
+
+/// Node and edge counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphStats {
+    pub files: usize,
+    pub definitions: usize,
+    pub contains: usize,
+    pub imports: usize,
+    pub references: usize,
+    pub tests: usize,
+}
+
+pub struct CodeGraph {
+    graph: DiGraph<NodeInfo, EdgeKind, u32>,
+    files: HashMap<String, NodeId>,
+    by_name: HashMap<String, Vec<NodeId>>,
+    /// Definition nodes of each file in document order (parents before children).
+    file_definitions: HashMap<NodeId, Vec<NodeId>>,
+    adjacency: pagerank::Adjacency,
+    stats: GraphStats,
+}
+
+impl std::fmt::Debug for CodeGraph {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CodeGraph")
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CodeGraph {
+    /// Builds the graph of a snapshot from its files' analyses. Paths are repository-relative with
+    /// `/` separators; a path given twice keeps its first analysis.
+    pub fn build(files: &[(&str, &FileAnalysis)]) -> CodeGraph {
+        let mut seen = HashSet::with_capacity(files.len());
+        let files: Vec<(&str, &FileAnalysis)> = files
+            .iter()
+            .copied()
+            .filter(|(path, _)| seen.insert(*path))
+            .collect();
+        let mut graph: DiGraph<NodeInfo, EdgeKind, u32> = DiGraph::default();
+        let mut file_nodes = Vec::with_capacity(files.len());
+        let mut definition_nodes: Vec<Vec<NodeId>> = Vec::with_capacity(files.len());
+        let mut by_name: HashMap<String, Vec<NodeId>> = HashMap::new();
+        let mut edges: Vec<(u32, u32, EdgeKind)> = Vec::new();
+        // The file each node belongs to, by file index.
+        let mut node_file: Vec<u32> = Vec::new();
+
+        for (file_index, (path, analysis)) in files.iter().enumerate() {
+            let file_id = NodeId(graph.node_count() as u32);
+            let end = analysis
+                .chunks
+                .last()
+                .map_or(analysis.line_count, |c| c.end)
+                .max(1);
+            graph.add_node(NodeInfo {
+                kind: NodeKind::File,
+                path: (*path).to_owned(),
+                file: file_id,
+                name: file_name(path).to_owned(),
+                qualified_name: (*path).to_owned(),
+                start: 1,
+                end,
+            });
+            node_file.push(file_index as u32);
+            let mut ids = Vec::with_capacity(analysis.definitions.len());
+            for definition in &analysis.definitions {
+                let id = NodeId(graph.node_count() as u32);
+                graph.add_node(NodeInfo {
+                    kind: NodeKind::Definition(definition.kind),
+                    path: (*path).to_owned(),
+                    file: file_id,
+                    name: definition.name.clone(),
+                    qualified_name: definition.qualified_name.clone(),
+                    start: definition.start,
+                    end: definition.end,
+                });
+                node_file.push(file_index as u32);
+                let parent = definition
+                    .parent
+                    .and_then(|p| ids.get(p as usize).copied())
+                    .unwrap_or(file_id);
+                edges.push((parent.0, id.0, EdgeKind::Contains));
+                by_name.entry(definition.name.clone()).or_default().push(id);
+                ids.push(id);
+            }
+            file_nodes.push(file_id);
+            definition_nodes.push(ids);
+        }
+
+        let resolver = resolve::Resolver::new(&files);
+        let imports: Vec<Vec<u32>> = files
+            .par_iter()
+            .enumerate()
+            .map(|(index, (_, analysis))| {
+                let mut targets: Vec<u32> = analysis
+                    .imports
+                    .iter()
+                    .flat_map(|import| resolver.resolve(index as u32, import))
+                    .collect();
+                targets.sort_unstable();
+                targets.dedup();
+                targets
+            })
+            .collect();
+        for (from, targets) in imports.iter().enumerate() {
+            for &to in targets {
+                edges.push((
+                    file_nodes[from].0,
+                    file_nodes[to as usize].0,
+                    EdgeKind::Imports,
+                ));
+            }
+        }
+
+        let context = ReferenceContext {
+            files: &files,
+            resolver: &resolver,
+            imports: &imports,
+            definition_nodes: &definition_nodes,
+            file_nodes: &file_nodes,
+            node_file: &node_file,
+            by_name: &by_name,
+            graph: &graph,
+        };
+        let reference_edges: Vec<Vec<(u32, u32)>> = (0..files.len())
+            .into_par_iter()
+            .map(|file| context.references_of(file))
+            .collect();
+        for (from, to) in reference_edges.into_iter().flatten() {
+            edges.push((from, to, EdgeKind::References));
+        }
+
+        let by_stem = subjects::stem_table(&resolver.files);
+        let languages: Vec<Option<Language>> = files.iter().map(|(_, a)| a.language).collect();
+        let test_edges: Vec<(u32, u32)> = (0..files.len())
+            .into_par_iter()
+            .filter_map(|test| {
+                let pattern = subjects::subject_of(files[test].0, languages[test])?;
+                let subject = subjects::find_subject(
+                    test as u32,
+                    &pattern,
+                    &resolver.files,
+                    &by_stem,
+                    &languages,
+                )?;
+                Some((file_nodes[test].0, file_nodes[subject as usize].0))
+            })
+            .collect();
+        for (test, subject) in test_edges {
+            edges.push((test, subject, EdgeKind::Tests));
+        }
+
+        let mut stats = GraphStats {
+            files: files.len(),
+            definitions: graph.node_count() - files.len(),
+            ..GraphStats::default()
+        };
+        for &(from, to, kind) in &edges {
+            graph.add_edge(
+                NodeIndex::new(from as usize),
+                NodeIndex::new(to as usize),
+                kind,
+            );
+            match kind {
+                EdgeKind::Contains => stats.contains += 1,
+                EdgeKind::Imports => stats.imports += 1,
+                EdgeKind::References => stats.references += 1,
+                EdgeKind::Tests => stats.tests += 1,
+            }
+        }
+        let adjacency = pagerank::Adjacency::new(graph.node_count(), &edges);
+        let files_by_path = files
+            .iter()
+            .zip(&file_nodes)
+            .map(|((path, _), id)| ((*path).to_owned(), *id))
+            .collect();
+        let file_definitions = file_nodes.iter().copied().zip(definition_nodes).collect();
+        CodeGraph {
+            graph,
+            files: files_by_path,
+            by_name,
+            file_definitions,
+            adjacency,
+            stats,
+        }
+    }
+
+    pub fn stats(&self) -> &GraphStats {
+        &self.stats
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.graph.node_count()
+    }
+
+    pub fn edge_count(&self) -> usize {
+        self.graph.edge_count()
+    }
+
+    /// The node of a file, by repository-relative path.
+    pub fn file_node(&self, path: &str) -> Option<NodeId> {
+        self.files.get(path).copied()
+    }
+
+    /// The node's description. Panics on an id that does not come from this graph.
+    pub fn node(&self, id: NodeId) -> &NodeInfo {
+        &self.graph[NodeIndex::new(id.0 as usize)]
+    }
+
+    /// Every node id, files and definitions.
+    pub fn nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.graph.node_count() as u32).map(NodeId)
+    }
+
+    /// The innermost definition of `path` whose span holds `line`, else the file's node; `None`
+    /// for unknown paths.
+    pub fn node_at(&self, path: &str, line: u32) -> Option<NodeId> {
+        let file = self.file_node(path)?;
+        let innermost = self.file_definitions.get(&file).and_then(|definitions| {
+            // Document order puts nested definitions after their parents: the last hit is the
+            // innermost.
+            definitions.iter().rev().copied().find(|&d| {
+                let info = self.node(d);
+                info.start <= line && line <= info.end
+            })
+        });
+        Some(innermost.unwrap_or(file))
+    }
+
+    /// Definitions matching `name`: a bare name (`save`), a qualified name (`Model.save`,
+    /// `Type::method`; `.`, `::`, `#` and `\` are interchangeable), or a dotted suffix of the
+    /// module-qualified name (`base.Model.save` for `Model.save` in `…/base.py`). Sorted by path
+    /// and line.
+    pub fn definitions_named(&self, name: &str) -> Vec<NodeId> {
+        let query = normalize_qualified(name.trim());
+        let Some(bare) = query.rsplit('.').next().filter(|b| !b.is_empty()) else {
+            return Vec::new();
+        };
+        let Some(candidates) = self.by_name.get(bare) else {
+            return Vec::new();
+        };
+        let mut found: Vec<NodeId> = if query == bare {
+            candidates.clone()
+        } else {
+            let dotted_suffix = format!(".{query}");
+            candidates
+                .iter()
+                .copied()
+                .filter(|&id| {
+                    let info = self.node(id);
+                    let qualified = normalize_qualified(&info.qualified_name);
+                    let module_qualified = format!("{}.{qualified}", module_path(&info.path));
+                    qualified == query
+                        || qualified.ends_with(&dotted_suffix)
+                        || module_qualified == query
+                        || module_qualified.ends_with(&dotted_suffix)
+                })
+                .collect()
+        };
+        found.sort_by(|&a, &b| {
+            let (x, y) = (self.node(a), self.node(b));
+            (&x.path, x.start, a).cmp(&(&y.path, y.start, b))
+        });
+        found
+    }
+
+    /// Neighbours over edges of the given kinds (all kinds when `kinds` is empty), in the given
+    /// direction, sorted by node id and deduplicated per (node, kind).
+    pub fn neighbours(
+        &self,
+        id: NodeId,
+        kinds: &[EdgeKind],
+        direction: Direction,
+    ) -> Vec<(NodeId, EdgeKind)> {
+        let index = NodeIndex::new(id.0 as usize);
+        if index.index() >= self.graph.node_count() {
+            return Vec::new();
+        }
+        let wanted = |kind: &EdgeKind| kinds.is_empty() || kinds.contains(kind);
+        let mut found = Vec::new();
+        if matches!(direction, Direction::Outgoing | Direction::Both) {
+            for edge in self
+                .graph
+                .edges_directed(index, petgraph::Direction::Outgoing)
+            {
+                if wanted(edge.weight()) {
+                    found.push((NodeId(edge.target().index() as u32), *edge.weight()));
+                }
+            }
+        }
+        if matches!(direction, Direction::Incoming | Direction::Both) {
+            for edge in self
+                .graph
+                .edges_directed(index, petgraph::Direction::Incoming)
+            {
+                if wanted(edge.weight()) {
+                    found.push((NodeId(edge.source().index() as u32), *edge.weight()));
+                }
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+
+    /// Personalised PageRank from weighted seeds: nodes by descending score (ties by id). Seeds
+    /// with non-positive or non-finite weight, or unknown ids, are ignored; no usable seed gives
+    /// an empty result.
+    pub fn personalized_pagerank(
+        &self,
+        seeds: &[(NodeId, f64)],
+        options: &PageRankOptions,
+    ) -> Vec<(NodeId, f64)> {
+        self.adjacency.personalized_pagerank(seeds, options)
+    }
+}
+
+/// `a.b.c` for `a/b/c.py`, `a/b/c/__init__.py`, `a/b/c.rs`…: the path without extension, with
+/// package entry-point names dropped, dotted.
+fn module_path(path: &str) -> String {
+    let without_extension = match path.rfind('.') {
+        Some(dot) if dot > path.rfind('/').map_or(0, |s| s + 1) => &path[..dot],
+        _ => path,
+    };
+    let module = ["/__init__", "/index", "/mod"]
+        .iter()
+        .find_map(|entry| without_extension.strip_suffix(entry))
+        .unwrap_or(without_extension);
+    module.replace('/', ".")
+}
+
+fn normalize_qualified(name: &str) -> String {
+    name.replace("::", ".").replace(['#', '\\'], ".")
+}
+
+/// Whether a reference of this kind may denote a definition of that kind. A Rust `impl` block is
+/// never the target: the type it implements is.
+fn compatible(reference: ReferenceKind, definition: ChunkKind) -> bool {
+    use ChunkKind::*;
+    match reference {
+        ReferenceKind::Call => matches!(definition, Function | Method | Class | Struct | Constant),
+        ReferenceKind::Type => !matches!(definition, Function | Method | Impl),
+        ReferenceKind::Name => definition != Impl,
+    }
+}
+
+/// Package entry points whose imports count as re-exports for name resolution.
+fn is_package_entry(path: &str) -> bool {
+    let name = file_name(path);
+    name == "__init__.py" || name == "mod.rs" || name == "lib.rs" || name.starts_with("index.")
+}
+
+struct ReferenceContext<'a> {
+    files: &'a [(&'a str, &'a FileAnalysis)],
+    resolver: &'a resolve::Resolver<'a>,
+    imports: &'a [Vec<u32>],
+    definition_nodes: &'a [Vec<NodeId>],
+    file_nodes: &'a [NodeId],
+    node_file: &'a [u32],
+    by_name: &'a HashMap<String, Vec<NodeId>>,
+    graph: &'a DiGraph<NodeInfo, EdgeKind, u32>,
+}
+
+impl ReferenceContext<'_> {
+    fn kind_of(&self, id: NodeId) -> Option<ChunkKind> {
+        match self.graph[NodeIndex::new(id.0 as usize)].kind {
+            NodeKind::Definition(kind) => Some(kind),
+            NodeKind::File => None,
+        }
+    }
+
+    /// `References` edges leaving one file's definitions (and its top-level code).
+    fn references_of(&self, file: usize) -> Vec<(u32, u32)> {
+        let (path, analysis) = self.files[file];
+        if analysis.references.is_empty() {
+            return Vec::new();
+        }
+        let definitions = &self.definition_nodes[file];
+        // innermost[line] = index + 1 of the innermost definition holding the line, 0 for none.
+        let last_line = analysis
+            .references
+            .iter()
+            .map(|r| r.line)
+            .max()
+            .unwrap_or(0) as usize;
+        let mut innermost = vec![0u32; last_line + 1];
+        for (index, definition) in analysis.definitions.iter().enumerate() {
+            let start = (definition.start as usize).min(last_line + 1);
+            let end = (definition.end as usize).min(last_line);
+            for slot in innermost.iter_mut().take(end + 1).skip(start) {
+                *slot = index as u32 + 1;
+            }
+        }
+        let mut visible: HashSet<u32> = HashSet::new();
+        for &target in &self.imports[file] {
+            visible.insert(target);
+            if is_package_entry(self.resolver.files.path(target)) {
+                visible.extend(self.imports[target as usize].iter().copied());
+            }
+        }
+        let same_package_visible = matches!(analysis.language, Some(Language::Go | Language::Java));
+        let directory = dir_of(path);
+        let is_visible = |other: u32| {
+            visible.contains(&other)
+                || (same_package_visible && dir_of(self.resolver.files.path(other)) == directory)
+        };
+
+        let mut edges = Vec::new();
+        let mut tier = Vec::new();
+        for reference in &analysis.references {
+            let Some(candidates) = self.by_name.get(&reference.name) else {
+                continue;
+            };
+            let source = match innermost.get(reference.line as usize).copied().unwrap_or(0) {
+                0 => self.file_nodes[file],
+                index => definitions[index as usize - 1],
+            };
+            let usable = |&&id: &&NodeId| {
+                id != source
+                    && self
+                        .kind_of(id)
+                        .is_some_and(|k| compatible(reference.kind, k))
+            };
+            tier.clear();
+            tier.extend(
+                candidates
+                    .iter()
+                    .filter(usable)
+                    .filter(|id| self.node_file[id.0 as usize] as usize == file),
+            );
+            if tier.is_empty() {
+                tier.extend(
+                    candidates
+                        .iter()
+                        .filter(usable)
+                        .filter(|id| is_visible(self.node_file[id.0 as usize])),
+                );
+            }
+            if tier.is_empty() && reference.kind != ReferenceKind::Name {
+                let global: Vec<NodeId> = candidates.iter().filter(usable).copied().collect();
+                if global.len() <= MAX_GLOBAL_CANDIDATES {
+                    tier.extend(global);
+                }
+            }
+            edges.extend(
+                tier.iter()
+                    .take(MAX_TARGETS_PER_REFERENCE)
+                    .map(|target| (source.0, target.0)),
+            );
+        }
+        edges.sort_unstable();
+        edges.dedup();
+        edges
+    }
+}

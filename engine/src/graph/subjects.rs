@@ -1,0 +1,240 @@
+//! Test ↔ subject pairing by file name.
+//!
+//! A test file names its subject: `test_foo.py`, `foo_test.py`, `foo_test.go`, `FooTest.java`,
+//! `FooTests.java`, `FooIT.java`, `TestFoo.java`, `foo.test.ts`, `foo.spec.js`, `__tests__/foo.js`,
+//! `foo_spec.rb`, `foo_test.rb`, `test_foo.rb`, `FooTest.php`, Rust `tests/foo.rs`, `foo_test.rs`,
+//! C/C++ `foo_test.cc`, `foo_unittest.cc`, `test_foo.c`. The subject is a non-test file with that
+//! stem and an extension of the same language family (for Python also a package `foo/__init__.py`).
+//! Among several, the one whose directories best match the test's wins: shared leading directories
+//! plus shared trailing directories once test directories (`tests/`, `test/`, `spec/`,
+//! `__tests__/`…) are left out, so `src/test/java/a/FooTest.java` pairs with
+//! `src/main/java/a/Foo.java` and `tests/migrations/test_writer.py` with
+//! `django/db/migrations/writer.py`. Ties go to the shorter path, then alphabetical order.
+
+use std::collections::HashMap;
+
+use super::paths::{FileTable, dir_of, file_name, stem};
+use crate::analysis::Language;
+
+/// What a test file's subject looks like.
+pub(crate) struct SubjectPattern {
+    pub stem: String,
+    pub extensions: &'static [&'static str],
+}
+
+const PYTHON: &[&str] = &["py", "pyi"];
+const JS: &[&str] = &["ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts", "vue"];
+const C_FAMILY: &[&str] = &["c", "cc", "cpp", "cxx", "c++", "h", "hh", "hpp", "hxx"];
+const TEST_DIRS: [&str; 8] = [
+    "test",
+    "tests",
+    "spec",
+    "specs",
+    "__tests__",
+    "testing",
+    "unit",
+    "integration",
+];
+
+/// The subject pattern of a test file, or `None` when `path` is not a test by name.
+pub(crate) fn subject_of(path: &str, language: Option<Language>) -> Option<SubjectPattern> {
+    let name = file_name(path);
+    let base = stem(path);
+    let pattern = |stem: &str, extensions| {
+        (!stem.is_empty()).then(|| SubjectPattern {
+            stem: stem.to_owned(),
+            extensions,
+        })
+    };
+    match language? {
+        Language::Python => {
+            let stem = base
+                .strip_prefix("test_")
+                .or_else(|| base.strip_suffix("_test"))
+                .or_else(|| base.strip_suffix("_tests"))?;
+            pattern(stem, PYTHON)
+        }
+        Language::Go => pattern(name.strip_suffix("_test.go")?, &["go"]),
+        Language::Java | Language::Php => {
+            let extensions: &'static [&'static str] = if language == Some(Language::Java) {
+                &["java"]
+            } else {
+                &["php"]
+            };
+            let stem = base
+                .strip_suffix("Tests")
+                .or_else(|| base.strip_suffix("Test"))
+                .or_else(|| base.strip_suffix("IT").filter(|_| extensions == ["java"]))
+                .or_else(|| {
+                    base.strip_prefix("Test")
+                        .filter(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
+                })?;
+            pattern(stem, extensions)
+        }
+        Language::JavaScript | Language::TypeScript | Language::Tsx => {
+            let stem = [".test", ".spec", "-test", "-spec", "_test", "_spec"]
+                .iter()
+                .find_map(|suffix| base.strip_suffix(suffix));
+            let in_tests_dir = dir_of(path).rsplit('/').next() == Some("__tests__");
+            let stem = stem.or(in_tests_dir.then_some(base))?;
+            pattern(stem, JS)
+        }
+        Language::Ruby => {
+            let stem = base
+                .strip_suffix("_spec")
+                .or_else(|| base.strip_suffix("_test"))
+                .or_else(|| base.strip_prefix("test_"))?;
+            pattern(stem, &["rb"])
+        }
+        Language::Rust => {
+            let in_tests_dir = path.starts_with("tests/") || path.contains("/tests/");
+            let by_name = base
+                .strip_suffix("_test")
+                .or_else(|| base.strip_suffix("_tests"))
+                .or_else(|| base.strip_prefix("test_"));
+            let stem = by_name.or((in_tests_dir
+                && !matches!(name, "mod.rs" | "main.rs" | "lib.rs"))
+            .then_some(base))?;
+            pattern(stem, &["rs"])
+        }
+        Language::C | Language::Cpp => {
+            let stem = ["_unittest", "_test", "-test", ".test", "_tests"]
+                .iter()
+                .find_map(|suffix| base.strip_suffix(suffix))
+                .or_else(|| base.strip_prefix("test_"))?;
+            pattern(stem, C_FAMILY)
+        }
+    }
+}
+
+/// Module entry files stand for their directory: `foo/__init__.py`, `foo/mod.rs`, `foo/index.ts`.
+fn is_entry_file(path: &str) -> bool {
+    let name = file_name(path);
+    name == "__init__.py" || name == "mod.rs" || stem(path) == "index"
+}
+
+/// Candidate subjects by stem: every file under its stem, module entry files under their
+/// directory's name.
+pub(crate) fn stem_table<'a>(files: &FileTable<'a>) -> HashMap<&'a str, Vec<u32>> {
+    let mut by_stem: HashMap<&str, Vec<u32>> = HashMap::new();
+    for (index, path) in files.paths.iter().enumerate() {
+        let key = if is_entry_file(path) {
+            file_name(dir_of(path))
+        } else {
+            stem(path)
+        };
+        if !key.is_empty() {
+            by_stem.entry(key).or_default().push(index as u32);
+        }
+    }
+    by_stem
+}
+
+/// The best subject for a test file, if any.
+pub(crate) fn find_subject(
+    test: u32,
+    pattern: &SubjectPattern,
+    files: &FileTable,
+    by_stem: &HashMap<&str, Vec<u32>>,
+    languages: &[Option<Language>],
+) -> Option<u32> {
+    let test_path = files.path(test);
+    let candidates = by_stem.get(pattern.stem.as_str())?;
+    candidates
+        .iter()
+        .copied()
+        .filter(|&candidate| {
+            let path = files.path(candidate);
+            let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
+            candidate != test
+                && pattern.extensions.contains(&extension)
+                && subject_of(path, languages[candidate as usize]).is_none()
+        })
+        .max_by(|&a, &b| {
+            let (pa, pb) = (files.path(a), files.path(b));
+            directory_affinity(test_path, pa)
+                .cmp(&directory_affinity(test_path, pb))
+                .then(pb.len().cmp(&pa.len()))
+                .then(pb.cmp(pa))
+        })
+}
+
+/// Shared leading directories plus shared trailing directories (test directories left out of the
+/// test's side for the trailing comparison).
+fn directory_affinity(test: &str, subject: &str) -> usize {
+    let test_dirs: Vec<&str> = dir_of(test).split('/').filter(|d| !d.is_empty()).collect();
+    // A module entry file (`pkg/foo/__init__.py`) stands for its directory, which sits in the one above.
+    let subject_dir = if is_entry_file(subject) {
+        dir_of(dir_of(subject))
+    } else {
+        dir_of(subject)
+    };
+    let subject_dirs: Vec<&str> = subject_dir.split('/').filter(|d| !d.is_empty()).collect();
+    let leading = test_dirs
+        .iter()
+        .zip(&subject_dirs)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let test_trailing: Vec<&str> = test_dirs
+        .iter()
+        .copied()
+        .filter(|d| !TEST_DIRS.contains(d))
+        .collect();
+    let trailing = test_trailing
+        .iter()
+        .rev()
+        .zip(subject_dirs.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    leading + trailing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(path: &str, language: Language, expected: Option<&str>) {
+        let stem = subject_of(path, Some(language)).map(|p| p.stem);
+        assert_eq!(stem.as_deref(), expected, "{path}");
+    }
+
+    #[test]
+    fn test_files_name_their_subject() {
+        use Language::*;
+        check("tests/test_foo.py", Python, Some("foo"));
+        check("pkg/foo_test.py", Python, Some("foo"));
+        check("pkg/foo.py", Python, None);
+        check("pkg/conftest.py", Python, None);
+        check("x/foo_test.go", Go, Some("foo"));
+        check("src/test/java/a/FooTest.java", Java, Some("Foo"));
+        check("src/test/java/a/TestFoo.java", Java, Some("Foo"));
+        check("src/test/java/a/FooIT.java", Java, Some("Foo"));
+        check("src/main/java/a/Testing.java", Java, None);
+        check("src/foo.test.ts", TypeScript, Some("foo"));
+        check("src/foo.spec.js", JavaScript, Some("foo"));
+        check("src/__tests__/Button.tsx", Tsx, Some("Button"));
+        check("spec/foo_spec.rb", Ruby, Some("foo"));
+        check("tests/FooTest.php", Php, Some("Foo"));
+        check("tests/parse.rs", Rust, Some("parse"));
+        check("tests/common/mod.rs", Rust, None);
+        check("src/parse.rs", Rust, None);
+        check("src/foo_unittest.cc", Cpp, Some("foo"));
+        check("test_foo.c", C, Some("foo"));
+    }
+
+    #[test]
+    fn affinity_prefers_mirrored_directories() {
+        assert!(
+            directory_affinity(
+                "src/test/java/a/b/FooTest.java",
+                "src/main/java/a/b/Foo.java"
+            ) > directory_affinity("src/test/java/a/b/FooTest.java", "other/Foo.java")
+        );
+        assert!(
+            directory_affinity(
+                "tests/migrations/test_writer.py",
+                "django/db/migrations/writer.py"
+            ) > directory_affinity("tests/migrations/test_writer.py", "django/core/writer.py")
+        );
+    }
+}

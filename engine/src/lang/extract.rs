@@ -1,0 +1,340 @@
+//! The language-independent walk over a tree-sitter syntax tree.
+//!
+//! Each language supplies a [`Grammar`]: which nodes are definitions (and their names), which
+//! nodes wrap a definition (Python decorators, `export`, C++ `template<…>`), which nodes directly
+//! above a definition belong to it (comments, attributes, decorators), and what imports and
+//! references a node makes. This module does the rest once for all languages: an iterative
+//! pre-order walk (no recursion, so deeply nested input cannot overflow the stack), nesting and
+//! qualified names, span extension, and line arithmetic.
+//!
+//! It knows nothing about chunking or about other files.
+
+use tree_sitter::Node;
+
+use crate::analysis::{ChunkKind, Definition, Import, Reference, ReferenceKind};
+
+/// What a grammar recognises in one node.
+pub(crate) struct DefinitionMatch {
+    /// The bare name as written.
+    pub name: String,
+    pub kind: ChunkKind,
+    /// A qualifier written in the definition itself, already joined with the language's
+    /// separator: the receiver of a Go method (`Recv`), the scope of an out-of-class C++ method
+    /// (`ns::Foo`), the scope of a Ruby `class A::B`. It goes between the enclosing definitions'
+    /// qualified name and `name`.
+    pub qualifier: Option<String>,
+}
+
+impl DefinitionMatch {
+    pub fn new(name: impl Into<String>, kind: ChunkKind) -> Option<Self> {
+        let name = name.into();
+        if name.is_empty() {
+            return None;
+        }
+        Some(Self {
+            name,
+            kind,
+            qualifier: None,
+        })
+    }
+
+    pub fn qualified(mut self, qualifier: Option<String>) -> Self {
+        self.qualifier = qualifier.filter(|q| !q.is_empty());
+        self
+    }
+}
+
+/// Context handed to a grammar for one node.
+pub(crate) struct Context<'a> {
+    pub src: &'a [u8],
+    /// Kind of the nearest enclosing definition, if any.
+    pub enclosing: Option<ChunkKind>,
+}
+
+impl<'a> Context<'a> {
+    pub fn text(&self, node: Node) -> &'a str {
+        node.utf8_text(self.src).unwrap_or("")
+    }
+
+    pub fn field_text(&self, node: Node, field: &str) -> Option<&'a str> {
+        node.child_by_field_name(field)
+            .map(|child| self.text(child))
+            .filter(|t| !t.is_empty())
+    }
+
+    /// Whether the nearest enclosing definition is a type-like container, which makes a function
+    /// a method.
+    pub fn in_type(&self) -> bool {
+        matches!(
+            self.enclosing,
+            Some(
+                ChunkKind::Class
+                    | ChunkKind::Struct
+                    | ChunkKind::Enum
+                    | ChunkKind::Interface
+                    | ChunkKind::Trait
+                    | ChunkKind::Impl
+            )
+        )
+    }
+}
+
+/// Imports, references and the package declaration found so far.
+#[derive(Default)]
+pub(crate) struct Findings {
+    pub imports: Vec<Import>,
+    pub references: Vec<Reference>,
+    pub package: Option<String>,
+}
+
+impl Findings {
+    pub fn reference(&mut self, name: &str, kind: ReferenceKind, at: Node) {
+        let name = name.trim();
+        if name.is_empty()
+            || !name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+        {
+            return;
+        }
+        self.references.push(Reference {
+            name: name.to_owned(),
+            line: line_of(at),
+            kind,
+        });
+    }
+
+    pub fn import(&mut self, module: &str, names: Vec<String>, at: Node) {
+        let module = module.trim();
+        if module.is_empty() {
+            return;
+        }
+        self.imports.push(Import {
+            module: module.to_owned(),
+            names,
+            line: line_of(at),
+        });
+    }
+}
+
+/// The per-language part of the analysis.
+pub(crate) trait Grammar: Sync {
+    /// Joins qualified names: `.` or `::`.
+    fn separator(&self) -> &'static str;
+    /// Is this node a definition? Called for every node.
+    fn definition(&self, node: Node, cx: &Context) -> Option<DefinitionMatch>;
+    /// Node kinds whose whole range belongs to the definition they wrap (see `wraps_only`):
+    /// `decorated_definition`, `export_statement`, `template_declaration`.
+    fn wrapper_kinds(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Node kinds that belong to the definition directly below them (no blank line between).
+    fn attached_kinds(&self) -> &'static [&'static str];
+    /// Imports, references and package declarations made by this node itself.
+    fn visit(&self, node: Node, cx: &Context, findings: &mut Findings);
+    /// Whether the walk should look inside this node (false for literals and comments, to save
+    /// time).
+    fn descend(&self, kind: &str) -> bool {
+        !matches!(
+            kind,
+            "comment" | "string" | "line_comment" | "block_comment" | "string_literal"
+        )
+    }
+}
+
+/// 1-based first line of a node.
+pub(crate) fn line_of(node: Node) -> u32 {
+    u32::try_from(node.start_position().row).unwrap_or(u32::MAX - 1) + 1
+}
+
+/// 1-based last line of a node. A node that ends at column 0 of a later row (it swallowed the
+/// newline, like C preprocessor directives) ends on the previous line.
+pub(crate) fn end_line_of(node: Node) -> u32 {
+    let start = node.start_position();
+    let end = node.end_position();
+    let row = if end.column == 0 && end.row > start.row {
+        end.row - 1
+    } else {
+        end.row
+    };
+    u32::try_from(row).unwrap_or(u32::MAX - 1) + 1
+}
+
+pub(crate) struct Extraction {
+    pub definitions: Vec<Definition>,
+    pub findings: Findings,
+}
+
+/// Walks the whole tree once.
+pub(crate) fn extract(
+    grammar: &dyn Grammar,
+    root: Node,
+    src: &[u8],
+    line_count: u32,
+) -> Extraction {
+    let mut definitions: Vec<Definition> = Vec::new();
+    let mut findings = Findings::default();
+    let mut cursor = root.walk();
+    // scope[d] = enclosing definition for nodes at depth d + 1.
+    let mut scope: Vec<Option<usize>> = vec![None];
+    loop {
+        let node = cursor.node();
+        let enclosing = scope.last().copied().flatten();
+        let cx = Context {
+            src,
+            enclosing: enclosing.map(|i| definitions[i].kind),
+        };
+        let mut inner = enclosing;
+        if let Some(found) = grammar.definition(node, &cx) {
+            let span = span_of(grammar, node);
+            let last_line = line_count.max(1);
+            let start = attached_start(grammar, span).min(last_line);
+            let end = end_line_of(span).clamp(start, last_line);
+            let prefix = enclosing.map(|i| definitions[i].qualified_name.as_str());
+            let separator = grammar.separator();
+            let mut qualified_name = String::new();
+            for part in [
+                prefix,
+                found.qualifier.as_deref(),
+                Some(found.name.as_str()),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                if !qualified_name.is_empty() {
+                    qualified_name.push_str(separator);
+                }
+                qualified_name.push_str(part);
+            }
+            definitions.push(Definition {
+                name: found.name,
+                qualified_name,
+                kind: found.kind,
+                start,
+                end,
+                parent: enclosing.map(|i| i as u32),
+            });
+            inner = Some(definitions.len() - 1);
+        }
+        grammar.visit(node, &cx, &mut findings);
+        if grammar.descend(node.kind()) && cursor.goto_first_child() {
+            scope.push(inner);
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                findings.references.sort_by(|a, b| {
+                    (a.line, &a.name, kind_rank(a.kind)).cmp(&(b.line, &b.name, kind_rank(b.kind)))
+                });
+                findings.references.dedup();
+                return Extraction {
+                    definitions,
+                    findings,
+                };
+            }
+            scope.pop();
+        }
+    }
+}
+
+fn kind_rank(kind: ReferenceKind) -> u8 {
+    match kind {
+        ReferenceKind::Call => 0,
+        ReferenceKind::Type => 1,
+        ReferenceKind::Name => 2,
+    }
+}
+
+/// The node whose start line begins the definition: the outermost wrapper, extended upwards over
+/// attached siblings (comments, decorators, attributes) with no blank line between them.
+fn span_of<'t>(grammar: &dyn Grammar, node: Node<'t>) -> Node<'t> {
+    let mut span = node;
+    while let Some(parent) = span.parent() {
+        if !grammar.wrapper_kinds().contains(&parent.kind()) || !wraps_only(parent, span) {
+            break;
+        }
+        span = parent;
+    }
+    span
+}
+
+/// A wrapper belongs to its definition when the definition is its last named child (decorators,
+/// `template<…>` parameters and `export` come first) and the wrapper holds no sibling definition of
+/// the same kind (`const a = () => 1, b = () => 2;` wraps two).
+fn wraps_only(parent: Node, child: Node) -> bool {
+    let mut cursor = parent.walk();
+    let mut last = None;
+    for sibling in parent.named_children(&mut cursor).filter(|c| !c.is_extra()) {
+        if sibling.id() != child.id() && sibling.kind() == child.kind() {
+            return false;
+        }
+        last = Some(sibling.id());
+    }
+    last == Some(child.id())
+}
+
+/// First line of a definition including attached material directly above it. A definition that
+/// opens its parent node (the first statement of a body) looks above the parent, where grammars
+/// often put the comments that precede it.
+fn attached_start(grammar: &dyn Grammar, span: Node) -> u32 {
+    let mut start_row = span.start_position().row;
+    let mut current = span;
+    loop {
+        let Some(candidate) = current.prev_sibling() else {
+            match current.parent() {
+                Some(parent) if parent.start_byte() == current.start_byte() => {
+                    current = parent;
+                    continue;
+                }
+                _ => break,
+            }
+        };
+        if !grammar.attached_kinds().contains(&candidate.kind()) {
+            break;
+        }
+        // Directly above: no blank line between.
+        let candidate_end = end_line_of(candidate) as usize - 1;
+        if candidate_end + 1 < start_row {
+            break;
+        }
+        // A trailing comment on the previous statement's line belongs to that statement.
+        if let Some(before) = candidate.prev_sibling()
+            && end_line_of(before) == line_of(candidate)
+        {
+            break;
+        }
+        start_row = candidate.start_position().row;
+        current = candidate;
+    }
+    u32::try_from(start_row).unwrap_or(u32::MAX - 1) + 1
+}
+
+/// Whether `node` is its parent's child under `field`.
+pub(crate) fn is_field(node: Node, field: &str) -> bool {
+    node.parent()
+        .and_then(|parent| parent.child_by_field_name(field))
+        .is_some_and(|child| child.id() == node.id())
+}
+
+/// `"x"`, `'x'`, `` `x` ``, `<x>` without their delimiters.
+pub(crate) fn unquote(text: &str) -> &str {
+    let text = text.trim();
+    let bytes = text.as_bytes();
+    if bytes.len() >= 2 {
+        let (first, last) = (bytes[0], bytes[bytes.len() - 1]);
+        if (first == last && matches!(first, b'"' | b'\'' | b'`'))
+            || (first == b'<' && last == b'>')
+        {
+            return &text[1..text.len() - 1];
+        }
+    }
+    text
+}
+
+pub(crate) fn is_capitalised(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_uppercase())
+}

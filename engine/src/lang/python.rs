@@ -1,0 +1,163 @@
+//! Python: functions, methods, classes and module-level assignments; `import` and
+//! `from … import` statements; calls, attribute names and capitalised names as references.
+
+use tree_sitter::Node;
+
+use super::extract::{Context, DefinitionMatch, Findings, Grammar, is_field};
+use crate::analysis::{ChunkKind, ReferenceKind};
+
+pub(crate) struct Python;
+
+impl Grammar for Python {
+    fn separator(&self) -> &'static str {
+        "."
+    }
+
+    fn definition(&self, node: Node, cx: &Context) -> Option<DefinitionMatch> {
+        match node.kind() {
+            "function_definition" => {
+                let kind = if cx.enclosing == Some(ChunkKind::Class) {
+                    ChunkKind::Method
+                } else {
+                    ChunkKind::Function
+                };
+                DefinitionMatch::new(cx.field_text(node, "name")?, kind)
+            }
+            "class_definition" => {
+                DefinitionMatch::new(cx.field_text(node, "name")?, ChunkKind::Class)
+            }
+            // `NAME = value` and `NAME: T = value` at module level.
+            "assignment" if cx.enclosing.is_none() => {
+                let statement = node
+                    .parent()
+                    .filter(|p| p.kind() == "expression_statement")?;
+                statement.parent().filter(|p| p.kind() == "module")?;
+                let left = node
+                    .child_by_field_name("left")
+                    .filter(|l| l.kind() == "identifier")?;
+                DefinitionMatch::new(cx.text(left), ChunkKind::Constant)
+            }
+            _ => None,
+        }
+    }
+
+    fn wrapper_kinds(&self) -> &'static [&'static str] {
+        &["decorated_definition", "expression_statement"]
+    }
+
+    fn attached_kinds(&self) -> &'static [&'static str] {
+        &["comment", "decorator"]
+    }
+
+    /// Strings are walked too: f-strings hold calls.
+    fn descend(&self, kind: &str) -> bool {
+        kind != "comment"
+    }
+
+    fn visit(&self, node: Node, cx: &Context, findings: &mut Findings) {
+        match node.kind() {
+            "import_statement" => {
+                let mut cursor = node.walk();
+                for name in node.children_by_field_name("name", &mut cursor) {
+                    findings.import(module_of(name, cx), Vec::new(), node);
+                }
+            }
+            "import_from_statement" => {
+                let Some(module) = node.child_by_field_name("module_name") else {
+                    return;
+                };
+                let mut cursor = node.walk();
+                let mut names: Vec<String> = node
+                    .children_by_field_name("name", &mut cursor)
+                    .map(|name| module_of(name, cx).to_owned())
+                    .collect();
+                let mut cursor = node.walk();
+                if node
+                    .children(&mut cursor)
+                    .any(|c| c.kind() == "wildcard_import")
+                {
+                    names.push("*".to_owned());
+                }
+                findings.import(cx.text(module), names, node);
+            }
+            "call" => {
+                if let Some(function) = node.child_by_field_name("function") {
+                    match function.kind() {
+                        "identifier" => {
+                            findings.reference(cx.text(function), ReferenceKind::Call, function)
+                        }
+                        "attribute" => {
+                            if let Some(attribute) = function.child_by_field_name("attribute") {
+                                findings.reference(
+                                    cx.text(attribute),
+                                    ReferenceKind::Call,
+                                    attribute,
+                                );
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "attribute" => {
+                let is_called = node
+                    .parent()
+                    .filter(|p| p.kind() == "call")
+                    .and_then(|p| p.child_by_field_name("function"))
+                    .is_some_and(|f| f.id() == node.id());
+                if !is_called && let Some(attribute) = node.child_by_field_name("attribute") {
+                    let name = cx.text(attribute);
+                    findings.reference(name, capitalised_kind(name), attribute);
+                }
+            }
+            "decorator" => {
+                if let Some(target) = node.named_child(0).filter(|t| t.kind() == "identifier") {
+                    findings.reference(cx.text(target), ReferenceKind::Call, target);
+                }
+            }
+            "identifier" => {
+                let name = cx.text(node);
+                if name.starts_with(|c: char| c.is_ascii_uppercase())
+                    && !is_definition_name(node)
+                    && !is_field(node, "function")
+                {
+                    findings.reference(name, ReferenceKind::Type, node);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `a.b` of `import a.b as c`.
+fn module_of<'a>(name: Node, cx: &Context<'a>) -> &'a str {
+    if name.kind() == "aliased_import" {
+        cx.field_text(name, "name").unwrap_or("")
+    } else {
+        cx.text(name)
+    }
+}
+
+fn capitalised_kind(name: &str) -> ReferenceKind {
+    if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+        ReferenceKind::Type
+    } else {
+        ReferenceKind::Name
+    }
+}
+
+/// The name being defined by a class, function or module-level assignment is not a reference.
+fn is_definition_name(identifier: Node) -> bool {
+    let Some(parent) = identifier.parent() else {
+        return false;
+    };
+    let field = match parent.kind() {
+        "class_definition" | "function_definition" => "name",
+        "assignment" => "left",
+        "dotted_name" | "aliased_import" | "import_from_statement" => return true,
+        _ => return false,
+    };
+    parent
+        .child_by_field_name(field)
+        .is_some_and(|n| n.id() == identifier.id())
+}
