@@ -33,7 +33,10 @@ fn parse_args() -> Args {
     let mut repeat = 5;
     let mut limit = 50;
     while let Some(flag) = args.next() {
-        let mut value = || args.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        let mut value = || {
+            args.next()
+                .unwrap_or_else(|| panic!("{flag} needs a value"))
+        };
         match flag.as_str() {
             "--repo" => repo = Some(PathBuf::from(value())),
             "--cache-dir" => cache_dir = Some(PathBuf::from(value())),
@@ -92,17 +95,24 @@ fn main() {
     let mut other = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let row: serde_json::Value = serde_json::from_str(line).expect("issue JSON");
-        let statement = row["problem_statement"].as_str().unwrap_or_default().to_string();
+        let statement = row["problem_statement"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         let is_own = args
             .repo_filter
             .as_deref()
             .is_none_or(|r| row["repo"].as_str() == Some(r));
-        if is_own { own.push(statement) } else { other.push(statement) }
+        if is_own {
+            own.push(statement)
+        } else {
+            other.push(statement)
+        }
     }
 
     let config = engine.config().lexical.clone();
     let filters = SearchFilters::default();
-    let mut run = |queries: &[String]| {
+    let run = |queries: &[String]| {
         let mut build = Vec::new();
         let mut first = Vec::new();
         let mut repeated = Vec::new();
@@ -113,12 +123,16 @@ fn main() {
             build.push(ms(t));
             tokens.push(query.tokens.len() as f64);
             let t = Instant::now();
-            let hits = index.lexical_search(&query, args.limit, &filters).expect("search");
+            let hits = index
+                .lexical_search(&query, args.limit, &filters)
+                .expect("search");
             first.push(ms(t));
             std::hint::black_box(hits);
             for _ in 0..args.repeat {
                 let t = Instant::now();
-                let hits = index.lexical_search(&query, args.limit, &filters).expect("search");
+                let hits = index
+                    .lexical_search(&query, args.limit, &filters)
+                    .expect("search");
                 repeated.push(ms(t));
                 std::hint::black_box(hits);
             }
@@ -149,7 +163,12 @@ fn main() {
         symbol.push(ms(t));
     }
     let mut grep = Vec::new();
-    for pattern in [r"def get_queryset\(", r"class \w+Field\(", "TODO", r"raise ValueError\("] {
+    for pattern in [
+        r"def get_queryset\(",
+        r"class \w+Field\(",
+        "TODO",
+        r"raise ValueError\(",
+    ] {
         let t = Instant::now();
         std::hint::black_box(index.grep(pattern, None, 50).expect("grep"));
         grep.push(ms(t));

@@ -15,7 +15,7 @@
 //! The scanner knows nothing about caches, analyses or indexes.
 
 use crate::analysis::Language;
-use crate::index::lang_api as lang;
+use crate::lang;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};

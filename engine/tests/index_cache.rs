@@ -254,11 +254,58 @@ fn snapshot_api_files_lines_grep_and_diagnostics() {
         let (path, chunk) = index.chunk(id).unwrap();
         assert!(index.chunks_of(path).unwrap().contains(chunk));
         let text = index.chunk_text(id).unwrap();
-        assert_eq!(text.lines().count() as u32, chunk.end - chunk.start + 1);
+        assert_eq!(text.split('\n').count() as u32, chunk.end - chunk.start + 1);
         covered += 1;
     }
     assert_eq!(covered as usize, index.stats().chunks);
     assert!(index.chunk(index.num_chunks()).is_none());
+}
+
+#[test]
+fn definitions_and_graph() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    write_repo(repo.path(), &fixture());
+    let index = engine(cache.path()).open(repo.path()).unwrap();
+    assert!(!index.graph_is_built());
+    let found: Vec<(String, u32, u32, String)> = index
+        .definitions("QuerySet.bulk_create")
+        .into_iter()
+        .map(|d| (d.path, d.start, d.end, d.qualified_name))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "app/models.py".to_string(),
+            10,
+            13,
+            "QuerySet.bulk_create".to_string()
+        )]
+    );
+    assert_eq!(index.definitions("slugify").len(), 1);
+    assert!(index.definitions("nothing_like_this").is_empty());
+    assert!(index.graph_is_built());
+    // views.py imports models.py.
+    let graph = index.graph();
+    let views = graph.file_node("app/views.py").unwrap();
+    let imports: Vec<&str> = graph
+        .neighbours(
+            views,
+            &[swex_engine::graph::EdgeKind::Imports],
+            swex_engine::graph::Direction::Outgoing,
+        )
+        .into_iter()
+        .map(|(id, _)| graph.node(id).path.as_str())
+        .collect();
+    assert_eq!(imports, ["app/models.py"]);
+    // Definition chunks carry names (a short class is one chunk; its methods are in its symbols).
+    let hit = &index
+        .search_text("bulk_create batch_size", 1, &SearchFilters::default())
+        .unwrap()[0];
+    assert_eq!(
+        (hit.path.as_str(), hit.start, hit.end, hit.name.as_deref()),
+        ("app/models.py", 4, 16, Some("QuerySet"))
+    );
 }
 
 #[test]

@@ -76,12 +76,22 @@ struct Report<'a> {
 struct GraphReport {
     nodes: usize,
     edges: usize,
+    stats: swex_engine::graph::GraphStats,
     build_ms: f64,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let index = args.engine.open(&args.repo)?;
-    let graph: Option<GraphReport> = None; // GRAPH-TODO: after merging lang
+    let graph = (!args.no_graph).then(|| {
+        let started = std::time::Instant::now();
+        let graph = index.graph();
+        GraphReport {
+            nodes: graph.node_count(),
+            edges: graph.edge_count(),
+            stats: graph.stats().clone(),
+            build_ms: started.elapsed().as_secs_f64() * 1000.0,
+        }
+    });
     let stats = index.stats();
     if args.json {
         let report = Report {
@@ -111,9 +121,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         stats.chunks, stats.definitions
     );
     if let Some(graph) = &graph {
+        let g = &graph.stats;
         println!(
-            "graph     {} nodes, {} edges (built in {:.0} ms)",
-            graph.nodes, graph.edges, graph.build_ms
+            "graph     {} nodes, {} edges (contains {}, imports {}, references {}, tests {}), built in {:.0} ms",
+            graph.nodes, graph.edges, g.contains, g.imports, g.references, g.tests, graph.build_ms
         );
     }
     let pool = &stats.pool;

@@ -2,10 +2,12 @@
 
 use super::index::EngineArgs;
 use clap::{ArgGroup, Args as ClapArgs};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use swex_engine::index::SearchFilters;
+use swex_engine::graph::{Direction, EdgeKind, NodeId, PageRankOptions};
 use swex_engine::index::glob::Glob;
+use swex_engine::index::{SearchFilters, SnapshotIndex};
 
 #[derive(ClapArgs, Debug)]
 #[command(group(ArgGroup::new("query").required(true).args(["symbol", "text", "neighbours"])))]
@@ -80,8 +82,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 score: Some(hit.score),
             })
             .collect()
-    } else if let Some(_path) = &args.neighbours {
-        anyhow::bail!("--neighbours needs the code graph (GRAPH-TODO)");
+    } else if let Some(path) = &args.neighbours {
+        neighbours(&index, path, args.limit)?
     } else {
         unreachable!("clap requires one query");
     };
@@ -100,6 +102,60 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Direct graph neighbours of a file and of its definitions, scored by personalised PageRank
+/// from the file (so the most connected come first).
+fn neighbours(index: &SnapshotIndex, path: &str, limit: usize) -> anyhow::Result<Vec<Row>> {
+    let graph = index.graph();
+    let Some(file) = graph.file_node(path) else {
+        anyhow::bail!(
+            "{path} is not a file of the snapshot's graph (see `swex index --repo … --json` for the file list)"
+        );
+    };
+    let ranks: HashMap<NodeId, f64> = graph
+        .personalized_pagerank(&[(file, 1.0)], &PageRankOptions::default())
+        .into_iter()
+        .collect();
+    // The file's own definitions are part of it, not neighbours; their edges are the file's.
+    let own: Vec<NodeId> = std::iter::once(file)
+        .chain(
+            graph
+                .neighbours(file, &[EdgeKind::Contains], Direction::Outgoing)
+                .into_iter()
+                .map(|(id, _)| id),
+        )
+        .collect();
+    let mut seen = HashSet::new();
+    let mut rows = Vec::new();
+    for &node in &own {
+        for (id, edge) in graph.neighbours(node, &[], Direction::Both) {
+            if own.contains(&id) || graph.node(id).file == file || !seen.insert(id) {
+                continue;
+            }
+            let info = graph.node(id);
+            rows.push((
+                ranks.get(&id).copied().unwrap_or(0.0),
+                Row {
+                    path: info.path.clone(),
+                    start: info.start,
+                    end: info.end,
+                    kind: serde_name(edge),
+                    name: Some(info.qualified_name.clone()),
+                    score: None,
+                },
+            ));
+        }
+    }
+    rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.path.cmp(&b.1.path)));
+    Ok(rows
+        .into_iter()
+        .take(limit)
+        .map(|(score, mut row)| {
+            row.score = Some(score as f32);
+            row
+        })
+        .collect())
 }
 
 fn serde_name<T: serde::Serialize>(value: T) -> String {

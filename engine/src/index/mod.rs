@@ -24,16 +24,14 @@
 //! This module does no printing; long work is reported through [`Progress`].
 
 pub mod glob;
-pub(crate) mod interim_lang;
 
-/// The analysers' API (`detect_language`, `analyze`, `AnalyzeOptions`, `ANALYZER_VERSION`,
-/// `python_line_count`), through one name so that the whole engine uses the same one.
-pub(crate) use interim_lang as lang_api;
+use crate::lang as lang_api;
 
-pub use lang_api::AnalyzeOptions;
+pub use crate::lang::AnalyzeOptions;
 
 use crate::analysis::{Chunk, ChunkKind, FileAnalysis, Language};
 use crate::cache::{CacheLayout, FileKey, Lookup, ManifestFile, RootManifest};
+use crate::graph::CodeGraph;
 use crate::lexical::pool::{ChunkDoc, FileChunks, LexicalPool, PoolView, WriterOptions};
 use crate::lexical::{LexicalConfig, LexicalError, LexicalQuery};
 use crate::scan::{
@@ -45,7 +43,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 /// Version of the lexical analyzer and pool schema; part of the pool directory name.
@@ -267,10 +265,10 @@ pub struct SnapshotIndex {
     /// First chunk id of each file; chunk ids are dense, in file order then chunk order.
     first_chunk: Vec<u32>,
     total_chunks: u32,
-    /// Bare definition name → (file, definition index).
-    definitions_by_name: HashMap<String, Vec<(u32, u32)>>,
     lexical: PoolView,
     lexical_config: LexicalConfig,
+    /// Built on first use: only some explorers need it.
+    graph: OnceLock<CodeGraph>,
     diagnostics: Vec<Diagnostic>,
     stats: IndexStats,
 }
@@ -613,7 +611,6 @@ impl Engine {
         let mut infos = Vec::with_capacity(files.len());
         let mut analyses = Vec::with_capacity(files.len());
         let mut by_path = HashMap::with_capacity(files.len());
-        let mut definitions_by_name: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
         for (i, (file, analysis)) in files.into_iter().enumerate() {
             let language_name = file
                 .language
@@ -623,12 +620,6 @@ impl Engine {
             stats.lines += u64::from(analysis.line_count);
             stats.chunks += analysis.chunks.len();
             stats.definitions += analysis.definitions.len();
-            for (d, definition) in analysis.definitions.iter().enumerate() {
-                definitions_by_name
-                    .entry(definition.name.clone())
-                    .or_default()
-                    .push((i as u32, d as u32));
-            }
             by_path.insert(file.entry.path.clone(), i as u32);
             infos.push(FileInfo {
                 path: file.entry.path,
@@ -649,9 +640,9 @@ impl Engine {
             analyses,
             first_chunk,
             total_chunks: next_chunk,
-            definitions_by_name,
             lexical: view,
             lexical_config: self.config.lexical.clone(),
+            graph: OnceLock::new(),
             diagnostics,
             stats,
         }))
@@ -934,12 +925,31 @@ fn chunk_docs(file: &TextFile, analysis: &FileAnalysis) -> Vec<OwnedChunkDoc> {
         .chunks
         .iter()
         .enumerate()
-        .map(|(ord, chunk)| OwnedChunkDoc {
-            file_key: key,
-            chunk: ord as u32,
-            path: file.entry.path.clone(),
-            symbols: chunk_symbols(chunk, analysis),
-            body: slice_lines(text, &starts, chunk.start, chunk.end).to_string(),
+        .map(|(ord, chunk)| {
+            let body = slice_lines(text, &starts, chunk.start, chunk.end);
+            // Blank chunks (gaps of empty lines) get an empty document: it exists, so the pool
+            // knows the file is complete, but it matches nothing and is not counted in the
+            // statistics (see `PoolView`).
+            let blank = body.trim().is_empty();
+            OwnedChunkDoc {
+                file_key: key,
+                chunk: ord as u32,
+                path: if blank {
+                    String::new()
+                } else {
+                    file.entry.path.clone()
+                },
+                symbols: if blank {
+                    String::new()
+                } else {
+                    chunk_symbols(chunk, analysis)
+                },
+                body: if blank {
+                    String::new()
+                } else {
+                    body.to_string()
+                },
+            }
         })
         .collect()
 }
@@ -1184,29 +1194,44 @@ impl SnapshotIndex {
         self.lexical_search(&query, limit, filters)
     }
 
-    /// Definitions named `name`: a bare name (`save`), a qualified name (`Model.save`), or a
-    /// dotted/`::` suffix of one (`Model.save` also finds `Outer.Model.save`). In path order.
+    /// The code graph of the snapshot (built on first call, then shared).
+    pub fn graph(&self) -> &CodeGraph {
+        self.graph.get_or_init(|| {
+            let files: Vec<(&str, &FileAnalysis)> = self
+                .files
+                .iter()
+                .zip(&self.analyses)
+                .map(|(f, a)| (f.path.as_str(), a))
+                .collect();
+            CodeGraph::build(&files)
+        })
+    }
+
+    /// Whether [`SnapshotIndex::graph`] has been built already.
+    pub fn graph_is_built(&self) -> bool {
+        self.graph.get().is_some()
+    }
+
+    /// Definitions named `name`: bare (`save`), qualified (`Model.save`; `.`, `::`, `#` and `\`
+    /// interchangeable) or a dotted suffix of a module-qualified name, as
+    /// [`CodeGraph::definitions_named`] resolves them. In path then line order.
     pub fn definitions(&self, name: &str) -> Vec<DefinitionHit> {
-        let wanted = name.replace("::", ".");
-        let bare = wanted.rsplit('.').next().unwrap_or(&wanted);
-        let Some(candidates) = self.definitions_by_name.get(bare) else {
-            return Vec::new();
-        };
-        let mut hits: Vec<DefinitionHit> = candidates
-            .iter()
-            .filter_map(|&(file, d)| {
-                let definition = &self.analyses[file as usize].definitions[d as usize];
-                let qualified = definition.qualified_name.replace("::", ".");
-                let matches = wanted == bare
-                    || qualified == wanted
-                    || qualified.ends_with(&format!(".{wanted}"));
-                matches.then(|| DefinitionHit {
-                    path: self.files[file as usize].path.clone(),
-                    start: definition.start,
-                    end: definition.end,
-                    kind: definition.kind,
-                    name: definition.name.clone(),
-                    qualified_name: definition.qualified_name.clone(),
+        let graph = self.graph();
+        let mut hits: Vec<DefinitionHit> = graph
+            .definitions_named(name)
+            .into_iter()
+            .filter_map(|id| {
+                let node = graph.node(id);
+                let crate::graph::NodeKind::Definition(kind) = node.kind else {
+                    return None;
+                };
+                Some(DefinitionHit {
+                    path: node.path.clone(),
+                    start: node.start,
+                    end: node.end,
+                    kind,
+                    name: node.name.clone(),
+                    qualified_name: node.qualified_name.clone(),
                 })
             })
             .collect();

@@ -316,9 +316,16 @@ impl LexicalPool {
                 map[doc as usize] = chunk_id;
                 mapped += 1;
                 *found_per_file.entry(key).or_default() += 1;
-                num_docs += 1;
-                for (total, col) in total_tokens.iter_mut().zip(&token_columns) {
-                    *total += col.first(doc).unwrap_or(0);
+                let tokens = token_columns
+                    .each_ref()
+                    .map(|col| col.first(doc).unwrap_or(0));
+                // Empty documents (blank chunks) stand in for their chunk but match nothing; like
+                // an index without them, the statistics ignore them.
+                if tokens.iter().any(|&n| n > 0) {
+                    num_docs += 1;
+                    for (total, n) in total_tokens.iter_mut().zip(tokens) {
+                        *total += n;
+                    }
                 }
             }
             full_segments.push(mapped == segment.max_doc());
