@@ -323,15 +323,30 @@ fn second_snapshot_reanalyses_and_reindexes_only_the_changed_file() {
     let first = engine(cache.path()).open(&a).unwrap();
     let stats = first.stats();
     assert_eq!(stats.cache.analyses_computed, 6);
-    assert_eq!(stats.pool.docs_added, stats.chunks as u64);
+    assert_eq!(stats.pool.docs_added, stats.pool.snapshot_docs);
+    assert!(stats.pool.snapshot_docs > 0);
 
     let second = engine(cache.path()).open(&b).unwrap();
     let stats = second.stats();
     assert_eq!(stats.cache.analyses_computed, 1, "{stats:#?}");
     assert_eq!(stats.cache.analyses_reused, 5);
-    let utils_chunks = second.chunks_of("app/utils.py").unwrap().len() as u64;
-    assert_eq!(stats.pool.docs_added, utils_chunks);
     assert_eq!(stats.pool.id, first.stats().pool.id);
+    // Only the chunks that changed get new documents (not the whole file).
+    let keys_of = |index: &SnapshotIndex, path: &str| -> Vec<Option<u64>> {
+        (0..index.num_chunks())
+            .filter(|&id| index.chunk(id).unwrap().0 == path)
+            .map(|id| index.chunk_key(id))
+            .collect()
+    };
+    let old_keys = keys_of(&first, "app/utils.py");
+    let changed_chunks = keys_of(&second, "app/utils.py")
+        .into_iter()
+        .flatten()
+        .filter(|k| !old_keys.contains(&Some(*k)))
+        .count() as u64;
+    assert!(changed_chunks >= 1);
+    assert!(changed_chunks < old_keys.iter().flatten().count() as u64);
+    assert_eq!(stats.pool.docs_added, changed_chunks);
 
     // Each snapshot sees its own version only.
     assert_eq!(top_path(&second, "make_slug"), "app/utils.py");
@@ -392,8 +407,10 @@ fn pool_view_scores_equal_a_fresh_index() {
     let b = base.path().join("b");
     write_repo(&a, &fixture());
     let mut changed = fixture();
+    // A changed function (its old chunk stays in the shared pool) and an added one.
     let views = format!(
-        "{VIEWS}\n\ndef render_error(request):\n    return render_page(request, \"error.html\")\n"
+        "{}\n\ndef render_error(request):\n    return render_page(request, \"error.html\")\n",
+        VIEWS.replace("context = {", "context = {\"page\": template_name, ")
     );
     changed[1].1 = views.as_bytes();
     changed.push((
@@ -441,32 +458,51 @@ fn corrupt_cache_entries_are_detected_and_rebuilt() {
     let reference = engine(cache.path()).open(repo.path()).unwrap();
     let expected = top(&reference, "render_page template", 3);
 
-    // Garble every analysis entry and truncate the stat manifest.
-    let mut garbled = 0;
-    for file in walk(cache.path()) {
-        let text = file.to_string_lossy();
-        if text.contains("/analyses-") {
-            let mut bytes = fs::read(&file).unwrap();
-            let middle = bytes.len() / 2;
-            bytes[middle] ^= 0x55;
-            fs::write(&file, bytes).unwrap();
-            garbled += 1;
-        } else if text.contains("/roots-") {
-            let bytes = fs::read(&file).unwrap();
-            fs::write(&file, &bytes[..bytes.len() / 3]).unwrap();
-            garbled += 1;
-        }
-    }
-    assert_eq!(garbled, 6 + 1);
+    // Truncate the analysis pack (damaged as a whole) and the stat manifest.
+    let pack = only_pack(cache.path());
+    let bytes = fs::read(&pack).unwrap();
+    fs::write(&pack, &bytes[..bytes.len() - 10]).unwrap();
+    let manifest = walk(cache.path())
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("/roots-"))
+        .unwrap();
+    let bytes = fs::read(&manifest).unwrap();
+    fs::write(&manifest, &bytes[..bytes.len() / 3]).unwrap();
     let rebuilt = engine(cache.path()).open(repo.path()).unwrap();
     let stats = rebuilt.stats();
-    assert_eq!(stats.cache.invalid_entries, 7, "{stats:#?}");
+    assert_eq!(stats.cache.invalid_entries, 2, "{stats:#?}");
     assert_eq!(stats.cache.analyses_computed, 6);
+    assert_eq!(stats.cache.pool_repairs.len(), 1);
     assert_eq!(top(&rebuilt, "render_page template", 3), expected);
-    // And the rewritten entries are good again.
+
+    // Garble one value of the new pack: that analysis alone is recomputed.
+    let pack = only_pack(cache.path());
+    let mut bytes = fs::read(&pack).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x55;
+    fs::write(&pack, bytes).unwrap();
+    let rebuilt = engine(cache.path()).open(repo.path()).unwrap();
+    let stats = rebuilt.stats();
+    assert_eq!(stats.cache.invalid_entries, 1, "{stats:#?}");
+    assert_eq!(stats.cache.analyses_computed, 1);
+    assert_eq!(top(&rebuilt, "render_page template", 3), expected);
+
+    // The damaged pack was removed; the next open recomputes what it held, then all is clean.
     let again = engine(cache.path()).open(repo.path()).unwrap();
     assert_eq!(again.stats().cache.invalid_entries, 0);
-    assert_eq!(again.stats().cache.analyses_computed, 0);
+    assert_eq!(again.stats().cache.analyses_computed, 5);
+    let clean = engine(cache.path()).open(repo.path()).unwrap();
+    assert_eq!(clean.stats().cache.analyses_computed, 0);
+    assert_eq!(top(&clean, "render_page template", 3), expected);
+}
+
+fn only_pack(cache: &Path) -> PathBuf {
+    let packs: Vec<PathBuf> = walk(cache)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "pack"))
+        .collect();
+    assert_eq!(packs.len(), 1, "{packs:?}");
+    packs.into_iter().next().unwrap()
 }
 
 fn pool_files(cache: &Path) -> Vec<PathBuf> {
@@ -488,7 +524,7 @@ fn a_damaged_pool_is_rebuilt() {
     write_repo(repo.path(), &fixture());
     let reference = engine(cache.path()).open(repo.path()).unwrap();
     let expected = top(&reference, "slugify unicode", 3);
-    let chunks = reference.stats().chunks as u64;
+    let chunks = reference.stats().pool.snapshot_docs;
     drop(reference);
 
     // Garble the largest segment file.
@@ -538,7 +574,7 @@ fn a_format_version_bump_invalidates_everything() {
     let stats = bumped.stats();
     assert_eq!(stats.cache.analyses_reused, 0);
     assert_eq!(stats.cache.analyses_computed, 6);
-    assert_eq!(stats.pool.docs_added, first.stats().chunks as u64);
+    assert_eq!(stats.pool.docs_added, first.stats().pool.snapshot_docs);
     assert_ne!(stats.pool.id, first.stats().pool.id);
     assert_eq!(
         top(&bumped, "bulk_create", 2),

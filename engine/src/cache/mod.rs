@@ -5,31 +5,35 @@
 //!
 //! ```text
 //! index-v{CACHE_FORMAT_VERSION}/
-//!   analyses-{analysis tag}/ab/<file key>.bin   one FileAnalysis per (path, content) version
 //!   roots-{analysis tag}/<root hash>.bin        stat manifest of a snapshot root (fast path)
-//!   pools-{analysis tag}-t{tokenizer}/          lexical chunk pools (tantivy), one per repository
-//!     <pool id>/          the tantivy index
-//!     <pool id>.keys      file keys the pool holds or is about to hold (pool choice)
-//!     <pool id>.lock      held while writing the pool
+//!   pools-{analysis tag}-t{tokenizer}/          one pool per repository
+//!     <pool id>/          lexical chunk index (tantivy)
+//!     <pool id>.packs/    per-file analyses (and chunk keys), in packs
+//!     <pool id>.keys      file keys of the snapshots that used the pool (to choose a pool)
+//!     <pool id>.lock      held while writing the pool's index or compacting its packs
 //!     registry.lock       held while choosing or creating a pool
 //! ```
 //!
 //! - The **analysis tag** hashes the analyser version and options, so a new analyser or other
 //!   options never read old analyses; a new [`CACHE_FORMAT_VERSION`] starts a fresh `index-v*`
 //!   tree (older trees are left alone and can be deleted).
-//! - **File keys** hash `(path, content hash)`: analyses and pool documents of a file version are
-//!   shared by every snapshot containing it.
-//! - Every file except tantivy's is a self-checking [`entry`] written atomically: a truncated,
-//!   garbled or foreign entry is detected, rebuilt and overwritten, never trusted. Tantivy's files
-//!   carry their own checksums, which [`crate::index`] verifies once per pool and process.
-//! - Concurrency: entries are content-addressed and renamed into place (concurrent writers write
-//!   the same bytes); pools are written under an exclusive file lock, and chosen or created under
-//!   the registry lock so that two processes indexing the same new repository share one pool.
+//! - A **pool** gathers what the snapshots of one repository share: a new snapshot joins the pool
+//!   holding most of its file versions (see [`crate::index`]) and adds only what the pool lacks.
+//! - **File keys** hash `(path, content hash)`: the analysis of a file version is computed once
+//!   per pool. Lexical documents are keyed per chunk ([`crate::lexical::pool`]).
+//! - Every file except tantivy's is self-checking ([`entry`], [`pack`]) and written atomically: a
+//!   truncated, garbled or foreign file is detected, rebuilt and replaced, never trusted. Tantivy's
+//!   files carry their own checksums, which [`crate::index`] verifies once per pool and process.
+//! - Concurrency: entries and packs are written under unique temporary names and renamed into
+//!   place; a pool's index is written under its exclusive file lock, and pools are chosen or
+//!   created under the registry lock so that two processes indexing the same new repository
+//!   share one pool.
 //!
 //! This module knows the layout and the formats; *when* to read or write is [`crate::index`]'s
 //! business.
 
 pub mod entry;
+pub mod pack;
 
 use crate::analysis::{FileAnalysis, Language};
 use crate::scan::{ContentHash, FileStamp};
@@ -41,7 +45,6 @@ use std::path::{Path, PathBuf};
 /// Version of the cache layout and entry formats. Bump it whenever an on-disk format changes.
 pub const CACHE_FORMAT_VERSION: u32 = 1;
 
-const KIND_ANALYSIS: [u8; 4] = *b"ANLY";
 const KIND_MANIFEST: [u8; 4] = *b"ROOT";
 const KIND_POOL_KEYS: [u8; 4] = *b"KEYS";
 
@@ -141,15 +144,6 @@ impl CacheLayout {
         self.root.join(format!("index-v{}", self.format_version))
     }
 
-    pub fn analyses(&self) -> AnalysisStore {
-        AnalysisStore {
-            dir: self
-                .versioned()
-                .join(format!("analyses-{}", self.analysis_tag)),
-            format_version: self.format_version,
-        }
-    }
-
     pub fn manifests(&self) -> ManifestStore {
         ManifestStore {
             dir: self
@@ -180,42 +174,108 @@ pub enum Lookup<T> {
     Invalid(String),
 }
 
-/// Per-file analyses, content-addressed by [`FileKey`].
-#[derive(Debug, Clone)]
-pub struct AnalysisStore {
-    dir: PathBuf,
-    format_version: u32,
+/// What the cache keeps per file version: its analysis and the keys of its chunks' lexical
+/// documents (0 for chunks that get no document, such as blank ones).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredAnalysis {
+    pub analysis: FileAnalysis,
+    pub chunk_keys: Vec<u64>,
 }
 
-impl AnalysisStore {
-    pub fn path_of(&self, key: &FileKey) -> PathBuf {
-        let hex = key.hex();
-        self.dir.join(&hex[..2]).join(format!("{hex}.bin"))
-    }
+/// Packs kept per pool beyond which [`AnalysisPacks::compact`] merges them into one.
+pub const MAX_PACKS: usize = 24;
 
-    pub fn get(&self, key: &FileKey) -> Lookup<FileAnalysis> {
-        let path = self.path_of(key);
-        match entry::read_entry(&path, KIND_ANALYSIS, self.format_version) {
-            Ok(None) => Lookup::Miss,
-            Ok(Some(payload)) => match postcard::from_bytes::<FileAnalysis>(&payload) {
-                Ok(analysis) => Lookup::Hit(analysis),
-                Err(err) => {
-                    Lookup::Invalid(format!("{}: undecodable analysis: {err}", path.display()))
-                }
+/// The analyses of one pool, stored in packs ([`pack`]) and looked up by [`FileKey`].
+pub struct AnalysisPacks {
+    dir: PathBuf,
+    format_version: u32,
+    set: pack::PackSet,
+}
+
+impl AnalysisPacks {
+    pub fn get(&self, key: &FileKey) -> Lookup<StoredAnalysis> {
+        match self.set.get(&key.0) {
+            Lookup::Hit(bytes) => match postcard::from_bytes::<StoredAnalysis>(&bytes) {
+                Ok(stored) => Lookup::Hit(stored),
+                Err(err) => Lookup::Invalid(format!(
+                    "{}: undecodable analysis {}: {err}",
+                    self.dir.display(),
+                    &key.hex()[..16]
+                )),
             },
-            Err(err) => Lookup::Invalid(err.to_string()),
+            Lookup::Miss => Lookup::Miss,
+            Lookup::Invalid(reason) => Lookup::Invalid(reason),
         }
     }
 
-    pub fn put(&self, key: &FileKey, analysis: &FileAnalysis) -> std::io::Result<()> {
-        let payload = postcard::to_stdvec(analysis)
-            .map_err(|err| std::io::Error::other(format!("encoding analysis: {err}")))?;
-        entry::write_entry(
-            &self.path_of(key),
-            KIND_ANALYSIS,
-            self.format_version,
-            &payload,
-        )
+    /// Packs that failed their checks so far (ignored; see [`AnalysisPacks::remove_damaged`]).
+    pub fn damaged(&self) -> Vec<(PathBuf, String)> {
+        self.set.damaged()
+    }
+
+    /// Packs that failed their header or index checks when opened.
+    pub fn damaged_at_open(&self) -> usize {
+        self.set.damaged_at_open()
+    }
+
+    pub fn pack_count(&self) -> usize {
+        self.set.len()
+    }
+
+    /// Stores new analyses in one new pack.
+    pub fn write(&self, values: &[(FileKey, &StoredAnalysis)]) -> std::io::Result<()> {
+        let encoded = values
+            .iter()
+            .map(|(key, stored)| {
+                postcard::to_stdvec(stored)
+                    .map(|bytes| (key.0, bytes))
+                    .map_err(|err| std::io::Error::other(format!("encoding analysis: {err}")))
+            })
+            .collect::<std::io::Result<Vec<_>>>()?;
+        pack::write_pack(&self.dir, self.format_version, &encoded).map(|_| ())
+    }
+
+    /// Deletes the damaged packs (their analyses are recomputed when needed), so that a damaged
+    /// value is not found again. Call under the pool's lock.
+    pub fn remove_damaged(&self) -> std::io::Result<()> {
+        for (path, _) in self.set.damaged() {
+            // A pack written since (packs are named by content) may have replaced it.
+            if pack::verify(&path, self.format_version).is_ok() {
+                continue;
+            }
+            match std::fs::remove_file(path) {
+                Err(err) if err.kind() != std::io::ErrorKind::NotFound => return Err(err),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Merges all packs into one when there are more than [`MAX_PACKS`] (each open that computes
+    /// analyses adds a pack). Call under the pool's lock; readers that opened the old packs keep
+    /// reading them through their open files.
+    pub fn compact(dir: &Path, format_version: u32) -> std::io::Result<bool> {
+        let set = pack::PackSet::open(dir, format_version);
+        if set.len() <= MAX_PACKS {
+            return Ok(false);
+        }
+        let mut values: Vec<([u8; 32], Vec<u8>)> = Vec::new();
+        let mut seen = HashSet::new();
+        for key in set.keys() {
+            if seen.insert(*key)
+                && let Lookup::Hit(value) = set.get(key)
+            {
+                values.push((*key, value));
+            }
+        }
+        values.sort_by(|a, b| a.0.cmp(&b.0));
+        let written = pack::write_pack(dir, format_version, &values)?;
+        for path in set.paths() {
+            if Some(path) != written.as_deref() {
+                std::fs::remove_file(path)?;
+            }
+        }
+        Ok(true)
     }
 }
 
@@ -344,6 +404,24 @@ impl PoolRegistry {
         self.dir.join(id)
     }
 
+    /// The analyses of pool `id`.
+    pub fn analyses(&self, id: &str) -> AnalysisPacks {
+        let dir = self.packs_dir(id);
+        AnalysisPacks {
+            set: pack::PackSet::open(&dir, self.format_version),
+            dir,
+            format_version: self.format_version,
+        }
+    }
+
+    pub fn packs_dir(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{id}.packs"))
+    }
+
+    pub fn format_version(&self) -> u32 {
+        self.format_version
+    }
+
     /// Held while choosing or creating a pool.
     pub fn lock_registry(&self) -> std::io::Result<FileLock> {
         FileLock::exclusive(&self.dir.join("registry.lock"))
@@ -433,46 +511,84 @@ mod tests {
         }
     }
 
+    fn stored() -> StoredAnalysis {
+        StoredAnalysis {
+            analysis: analysis(),
+            chunk_keys: vec![7],
+        }
+    }
+
     #[test]
-    fn analyses_roundtrip_and_corruption_is_a_miss() {
+    fn analyses_roundtrip_and_corruption_is_invalid() {
         let dir = tempfile::tempdir().unwrap();
-        let layout = CacheLayout::new(dir.path(), "a1", 1);
-        let store = layout.analyses();
+        let pools = CacheLayout::new(dir.path(), "a1", 1).pools();
         let key = FileKey::new("a.py", &ContentHash::of(b"def f(): pass\n"));
-        assert!(matches!(store.get(&key), Lookup::Miss));
-        store.put(&key, &analysis()).unwrap();
-        assert!(matches!(store.get(&key), Lookup::Hit(a) if a == analysis()));
-        // Garble one payload byte.
-        let path = store.path_of(&key);
-        let mut bytes = std::fs::read(&path).unwrap();
+        assert!(matches!(pools.analyses("p").get(&key), Lookup::Miss));
+        pools.analyses("p").write(&[(key, &stored())]).unwrap();
+        assert!(matches!(pools.analyses("p").get(&key), Lookup::Hit(a) if a == stored()));
+        // Garble the value's last byte.
+        let pack = std::fs::read_dir(pools.packs_dir("p"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let mut bytes = std::fs::read(&pack).unwrap();
         let last = bytes.len() - 1;
         bytes[last] ^= 1;
-        std::fs::write(&path, bytes).unwrap();
-        assert!(matches!(store.get(&key), Lookup::Invalid(_)));
-        store.put(&key, &analysis()).unwrap();
-        assert!(matches!(store.get(&key), Lookup::Hit(_)));
+        std::fs::write(&pack, bytes).unwrap();
+        assert!(matches!(pools.analyses("p").get(&key), Lookup::Invalid(_)));
     }
 
     #[test]
     fn a_version_bump_or_new_analyser_sees_nothing_old() {
         let dir = tempfile::tempdir().unwrap();
         let key = FileKey::new("a.py", &ContentHash::of(b"x"));
-        CacheLayout::new(dir.path(), "a1", 1)
-            .analyses()
-            .put(&key, &analysis())
+        let layout = CacheLayout::new(dir.path(), "a1", 1);
+        layout
+            .pools()
+            .analyses("p")
+            .write(&[(key, &stored())])
             .unwrap();
-        let bumped =
-            CacheLayout::with_format_version(dir.path(), "a1", 1, CACHE_FORMAT_VERSION + 1);
-        assert!(matches!(bumped.analyses().get(&key), Lookup::Miss));
+        let bumped = layout.at_format_version(CACHE_FORMAT_VERSION + 1);
         assert!(matches!(
-            CacheLayout::new(dir.path(), "a2", 1).analyses().get(&key),
+            bumped.pools().analyses("p").get(&key),
             Lookup::Miss
         ));
-        // An entry of another format version at the same place is rejected, not misread.
-        let old = CacheLayout::new(dir.path(), "a1", 1).analyses();
-        std::fs::create_dir_all(bumped.analyses().path_of(&key).parent().unwrap()).unwrap();
-        std::fs::copy(old.path_of(&key), bumped.analyses().path_of(&key)).unwrap();
-        assert!(matches!(bumped.analyses().get(&key), Lookup::Invalid(_)));
+        let other_analyser = CacheLayout::new(dir.path(), "a2", 1);
+        assert!(matches!(
+            other_analyser.pools().analyses("p").get(&key),
+            Lookup::Miss
+        ));
+        // A pack of another format version at the same place is rejected, not misread.
+        let old_dir = layout.pools().packs_dir("p");
+        let new_dir = bumped.pools().packs_dir("p");
+        std::fs::create_dir_all(&new_dir).unwrap();
+        for entry in std::fs::read_dir(old_dir).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, new_dir.join(path.file_name().unwrap())).unwrap();
+        }
+        let packs = bumped.pools().analyses("p");
+        assert_eq!(packs.damaged().len(), 1);
+        assert!(matches!(packs.get(&key), Lookup::Miss));
+    }
+
+    #[test]
+    fn packs_are_compacted() {
+        let dir = tempfile::tempdir().unwrap();
+        let pools = CacheLayout::new(dir.path(), "a1", 1).pools();
+        let keys: Vec<FileKey> = (0..=MAX_PACKS)
+            .map(|i| FileKey::new(&format!("f{i}.py"), &ContentHash::of(b"x")))
+            .collect();
+        for key in &keys {
+            pools.analyses("p").write(&[(*key, &stored())]).unwrap();
+        }
+        assert_eq!(pools.analyses("p").pack_count(), MAX_PACKS + 1);
+        assert!(AnalysisPacks::compact(&pools.packs_dir("p"), pools.format_version()).unwrap());
+        let packs = pools.analyses("p");
+        assert_eq!(packs.pack_count(), 1);
+        assert!(keys.iter().all(|k| matches!(packs.get(k), Lookup::Hit(_))));
+        assert!(!AnalysisPacks::compact(&pools.packs_dir("p"), pools.format_version()).unwrap());
     }
 
     #[test]

@@ -30,9 +30,12 @@ use crate::lang as lang_api;
 pub use crate::lang::AnalyzeOptions;
 
 use crate::analysis::{Chunk, ChunkKind, FileAnalysis, Language};
-use crate::cache::{CacheLayout, FileKey, Lookup, ManifestFile, RootManifest};
+use crate::cache::{
+    AnalysisPacks, CacheLayout, FileKey, Lookup, MAX_PACKS, ManifestFile, RootManifest,
+    StoredAnalysis,
+};
 use crate::graph::CodeGraph;
-use crate::lexical::pool::{ChunkDoc, FileChunks, LexicalPool, PoolView, WriterOptions};
+use crate::lexical::pool::{ChunkDoc, LexicalPool, PoolView, WriterOptions};
 use crate::lexical::{LexicalConfig, LexicalError, LexicalQuery};
 use crate::scan::{
     ContentHash, Diagnostic, DiagnosticKind, FileEntry, Loaded, ScanError, ScanOptions,
@@ -259,11 +262,12 @@ pub struct Timings {
 pub struct SnapshotIndex {
     root: PathBuf,
     files: Vec<FileInfo>,
-    keys: Vec<FileKey>,
     by_path: HashMap<String, u32>,
     analyses: Vec<FileAnalysis>,
     /// First chunk id of each file; chunk ids are dense, in file order then chunk order.
     first_chunk: Vec<u32>,
+    /// Lexical key of every chunk ([`NO_DOCUMENT`] for blank ones), by chunk id.
+    chunk_keys: Vec<u64>,
     total_chunks: u32,
     lexical: PoolView,
     lexical_config: LexicalConfig,
@@ -355,6 +359,11 @@ impl Engine {
             path: root.display().to_string(),
             source,
         })?;
+        let registry = self.layout.pools();
+        let cache_err = |path: &Path| {
+            let path = path.display().to_string();
+            move |source| IndexError::Cache { path, source }
+        };
 
         // 1. Walk.
         let t = Instant::now();
@@ -408,47 +417,60 @@ impl Engine {
         }
         stats.timings_ms.read = ms_since(t);
 
-        // 3. Analyse.
+        // 3. The repository's pool (analyses and lexical documents live there).
         let t = Instant::now();
-        let store = self.layout.analyses();
+        let file_keys: HashSet<u64> = text_files
+            .iter()
+            .map(|f| FileKey::new(&f.entry.path, &f.content_hash).pool_key())
+            .collect();
+        let (pool_id, pool) = self.choose_pool(
+            manifest.as_ref().and_then(|m| m.pool.as_deref()),
+            &file_keys,
+            &mut stats.cache,
+        )?;
+
+        // 4. Analyse what the pool has not seen.
+        let packs = registry.analyses(&pool_id);
         let invalid = AtomicUsize::new(0);
-        let write_errors: Mutex<Vec<String>> = Mutex::new(Vec::new());
         let ticker = Ticker {
             progress,
             stage: Stage::Analyze,
             total: text_files.len() as u64,
             done: AtomicU64::new(0),
         };
-        let analysed: Vec<Result<(TextFile, FileAnalysis, bool), IndexError>> = text_files
+        let analysed: Vec<Result<(TextFile, StoredAnalysis, bool), IndexError>> = text_files
             .into_par_iter()
             .map(|mut file| {
                 let key = FileKey::new(&file.entry.path, &file.content_hash);
-                let cached = match store.get(&key) {
-                    Lookup::Hit(analysis) => Some(analysis),
-                    Lookup::Miss => None,
-                    Lookup::Invalid(_) => {
+                let cached = match packs.get(&key) {
+                    Lookup::Hit(stored)
+                        if stored.chunk_keys.len() == stored.analysis.chunks.len() =>
+                    {
+                        Some(stored)
+                    }
+                    Lookup::Hit(_) | Lookup::Invalid(_) => {
                         invalid.fetch_add(1, Ordering::Relaxed);
                         None
                     }
+                    Lookup::Miss => None,
                 };
                 let result = match cached {
-                    Some(analysis) => (file, analysis, true),
+                    Some(stored) => (file, stored, true),
                     None => {
                         self.ensure_text(&mut file, true)?;
+                        let text = file.text.as_deref().unwrap_or("");
                         let analysis = lang_api::analyze(
                             &file.entry.path,
                             file.language,
-                            file.text.as_deref().unwrap_or(""),
+                            text,
                             &self.config.analyze,
                         );
-                        let key = FileKey::new(&file.entry.path, &file.content_hash);
-                        if let Err(err) = store.put(&key, &analysis) {
-                            write_errors
-                                .lock()
-                                .expect("write errors")
-                                .push(err.to_string());
-                        }
-                        (file, analysis, false)
+                        let chunk_keys = chunk_keys(&file.entry.path, text, &analysis);
+                        let stored = StoredAnalysis {
+                            analysis,
+                            chunk_keys,
+                        };
+                        (file, stored, false)
                     }
                 };
                 ticker.tick();
@@ -456,99 +478,99 @@ impl Engine {
             })
             .collect();
         let mut files = Vec::with_capacity(analysed.len());
+        let mut computed = Vec::new();
         for result in analysed {
-            let (file, analysis, reused) = result?;
+            let (file, stored, reused) = result?;
             if reused {
                 stats.cache.analyses_reused += 1;
             } else {
                 stats.cache.analyses_computed += 1;
+                computed.push(files.len());
             }
-            if analysis.has_syntax_errors {
+            if stored.analysis.has_syntax_errors {
                 diagnostics.push(Diagnostic {
                     path: file.entry.path.clone(),
                     kind: DiagnosticKind::SyntaxErrors,
                     message: "syntax errors; chunks may be coarse".into(),
                 });
             }
-            files.push((file, analysis));
+            files.push((file, stored));
         }
         stats.cache.invalid_entries += invalid.into_inner();
+        let new_values: Vec<(FileKey, &StoredAnalysis)> = computed
+            .iter()
+            .map(|&i| {
+                let (file, stored) = &files[i];
+                (FileKey::new(&file.entry.path, &file.content_hash), stored)
+            })
+            .collect();
+        if let Err(err) = packs.write(&new_values) {
+            note_write_error(&mut stats.cache, err.to_string());
+        }
+        let damaged = packs.damaged();
+        for (path, reason) in &damaged {
+            stats.cache.pool_repairs.push(format!(
+                "analysis pack {} removed: {reason}",
+                path.display()
+            ));
+        }
+        stats.cache.invalid_entries += packs.damaged_at_open();
+        if !damaged.is_empty() || packs.pack_count() + 1 > MAX_PACKS {
+            let _lock = registry
+                .lock_pool(&pool_id)
+                .map_err(cache_err(registry.dir()))?;
+            let tidied = packs.remove_damaged().and_then(|()| {
+                AnalysisPacks::compact(&registry.packs_dir(&pool_id), registry.format_version())
+            });
+            if let Err(err) = tidied {
+                note_write_error(&mut stats.cache, err.to_string());
+            }
+        }
+        drop(packs);
         stats.timings_ms.analyze = ms_since(t);
 
-        // 4. Lexical pool.
+        // 5. Lexical documents the pool lacks.
         let t = Instant::now();
-        let keys: Vec<FileKey> = files
-            .iter()
-            .map(|(f, _)| FileKey::new(&f.entry.path, &f.content_hash))
-            .collect();
         let mut first_chunk = Vec::with_capacity(files.len());
-        let mut next_chunk = 0u32;
-        let mut pool_files: HashMap<u64, FileChunks> = HashMap::with_capacity(files.len());
-        let mut file_of_pool_key: HashMap<u64, usize> = HashMap::with_capacity(files.len());
-        for (i, (_, analysis)) in files.iter().enumerate() {
-            first_chunk.push(next_chunk);
-            let count = analysis.chunks.len() as u32;
-            let pool_key = keys[i].pool_key();
-            if count > 0 {
-                if pool_files
-                    .insert(
-                        pool_key,
-                        FileChunks {
-                            first_chunk_id: next_chunk,
-                            chunk_count: count,
-                        },
-                    )
-                    .is_some()
-                {
+        let mut all_chunk_keys = Vec::new();
+        let mut chunk_ids: HashMap<u64, u32> = HashMap::new();
+        for (file, stored) in &files {
+            first_chunk.push(all_chunk_keys.len() as u32);
+            for &key in &stored.chunk_keys {
+                let id = all_chunk_keys.len() as u32;
+                all_chunk_keys.push(key);
+                if key != NO_DOCUMENT && chunk_ids.insert(key, id).is_some() {
                     return Err(LexicalError::Corrupt {
-                        path: self.layout.pools().dir().display().to_string(),
-                        message: format!("64-bit file key collision at {}", files[i].0.entry.path),
+                        path: registry.pool_dir(&pool_id).display().to_string(),
+                        message: format!("64-bit chunk key collision in {}", file.entry.path),
                     }
                     .into());
                 }
-                file_of_pool_key.insert(pool_key, i);
             }
-            next_chunk += count;
         }
-        let snapshot_keys: HashSet<u64> = pool_files.keys().copied().collect();
-        let (pool_id, pool) = self.choose_pool(
-            manifest.as_ref().and_then(|m| m.pool.as_deref()),
-            &snapshot_keys,
-            &mut stats.cache,
-        )?;
-        let mut view = self.view_or_repair(&pool_id, &pool, &pool_files, &mut stats.cache)?;
-        if !view.missing_files().is_empty() {
-            let registry = self.layout.pools();
+        let total_chunks = all_chunk_keys.len() as u32;
+        let mut view = self.view_or_repair(&pool_id, &pool, &chunk_ids, &mut stats.cache)?;
+        if !view.missing_chunks().is_empty() {
             let _lock = registry
                 .lock_pool(&pool_id)
-                .map_err(|source| IndexError::Cache {
-                    path: registry.dir().display().to_string(),
-                    source,
-                })?;
+                .map_err(cache_err(registry.dir()))?;
             pool.reload()?;
-            view = self.view_or_repair(&pool_id, &pool, &pool_files, &mut stats.cache)?;
-            let missing: Vec<u64> = view.missing_files().to_vec();
-            if !missing.is_empty() {
-                let mut claimed = registry.keys(&pool_id);
-                claimed.extend(missing.iter().copied());
-                if let Err(err) = registry.write_keys(&pool_id, &claimed) {
-                    note_write_error(&mut stats.cache, err.to_string());
-                }
-                let missing_files: Vec<usize> =
-                    missing.iter().map(|k| file_of_pool_key[k]).collect();
+            view = self.view_or_repair(&pool_id, &pool, &chunk_ids, &mut stats.cache)?;
+            if !view.missing_chunks().is_empty() {
+                let missing: HashSet<u64> = view.missing_chunks().iter().copied().collect();
                 // Write through a handle opened under the lock: tantivy's list of managed files
                 // is read at open, and another process may have committed since ours was opened.
                 let writer_pool = LexicalPool::open_or_create(pool.dir())?;
                 stats.pool.docs_added =
-                    self.index_files(&writer_pool, &mut files, &missing_files, progress)?;
+                    self.index_chunks(&writer_pool, &mut files, &missing, progress)?;
                 pool.reload()?;
-                view = pool.view(&pool_files)?;
-                if !view.missing_files().is_empty() {
+                view = pool.view(&chunk_ids)?;
+                if !view.missing_chunks().is_empty() {
                     return Err(LexicalError::Corrupt {
                         path: pool.dir().display().to_string(),
                         message: format!(
-                            "{} file versions still missing after indexing",
-                            view.missing_files().len()
+                            "{} chunks still missing after indexing",
+                            view.missing_chunks().len()
                         ),
                     }
                     .into());
@@ -562,7 +584,7 @@ impl Engine {
         stats.pool.size_bytes = pool.size_on_disk();
         stats.timings_ms.lexical = ms_since(t);
 
-        // 5. Manifest and the index itself.
+        // 6. Manifest and the index itself.
         let written_at_ns = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as i64);
@@ -592,13 +614,11 @@ impl Engine {
             pool: Some(pool_id),
             files: manifest_files,
         };
-        if manifest.as_ref() != Some(&new_manifest)
-            && let Err(err) = manifests.put(&canonical, &new_manifest)
-        {
+        let unchanged = manifest
+            .as_ref()
+            .is_some_and(|m| m.pool == new_manifest.pool && m.files == new_manifest.files);
+        if !unchanged && let Err(err) = manifests.put(&canonical, &new_manifest) {
             note_write_error(&mut stats.cache, err.to_string());
-        }
-        for message in write_errors.into_inner().expect("write errors") {
-            note_write_error(&mut stats.cache, message);
         }
 
         diagnostics.sort_by(|a, b| a.path.cmp(&b.path).then(a.kind.cmp(&b.kind)));
@@ -611,7 +631,8 @@ impl Engine {
         let mut infos = Vec::with_capacity(files.len());
         let mut analyses = Vec::with_capacity(files.len());
         let mut by_path = HashMap::with_capacity(files.len());
-        for (i, (file, analysis)) in files.into_iter().enumerate() {
+        for (i, (file, stored)) in files.into_iter().enumerate() {
+            let analysis = stored.analysis;
             let language_name = file
                 .language
                 .map_or("text".to_string(), |l| kind_name(l).to_string());
@@ -635,11 +656,11 @@ impl Engine {
         Ok(Arc::new(SnapshotIndex {
             root: canonical,
             files: infos,
-            keys,
             by_path,
             analyses,
             first_chunk,
-            total_chunks: next_chunk,
+            chunk_keys: all_chunk_keys,
+            total_chunks,
             lexical: view,
             lexical_config: self.config.lexical.clone(),
             graph: OnceLock::new(),
@@ -686,41 +707,38 @@ impl Engine {
         }
     }
 
-    /// The file's text, reading it if this open has not. With `may_change`, a file whose content
+    /// Reads the file's text if this open has not. With `may_change`, a file whose content
     /// differs from the recorded hash takes the new content (nothing depends on the old one yet);
     /// without, it is an error.
-    fn ensure_text<'f>(
-        &self,
-        file: &'f mut TextFile,
-        may_change: bool,
-    ) -> Result<&'f str, IndexError> {
-        if file.text.is_none() {
-            match crate::scan::load(&file.entry, &self.config.scan) {
-                Loaded::Text(loaded, _) => {
-                    if loaded.content_hash != file.content_hash {
-                        if !may_change {
-                            return Err(IndexError::SnapshotChanged {
-                                path: file.entry.path.clone(),
-                            });
-                        }
-                        file.content_hash = loaded.content_hash;
-                        file.language = loaded.language;
-                        file.lossy = loaded.lossy;
-                    }
-                    file.text = Some(loaded.text);
-                }
-                Loaded::Skipped(_) => {
-                    return Err(IndexError::SnapshotChanged {
-                        path: file.entry.path.clone(),
-                    });
-                }
-            }
+    fn ensure_text(&self, file: &mut TextFile, may_change: bool) -> Result<(), IndexError> {
+        if file.text.is_some() {
+            return Ok(());
         }
-        Ok(file.text.as_deref().expect("text loaded"))
+        match crate::scan::load(&file.entry, &self.config.scan) {
+            Loaded::Text(loaded, _) => {
+                if loaded.content_hash != file.content_hash {
+                    if !may_change {
+                        return Err(IndexError::SnapshotChanged {
+                            path: file.entry.path.clone(),
+                        });
+                    }
+                    file.content_hash = loaded.content_hash;
+                    file.language = loaded.language;
+                    file.lossy = loaded.lossy;
+                }
+                file.text = Some(loaded.text);
+                Ok(())
+            }
+            Loaded::Skipped(_) => Err(IndexError::SnapshotChanged {
+                path: file.entry.path.clone(),
+            }),
+        }
     }
 
     /// The pool for a snapshot with file keys `keys`: the manifest's pool if it still exists, else
-    /// the pool holding most of them (at least [`POOL_REUSE_MIN_OVERLAP`]), else a new one.
+    /// the pool whose recorded keys overlap most with them (at least [`POOL_REUSE_MIN_OVERLAP`]),
+    /// else a new one. The snapshot's keys are added to the chosen pool's record, so that a
+    /// concurrent open of the same repository joins it instead of starting its own.
     fn choose_pool(
         &self,
         previous: Option<&str>,
@@ -732,36 +750,42 @@ impl Engine {
             path: registry.dir().display().to_string(),
             source,
         };
-        if let Some(id) = previous
-            && registry.pool_ids().iter().any(|p| p == id)
-        {
-            let pool = self.open_pool(id, cache_stats)?;
-            return Ok((id.to_string(), pool));
-        }
-        let id = {
-            let _lock = registry.lock_registry().map_err(cache_err)?;
-            let mut best: Option<(usize, String)> = None;
-            for id in registry.pool_ids() {
-                let pool_keys = registry.keys(&id);
-                let overlap = keys.iter().filter(|k| pool_keys.contains(k)).count();
-                if best.as_ref().is_none_or(|(b, _)| overlap > *b) {
-                    best = Some((overlap, id));
+        let ids = registry.pool_ids();
+        let id = match previous.filter(|p| ids.iter().any(|id| id == p)) {
+            Some(id) => {
+                let recorded = registry.keys(id);
+                if !keys.is_subset(&recorded) {
+                    let _lock = registry.lock_registry().map_err(cache_err)?;
+                    let mut recorded = registry.keys(id);
+                    recorded.extend(keys.iter().copied());
+                    registry.write_keys(id, &recorded).map_err(cache_err)?;
                 }
+                id.to_string()
             }
-            match best {
-                Some((overlap, id))
-                    if overlap > 0
-                        && overlap as f64 >= POOL_REUSE_MIN_OVERLAP * keys.len() as f64 =>
-                {
-                    id
+            None => {
+                let _lock = registry.lock_registry().map_err(cache_err)?;
+                let mut best: Option<(usize, String, HashSet<u64>)> = None;
+                for id in registry.pool_ids() {
+                    let recorded = registry.keys(&id);
+                    let overlap = keys.iter().filter(|k| recorded.contains(k)).count();
+                    if best.as_ref().is_none_or(|(b, _, _)| overlap > *b) {
+                        best = Some((overlap, id, recorded));
+                    }
                 }
-                _ => {
-                    let id = registry.new_pool_id();
-                    // Claim the keys now so a concurrent open of the same repository joins this
-                    // pool instead of starting its own.
-                    registry.write_keys(&id, keys).map_err(cache_err)?;
-                    id
+                let (id, mut recorded) = match best {
+                    Some((overlap, id, recorded))
+                        if overlap > 0
+                            && overlap as f64 >= POOL_REUSE_MIN_OVERLAP * keys.len() as f64 =>
+                    {
+                        (id, recorded)
+                    }
+                    _ => (registry.new_pool_id(), HashSet::new()),
+                };
+                if !keys.is_subset(&recorded) {
+                    recorded.extend(keys.iter().copied());
+                    registry.write_keys(&id, &recorded).map_err(cache_err)?;
                 }
+                id
             }
         };
         let pool = self.open_pool(&id, cache_stats)?;
@@ -825,7 +849,7 @@ impl Engine {
         }
         cache_stats
             .pool_repairs
-            .push(format!("pool {id}: {reason}"));
+            .push(format!("lexical index of pool {id} rebuilt: {reason}"));
         std::fs::remove_dir_all(&dir).map_err(|source| IndexError::Cache {
             path: dir.display().to_string(),
             source,
@@ -833,16 +857,16 @@ impl Engine {
         Ok(LexicalPool::open_or_create(&dir)?)
     }
 
-    /// The snapshot's view of `pool`; a pool whose documents contradict the analyses (which can
-    /// only come from damage) is rebuilt and the view retried once.
+    /// The snapshot's view of `pool`; a pool whose documents cannot be read as this version's
+    /// (which can only come from damage) is rebuilt and the view retried once.
     fn view_or_repair(
         &self,
         id: &str,
         pool: &Arc<LexicalPool>,
-        files: &HashMap<u64, FileChunks>,
+        chunks: &HashMap<u64, u32>,
         cache_stats: &mut CacheStats,
     ) -> Result<PoolView, IndexError> {
-        match pool.view(files) {
+        match pool.view(chunks) {
             Ok(view) => Ok(view),
             Err(LexicalError::Corrupt { message, .. }) => {
                 self.pools.lock().expect("pools").remove(id);
@@ -851,55 +875,59 @@ impl Engine {
                     .lock()
                     .expect("pools")
                     .insert(id.to_string(), repaired.clone());
-                Ok(repaired.view(files)?)
+                Ok(repaired.view(chunks)?)
             }
             Err(err) => Err(err.into()),
         }
     }
 
-    /// Adds the chunks of `which` files to the pool.
-    fn index_files(
+    /// Adds the chunks whose keys are `missing` to the pool.
+    fn index_chunks(
         &self,
         pool: &LexicalPool,
-        files: &mut [(TextFile, FileAnalysis)],
-        which: &[usize],
+        files: &mut [(TextFile, StoredAnalysis)],
+        missing: &HashSet<u64>,
         progress: &dyn Progress,
     ) -> Result<u64, IndexError> {
-        let wanted: HashSet<usize> = which.iter().copied().collect();
+        let wanted: Vec<usize> = files
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, stored))| stored.chunk_keys.iter().any(|k| missing.contains(k)))
+            .map(|(i, _)| i)
+            .collect();
         // Texts of files whose analysis came from the cache were not necessarily read.
+        let wanted_set: HashSet<usize> = wanted.iter().copied().collect();
         files
             .par_iter_mut()
             .enumerate()
-            .filter(|(i, _)| wanted.contains(i))
-            .try_for_each(|(_, (file, _))| self.ensure_text(file, false).map(|_| ()))?;
-        let mut sorted: Vec<usize> = which.to_vec();
-        sorted.sort_unstable();
-        let total = sorted.len() as u64;
+            .filter(|(i, _)| wanted_set.contains(i))
+            .try_for_each(|(_, (file, _))| self.ensure_text(file, false))?;
+        let total = missing.len() as u64;
         let mut writer = pool.writer(&self.config.writer)?;
         let mut done = 0u64;
         // Batches bound the memory of prepared documents.
-        for batch in sorted.chunks(512) {
+        for batch in wanted.chunks(256) {
             let docs: Vec<OwnedChunkDoc> = batch
                 .par_iter()
                 .flat_map_iter(|&i| {
-                    let (file, analysis) = &files[i];
-                    chunk_docs(file, analysis)
+                    let (file, stored) = &files[i];
+                    chunk_documents(file, stored, missing)
                 })
                 .collect();
             let borrowed: Vec<ChunkDoc<'_>> = docs.iter().map(OwnedChunkDoc::borrow).collect();
-            writer.add(&borrowed)?;
-            done += batch.len() as u64;
+            done += writer.add(&borrowed)?;
             progress.report(Stage::Index, done, total);
         }
-        let added = writer.commit()?;
-        Ok(added)
+        Ok(writer.commit()?)
     }
 }
 
-/// A chunk document with owned symbol text (bodies borrow nothing: prepared in parallel).
+/// The chunk key of chunks that get no lexical document (blank ones).
+const NO_DOCUMENT: u64 = 0;
+
+/// A chunk document with owned text (prepared in parallel, then handed to the writer).
 struct OwnedChunkDoc {
-    file_key: u64,
-    chunk: u32,
+    chunk_key: u64,
     path: String,
     symbols: String,
     body: String,
@@ -908,8 +936,7 @@ struct OwnedChunkDoc {
 impl OwnedChunkDoc {
     fn borrow(&self) -> ChunkDoc<'_> {
         ChunkDoc {
-            file_key: self.file_key,
-            chunk: self.chunk,
+            chunk_key: self.chunk_key,
             path: &self.path,
             symbols: &self.symbols,
             body: &self.body,
@@ -917,39 +944,68 @@ impl OwnedChunkDoc {
     }
 }
 
-fn chunk_docs(file: &TextFile, analysis: &FileAnalysis) -> Vec<OwnedChunkDoc> {
-    let text = file.text.as_deref().unwrap_or("");
+/// The lexical key of each chunk of a file: a hash of everything its document holds (path, kind,
+/// name, symbols, text) and of its rank among identical chunks of the file, so a chunk keeps
+/// its key when other parts of the file change. Blank chunks get [`NO_DOCUMENT`].
+fn chunk_keys(path: &str, text: &str, analysis: &FileAnalysis) -> Vec<u64> {
     let starts = line_starts(text);
-    let key = FileKey::new(&file.entry.path, &file.content_hash).pool_key();
+    let mut seen: HashMap<u64, u32> = HashMap::new();
     analysis
         .chunks
         .iter()
-        .enumerate()
-        .map(|(ord, chunk)| {
+        .map(|chunk| {
             let body = slice_lines(text, &starts, chunk.start, chunk.end);
-            // Blank chunks (gaps of empty lines) get an empty document: it exists, so the pool
-            // knows the file is complete, but it matches nothing and is not counted in the
-            // statistics (see `PoolView`).
-            let blank = body.trim().is_empty();
-            OwnedChunkDoc {
-                file_key: key,
-                chunk: ord as u32,
-                path: if blank {
-                    String::new()
-                } else {
-                    file.entry.path.clone()
-                },
-                symbols: if blank {
-                    String::new()
-                } else {
-                    chunk_symbols(chunk, analysis)
-                },
-                body: if blank {
-                    String::new()
-                } else {
-                    body.to_string()
-                },
+            if body.trim().is_empty() {
+                return NO_DOCUMENT;
             }
+            let mut hasher = blake3::Hasher::new();
+            for part in [
+                path,
+                &kind_name(chunk.kind),
+                chunk.name.as_deref().unwrap_or(""),
+                &chunk_symbols(chunk, analysis),
+                body,
+            ] {
+                hasher.update(&(part.len() as u64).to_le_bytes());
+                hasher.update(part.as_bytes());
+            }
+            let content =
+                u64::from_le_bytes(hasher.finalize().as_bytes()[..8].try_into().expect("8"));
+            let rank = seen.entry(content).or_default();
+            let key = if *rank == 0 {
+                content
+            } else {
+                let mut hasher = blake3::Hasher::new();
+                hasher.update(&content.to_le_bytes());
+                hasher.update(&rank.to_le_bytes());
+                u64::from_le_bytes(hasher.finalize().as_bytes()[..8].try_into().expect("8"))
+            };
+            *rank += 1;
+            // 0 is reserved for "no document".
+            key.max(1)
+        })
+        .collect()
+}
+
+/// Documents of the chunks of `file` whose keys are in `wanted`.
+fn chunk_documents(
+    file: &TextFile,
+    stored: &StoredAnalysis,
+    wanted: &HashSet<u64>,
+) -> Vec<OwnedChunkDoc> {
+    let text = file.text.as_deref().unwrap_or("");
+    let starts = line_starts(text);
+    stored
+        .analysis
+        .chunks
+        .iter()
+        .zip(&stored.chunk_keys)
+        .filter(|(_, key)| wanted.contains(key))
+        .map(|(chunk, &chunk_key)| OwnedChunkDoc {
+            chunk_key,
+            path: file.entry.path.clone(),
+            symbols: chunk_symbols(chunk, &stored.analysis),
+            body: slice_lines(text, &starts, chunk.start, chunk.end).to_string(),
         })
         .collect()
 }
@@ -1087,11 +1143,15 @@ impl SnapshotIndex {
             .map(|(file, chunk)| (self.files[file].path.as_str(), chunk))
     }
 
-    /// A content-addressed identity of a chunk, stable across snapshots that share the file
-    /// version: (file key bytes, ordinal in the file). Caches of per-chunk data (embeddings) use it.
-    pub fn chunk_key(&self, chunk_id: u32) -> Option<([u8; 32], u32)> {
-        self.locate(chunk_id)
-            .map(|(file, _)| (self.keys[file].0, chunk_id - self.first_chunk[file]))
+    /// A content key of a chunk: a 64-bit hash of its path, kind, name, symbols and text (and
+    /// rank among identical chunks of its file), stable across snapshots that share the chunk;
+    /// `None` for blank chunks, which have no lexical document. Caches of per-chunk data
+    /// (embeddings) can use it.
+    pub fn chunk_key(&self, chunk_id: u32) -> Option<u64> {
+        self.chunk_keys
+            .get(chunk_id as usize)
+            .copied()
+            .filter(|&k| k != NO_DOCUMENT)
     }
 
     /// The text of a chunk (read from the snapshot).

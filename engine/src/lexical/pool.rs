@@ -1,9 +1,10 @@
 //! The chunk pool: one tantivy index shared by the snapshots of a repository.
 //!
-//! Every document is one chunk of one *file version*, identified by a 64-bit file key (derived by
-//! the caller from path and content hash) and the chunk's ordinal in that file's analysis. A
-//! snapshot adds only the file versions the pool lacks, so the second snapshot of a repository
-//! indexes the few files that changed instead of all of them.
+//! Every document is one chunk, identified by a 64-bit *chunk key* that the caller derives from
+//! everything the document holds (path, name, symbols, text; see
+//! `crate::index`). A snapshot adds only the chunks the pool lacks: when a file changes, only its
+//! changed chunks are indexed again, so the second snapshot of a repository costs a fraction of
+//! the first.
 //!
 //! A [`PoolView`] restricts the pool to one snapshot: at open it maps each segment's documents to
 //! snapshot chunk ids (or to nothing) and sums the snapshot's exact token counts, and at query time
@@ -13,13 +14,12 @@
 //! `pool_view_scores_equal_a_fresh_index` checks it.
 //!
 //! Writers must hold the pool's write lock (the caller's job, see [`crate::cache`]); documents are
-//! never deleted (old snapshots still use them), and commits are atomic (tantivy's `meta.json`), so
-//! a reader never sees half of a file version.
+//! never deleted (old snapshots still use them), and commits are atomic (tantivy's `meta.json`).
 
 use super::tokenizer::{CODE_TOKENIZER, CodeTokenizer, count_tokens};
 use super::{LexicalConfig, LexicalError, LexicalQuery};
 use rayon::prelude::*;
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::{BinaryHeap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use tantivy::DocSet;
@@ -44,8 +44,7 @@ const NOT_IN_SNAPSHOT: u32 = u32::MAX;
 
 #[derive(Clone, Copy)]
 struct Fields {
-    file_key: Field,
-    chunk: Field,
+    chunk_key: Field,
     path: Field,
     symbols: Field,
     body: Field,
@@ -54,9 +53,8 @@ struct Fields {
     body_tokens: Field,
 }
 
-const FIELD_NAMES: [&str; 8] = [
-    "file_key",
-    "chunk",
+const FIELD_NAMES: [&str; 7] = [
+    "chunk_key",
     "path",
     "symbols",
     "body",
@@ -74,16 +72,15 @@ fn schema() -> (Schema, Fields) {
             .set_fieldnorms(true),
     );
     let fields = Fields {
-        file_key: builder.add_u64_field(FIELD_NAMES[0], FAST),
-        chunk: builder.add_u64_field(FIELD_NAMES[1], FAST),
-        path: builder.add_text_field(FIELD_NAMES[2], text.clone()),
-        symbols: builder.add_text_field(FIELD_NAMES[3], text.clone()),
-        body: builder.add_text_field(FIELD_NAMES[4], text),
+        chunk_key: builder.add_u64_field(FIELD_NAMES[0], FAST),
+        path: builder.add_text_field(FIELD_NAMES[1], text.clone()),
+        symbols: builder.add_text_field(FIELD_NAMES[2], text.clone()),
+        body: builder.add_text_field(FIELD_NAMES[3], text),
         // Exact token counts: the snapshot's average field lengths are sums of these (tantivy's
         // per-document field norms are quantised).
-        path_tokens: builder.add_u64_field(FIELD_NAMES[5], FAST),
-        symbol_tokens: builder.add_u64_field(FIELD_NAMES[6], FAST),
-        body_tokens: builder.add_u64_field(FIELD_NAMES[7], FAST),
+        path_tokens: builder.add_u64_field(FIELD_NAMES[4], FAST),
+        symbol_tokens: builder.add_u64_field(FIELD_NAMES[5], FAST),
+        body_tokens: builder.add_u64_field(FIELD_NAMES[6], FAST),
     };
     (builder.build(), fields)
 }
@@ -91,19 +88,11 @@ fn schema() -> (Schema, Fields) {
 /// One chunk to index.
 #[derive(Debug, Clone, Copy)]
 pub struct ChunkDoc<'a> {
-    pub file_key: u64,
-    pub chunk: u32,
+    pub chunk_key: u64,
     pub path: &'a str,
     /// Qualified name of the chunk and of the definitions inside it, one per line.
     pub symbols: &'a str,
     pub body: &'a str,
-}
-
-/// Where a snapshot file's chunks live in the snapshot's chunk id space.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileChunks {
-    pub first_chunk_id: u32,
-    pub chunk_count: u32,
 }
 
 /// Indexing resources.
@@ -217,24 +206,6 @@ impl LexicalPool {
         self.reader.searcher().segment_readers().len()
     }
 
-    /// The file keys that have documents in the pool.
-    pub fn file_keys(&self) -> Result<HashSet<u64>, LexicalError> {
-        let searcher = self.reader.searcher();
-        let mut keys = HashSet::new();
-        for segment in searcher.segment_readers() {
-            let column = segment
-                .fast_fields()
-                .u64(FIELD_NAMES[0])
-                .map_err(|e| self.tantivy_err(e))?;
-            for doc in 0..segment.max_doc() {
-                if let Some(key) = column.first(doc) {
-                    keys.insert(key);
-                }
-            }
-        }
-        Ok(keys)
-    }
-
     /// Starts adding documents. The caller holds the pool's write lock and has checked (after
     /// [`LexicalPool::reload`]) that the pool lacks the file versions it will add.
     pub fn writer(&self, options: &WriterOptions) -> Result<PoolWriter<'_>, LexicalError> {
@@ -269,80 +240,63 @@ impl LexicalPool {
             .unwrap_or(0)
     }
 
-    /// The view of one snapshot: `files` maps each snapshot file's key to its chunk ids. Files of
-    /// the snapshot the pool lacks are listed by [`PoolView::missing_files`].
-    pub fn view(&self, files: &HashMap<u64, FileChunks>) -> Result<PoolView, LexicalError> {
+    /// The view of one snapshot: `chunks` maps the key of each of the snapshot's chunks to its
+    /// chunk id. Keys the pool lacks are listed by [`PoolView::missing_chunks`].
+    pub fn view(&self, chunks: &HashMap<u64, u32>) -> Result<PoolView, LexicalError> {
         let searcher = self.reader.searcher();
         let mut doc_chunk = Vec::with_capacity(searcher.segment_readers().len());
         let mut full_segments = Vec::new();
-        let mut found_per_file: HashMap<u64, u32> = HashMap::with_capacity(files.len());
+        let mut found = vec![
+            false;
+            chunks
+                .values()
+                .map(|&id| id as usize + 1)
+                .max()
+                .unwrap_or(0)
+        ];
         let mut num_docs = 0u64;
         let mut total_tokens = [0u64; 3];
-        let corrupt = |message: String| LexicalError::Corrupt {
-            path: self.dir.display().to_string(),
-            message,
-        };
-        let mut seen_chunk_ids: HashSet<u32> = HashSet::new();
         for segment in searcher.segment_readers() {
             let fast = segment.fast_fields();
             let column = |name: &str| fast.u64(name).map_err(|e| self.tantivy_err(e));
             let keys = column(FIELD_NAMES[0])?;
-            let chunks = column(FIELD_NAMES[1])?;
             let token_columns = [
+                column(FIELD_NAMES[4])?,
                 column(FIELD_NAMES[5])?,
                 column(FIELD_NAMES[6])?,
-                column(FIELD_NAMES[7])?,
             ];
             let mut map = vec![NOT_IN_SNAPSHOT; segment.max_doc() as usize];
             let mut mapped = 0u32;
             for doc in 0..segment.max_doc() {
-                let (Some(key), Some(chunk)) = (keys.first(doc), chunks.first(doc)) else {
-                    return Err(corrupt(format!("document {doc} lacks its key")));
+                let Some(key) = keys.first(doc) else {
+                    return Err(LexicalError::Corrupt {
+                        path: self.dir.display().to_string(),
+                        message: format!("document {doc} lacks its chunk key"),
+                    });
                 };
-                let Some(file) = files.get(&key) else {
+                let Some(&chunk_id) = chunks.get(&key) else {
                     continue;
                 };
-                if chunk >= u64::from(file.chunk_count) {
-                    return Err(corrupt(format!(
-                        "chunk {chunk} of file key {key:016x} is past its {} chunks",
-                        file.chunk_count
-                    )));
-                }
-                let chunk_id = file.first_chunk_id + chunk as u32;
-                // A file version indexed twice (never by this code's locking) must not count twice.
-                if !seen_chunk_ids.insert(chunk_id) {
+                // A chunk indexed twice (concurrent writers never do it under the pool lock, but
+                // the view must not count it twice if it happened).
+                if std::mem::replace(&mut found[chunk_id as usize], true) {
                     continue;
                 }
                 map[doc as usize] = chunk_id;
                 mapped += 1;
-                *found_per_file.entry(key).or_default() += 1;
-                let tokens = token_columns
-                    .each_ref()
-                    .map(|col| col.first(doc).unwrap_or(0));
-                // Empty documents (blank chunks) stand in for their chunk but match nothing; like
-                // an index without them, the statistics ignore them.
-                if tokens.iter().any(|&n| n > 0) {
-                    num_docs += 1;
-                    for (total, n) in total_tokens.iter_mut().zip(tokens) {
-                        *total += n;
-                    }
+                num_docs += 1;
+                for (total, column) in total_tokens.iter_mut().zip(&token_columns) {
+                    *total += column.first(doc).unwrap_or(0);
                 }
             }
             full_segments.push(mapped == segment.max_doc());
             doc_chunk.push(map);
         }
-        let mut missing = Vec::new();
-        for (key, file) in files {
-            let found = found_per_file.get(key).copied().unwrap_or(0);
-            if found == 0 && file.chunk_count > 0 {
-                missing.push(*key);
-            } else if found != file.chunk_count {
-                return Err(corrupt(format!(
-                    "file key {key:016x} has {found} of its {} chunks",
-                    file.chunk_count
-                )));
-            }
-        }
+        let mut missing: Vec<u64> = chunks
+            .iter()
+            .filter(|&(_, &id)| !found[id as usize])
+            .map(|(&key, _)| key)
+            .collect();
         missing.sort_unstable();
         Ok(PoolView {
             searcher,
@@ -374,8 +328,7 @@ impl PoolWriter<'_> {
             .par_iter()
             .map(|doc| {
                 let mut document = TantivyDocument::new();
-                document.add_u64(f.file_key, doc.file_key);
-                document.add_u64(f.chunk, u64::from(doc.chunk));
+                document.add_u64(f.chunk_key, doc.chunk_key);
                 document.add_text(f.path, doc.path);
                 document.add_text(f.symbols, doc.symbols);
                 document.add_text(f.body, doc.body);
@@ -438,8 +391,8 @@ pub struct PoolView {
 }
 
 impl PoolView {
-    /// Keys of snapshot files with chunks that the pool lacks (sorted).
-    pub fn missing_files(&self) -> &[u64] {
+    /// Keys of the snapshot's chunks that the pool lacks (sorted).
+    pub fn missing_chunks(&self) -> &[u64] {
         &self.missing
     }
 
