@@ -482,28 +482,29 @@ impl PoolView {
                 &self.searcher,
             ))
             .map_err(|e| self.tantivy_err(e))?;
-        // Min-heap of the best hits so far; its smallest score is the pruning threshold.
+        // Min-heap of the best hits so far (its top is the worst of them). The union is scored
+        // exhaustively rather than with block-WAND: issue queries have ~100 terms × 3 fields, for
+        // which WAND's per-step sorting of scorers costs more than it prunes (measured on django),
+        // and exhaustive scoring breaks ties by chunk id whatever the pool's segment layout.
         let mut heap: BinaryHeap<Hit> = BinaryHeap::with_capacity(limit + 1);
         for (ord, segment) in self.searcher.segment_readers().iter().enumerate() {
             let map = &self.doc_chunk[ord];
-            let mut threshold = if heap.len() >= limit {
-                heap.peek().map_or(0.0, |h| h.score)
-            } else {
-                0.0
-            };
             weight
-                .for_each_pruning(threshold, segment, &mut |doc: DocId, score| {
+                .for_each(segment, &mut |doc: DocId, score| {
                     let chunk = map[doc as usize];
-                    if chunk != NOT_IN_SNAPSHOT && score > 0.0 && accept(chunk) {
-                        heap.push(Hit { score, chunk });
+                    if chunk == NOT_IN_SNAPSHOT || score <= 0.0 {
+                        return;
+                    }
+                    let hit = Hit { score, chunk };
+                    if heap.len() >= limit && heap.peek().is_some_and(|worst| &hit >= worst) {
+                        return;
+                    }
+                    if accept(chunk) {
+                        heap.push(hit);
                         if heap.len() > limit {
                             heap.pop();
                         }
-                        if heap.len() >= limit {
-                            threshold = heap.peek().map_or(0.0, |h| h.score);
-                        }
                     }
-                    threshold
                 })
                 .map_err(|e| self.tantivy_err(e))?;
         }

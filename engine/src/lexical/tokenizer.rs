@@ -65,6 +65,14 @@ pub fn for_each_token(text: &str, mut emit: impl FnMut(&str, usize, usize)) {
 /// [`for_each_token`] that also says which [`TokenLevel`] each token is.
 pub fn for_each_token_with_level(text: &str, mut emit: impl FnMut(&str, usize, usize, TokenLevel)) {
     let mut lower = String::new();
+    for_each_span(text, |from, to, level| {
+        emit(lowercase_into(&mut lower, &text[from..to]), from, to, level);
+    });
+}
+
+/// The analyzer's core: calls `emit(from, to, level)` for the byte span of every token, without
+/// lowercasing (counting tokens needs no text).
+fn for_each_span(text: &str, mut emit: impl FnMut(usize, usize, TokenLevel)) {
     let mut segments: Vec<(usize, usize)> = Vec::new();
     let mut pos = 0;
     let bytes = text.as_bytes();
@@ -111,17 +119,12 @@ pub fn for_each_token_with_level(text: &str, mut emit: impl FnMut(&str, usize, u
             // `app/views.py`, `model.save` finds `self.model.save`.
             for &(suffix_start, _) in &segments[..segments.len() - 1] {
                 if end - suffix_start <= MAX_COMPOUND_LEN {
-                    emit(
-                        lowercase_into(&mut lower, &text[suffix_start..end]),
-                        suffix_start,
-                        end,
-                        TokenLevel::Compound,
-                    );
+                    emit(suffix_start, end, TokenLevel::Compound);
                 }
             }
         }
         for &(s, e) in &segments {
-            emit_segment(text, s, e, &mut lower, &mut emit);
+            emit_segment(text, s, e, &mut emit);
         }
     }
 }
@@ -131,8 +134,7 @@ fn emit_segment(
     text: &str,
     start: usize,
     end: usize,
-    lower: &mut String,
-    emit: &mut impl FnMut(&str, usize, usize, TokenLevel),
+    emit: &mut impl FnMut(usize, usize, TokenLevel),
 ) {
     let segment = &text[start..end];
     let mut parts: [(usize, usize); 16] = [(0, 0); 16];
@@ -146,24 +148,14 @@ fn emit_segment(
     });
     let single_equal = count == 1 && parts[0] == (0, segment.len());
     if segment.len() <= MAX_PART_LEN {
-        emit(
-            lowercase_into(lower, segment),
-            start,
-            end,
-            TokenLevel::Segment,
-        );
+        emit(start, end, TokenLevel::Segment);
     }
     if single_equal {
         return;
     }
     for &(s, e) in &parts[..count] {
         if e - s <= MAX_PART_LEN {
-            emit(
-                lowercase_into(lower, &segment[s..e]),
-                start + s,
-                start + e,
-                TokenLevel::Subword,
-            );
+            emit(start + s, start + e, TokenLevel::Subword);
         }
     }
 }
@@ -249,7 +241,7 @@ pub fn tokens(text: &str) -> Vec<String> {
 /// Number of tokens [`for_each_token`] yields for `text`.
 pub fn count_tokens(text: &str) -> u64 {
     let mut n = 0u64;
-    for_each_token(text, |_, _, _| n += 1);
+    for_each_span(text, |_, _, _| n += 1);
     n
 }
 
@@ -275,13 +267,12 @@ impl Tokenizer for CodeTokenizer {
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
         let tokens = &mut self.buffer;
         let mut len = 0usize;
-        for_each_token(text, |t, from, to| {
+        for_each_span(text, |from, to, _| {
             if len == tokens.len() {
                 tokens.push(Token::default());
             }
             let token = &mut tokens[len];
-            token.text.clear();
-            token.text.push_str(t);
+            lowercase_into(&mut token.text, &text[from..to]);
             token.offset_from = from;
             token.offset_to = to;
             token.position = len;
