@@ -48,15 +48,16 @@ pub const CACHE_FORMAT_VERSION: u32 = 1;
 const KIND_MANIFEST: [u8; 4] = *b"ROOT";
 const KIND_POOL_KEYS: [u8; 4] = *b"KEYS";
 
-/// The cache root to use when none is given: `$SWEX_CACHE_DIR`, else `<user cache dir>/swex`,
-/// else `.swex-cache` in the working directory.
+/// The cache root to use when none is given: `$SWEX_CACHE_DIR`, else `<user cache dir>/swex`
+/// (e.g. `~/.cache/swex`), else `.cache/swex` in the working directory (the same rule as the
+/// dense models and embeddings).
 pub fn default_cache_root() -> PathBuf {
     if let Some(dir) = std::env::var_os("SWEX_CACHE_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
     }
     dirs::cache_dir()
         .map(|d| d.join("swex"))
-        .unwrap_or_else(|| PathBuf::from(".swex-cache"))
+        .unwrap_or_else(|| PathBuf::from(".cache/swex"))
 }
 
 /// Identity of one version of one file: a hash of its path and content hash.
@@ -268,7 +269,7 @@ impl AnalysisPacks {
                 values.push((*key, value));
             }
         }
-        values.sort_by(|a, b| a.0.cmp(&b.0));
+        values.sort_by_key(|(key, _)| *key);
         let written = pack::write_pack(dir, format_version, &values)?;
         for path in set.paths() {
             if Some(path) != written.as_deref() {

@@ -6,20 +6,25 @@
 //! 2. **Read**: a file whose stat stamp matches the root's manifest keeps its recorded content
 //!    hash without being read (the stat fast path); others are read, checked for binary content and
 //!    hashed.
-//! 3. **Analyse**: analyses are looked up by file key (path + content hash) and computed only on a
-//!    miss ([`crate::lang::analyze`]), then stored.
-//! 4. **Lexical**: the snapshot joins the repository's chunk pool ([`crate::lexical::pool`]) —
-//!    the one sharing most file versions with it, or a new one — and indexes only the file
-//!    versions the pool lacks, under the pool's lock. A damaged pool is rebuilt.
-//! 5. The manifest is rewritten, and the [`SnapshotIndex`] is ready. The code graph is built on
+//! 3. **Pool**: the snapshot joins the repository's pool — the one whose recorded file versions
+//!    overlap most with its own, or a new one ([`crate::cache`]).
+//! 4. **Analyse**: analyses are looked up in the pool's packs by file key (path + content hash)
+//!    and computed only on a miss ([`crate::lang::analyze`]); new ones go into one new pack. Each
+//!    chunk gets a content key (path, kind, name, symbols, text).
+//! 5. **Lexical**: chunks whose keys the pool's index lacks are indexed, under the pool's lock
+//!    ([`crate::lexical::pool`]); a changed file costs only its changed chunks. A damaged pool is
+//!    rebuilt.
+//! 6. The manifest is rewritten, and the [`SnapshotIndex`] is ready. The code graph is built on
 //!    first use ([`SnapshotIndex::graph`]), since only some explorers need it.
 //!
 //! A [`SnapshotIndex`] is immutable, `Send + Sync` and meant to be shared as `Arc`. File text is
 //! read from the snapshot directory on demand ([`SnapshotIndex::read_lines`], `grep`), so the
 //! directory must stay in place while the index is used.
 //!
-//! The dense index (task E, `crate::dense`) attaches here later: it needs stable chunk identities
-//! ([`SnapshotIndex::chunk_key`]) and chunk texts ([`SnapshotIndex::chunk_text`]).
+//! The dense index (task E, `crate::dense`) attaches here later, as another lazily built member
+//! of [`SnapshotIndex`] next to the graph: it needs chunk ids (`0..num_chunks()`), content keys
+//! that survive across snapshots for its embedding cache ([`SnapshotIndex::chunk_key`]) and chunk
+//! texts ([`SnapshotIndex::chunk_text`]).
 //!
 //! This module does no printing; long work is reported through [`Progress`].
 
@@ -308,7 +313,7 @@ struct Ticker<'a> {
 impl Ticker<'_> {
     fn tick(&self) {
         let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        if done % 256 == 0 || done == self.total {
+        if done.is_multiple_of(256) || done == self.total {
             self.progress.report(self.stage, done, self.total);
         }
     }
@@ -903,7 +908,7 @@ impl Engine {
             .filter(|(i, _)| wanted_set.contains(i))
             .try_for_each(|(_, (file, _))| self.ensure_text(file, false))?;
         let total = missing.len() as u64;
-        let mut writer = pool.writer(&self.config.writer)?;
+        let mut writer = pool.writer(&self.config.writer, missing.len())?;
         let mut done = 0u64;
         // Batches bound the memory of prepared documents.
         for batch in wanted.chunks(256) {
@@ -1034,7 +1039,7 @@ fn chunk_symbols(chunk: &Chunk, analysis: &FileAnalysis) -> String {
 fn line_starts(text: &str) -> Vec<usize> {
     let mut starts = vec![0];
     starts.extend(memchr_newlines(text));
-    if starts.last() == Some(&text.len()) && text.len() > 0 {
+    if starts.last() == Some(&text.len()) && !text.is_empty() {
         starts.pop();
     }
     starts

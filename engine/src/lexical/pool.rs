@@ -35,8 +35,9 @@ use tantivy::{
     Term,
 };
 
-/// Merge all segments into one when a commit leaves more than this many (each snapshot that adds
-/// files adds a segment or two; many small segments slow queries down).
+/// When a commit leaves more than this many segments, all but the largest are merged into one
+/// (each snapshot that adds chunks adds a segment; many small segments slow queries down, and
+/// rewriting the large first segment each time would cost as much as a cold build).
 const MAX_SEGMENTS: usize = 8;
 
 /// Marks a pool document that is not part of the viewed snapshot.
@@ -206,11 +207,18 @@ impl LexicalPool {
         self.reader.searcher().segment_readers().len()
     }
 
-    /// Starts adding documents. The caller holds the pool's write lock and has checked (after
-    /// [`LexicalPool::reload`]) that the pool lacks the file versions it will add.
-    pub fn writer(&self, options: &WriterOptions) -> Result<PoolWriter<'_>, LexicalError> {
+    /// Starts adding about `expected_docs` documents. The caller holds the pool's write lock and
+    /// has checked (after [`LexicalPool::reload`]) that the pool lacks the chunks it will add.
+    pub fn writer(
+        &self,
+        options: &WriterOptions,
+        expected_docs: usize,
+    ) -> Result<PoolWriter<'_>, LexicalError> {
+        // Each indexing thread writes its own segment: a few thousand documents are one thread's
+        // work, and one segment is cheaper to search and to merge later.
+        let threads = options.threads.clamp(1, 1 + expected_docs / 20_000);
         let writer_options = IndexWriterOptions::builder()
-            .num_worker_threads(options.threads.max(1))
+            .num_worker_threads(threads)
             .memory_budget_per_thread(options.memory_per_thread.max(15 << 20))
             .num_merge_threads(1)
             .build();
@@ -355,13 +363,15 @@ impl PoolWriter<'_> {
             return Ok(0);
         }
         self.writer.commit().map_err(|e| pool.tantivy_err(e))?;
-        let segments = pool
+        let mut segments = pool
             .index
-            .searchable_segment_ids()
+            .searchable_segment_metas()
             .map_err(|e| pool.tantivy_err(e))?;
         if segments.len() > MAX_SEGMENTS {
+            segments.sort_by_key(|meta| std::cmp::Reverse(meta.max_doc()));
+            let smaller: Vec<_> = segments[1..].iter().map(|meta| meta.id()).collect();
             self.writer
-                .merge(&segments)
+                .merge(&smaller)
                 .wait()
                 .map_err(|e| pool.tantivy_err(e))?;
         }
