@@ -634,6 +634,35 @@ fn concurrent_builders_do_not_corrupt_each_other() {
     assert_eq!(pools.len(), 1, "{pools:?}");
 }
 
+#[test]
+fn another_repository_gets_its_own_pool() {
+    let base = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let root = base.path().join("checkout");
+    write_repo(&root, &fixture());
+    let first = engine(cache.path()).open(&root).unwrap();
+    // The same directory now holds an unrelated project.
+    fs::remove_dir_all(&root).unwrap();
+    write_repo(
+        &root,
+        &[
+            (
+                "src/lib.rs",
+                b"pub fn parse(input: &str) -> usize {\n    input.len()\n}\n",
+            ),
+            ("Cargo.toml", b"[package]\nname = \"other\"\n"),
+        ],
+    );
+    let other = engine(cache.path()).open(&root).unwrap();
+    assert_ne!(other.stats().pool.id, first.stats().pool.id);
+    assert_eq!(top_path(&other, "parse input"), "src/lib.rs");
+    let pools = Engine::new(config(cache.path()))
+        .layout()
+        .pools()
+        .pool_ids();
+    assert_eq!(pools.len(), 2);
+}
+
 #[derive(Default)]
 struct Recorder(std::sync::Mutex<Vec<(Stage, u64, u64)>>);
 

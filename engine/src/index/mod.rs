@@ -756,9 +756,17 @@ impl Engine {
             source,
         };
         let ids = registry.pool_ids();
-        let id = match previous.filter(|p| ids.iter().any(|id| id == p)) {
-            Some(id) => {
-                let recorded = registry.keys(id);
+        let overlaps_enough = |recorded: &HashSet<u64>| {
+            let overlap = keys.iter().filter(|k| recorded.contains(k)).count();
+            overlap > 0 && overlap as f64 >= POOL_REUSE_MIN_OVERLAP * keys.len() as f64
+        };
+        // The pool used last time, unless the directory now holds something else entirely.
+        let previous = previous
+            .filter(|p| ids.iter().any(|id| id == p))
+            .map(|p| (p, registry.keys(p)))
+            .filter(|(_, recorded)| overlaps_enough(recorded));
+        let id = match previous {
+            Some((id, recorded)) => {
                 if !keys.is_subset(&recorded) {
                     let _lock = registry.lock_registry().map_err(cache_err)?;
                     let mut recorded = registry.keys(id);
@@ -778,12 +786,7 @@ impl Engine {
                     }
                 }
                 let (id, mut recorded) = match best {
-                    Some((overlap, id, recorded))
-                        if overlap > 0
-                            && overlap as f64 >= POOL_REUSE_MIN_OVERLAP * keys.len() as f64 =>
-                    {
-                        (id, recorded)
-                    }
+                    Some((_, id, recorded)) if overlaps_enough(&recorded) => (id, recorded),
                     _ => (registry.new_pool_id(), HashSet::new()),
                 };
                 if !keys.is_subset(&recorded) {
