@@ -663,6 +663,23 @@ fn another_repository_gets_its_own_pool() {
     assert_eq!(pools.len(), 2);
 }
 
+#[test]
+fn an_empty_snapshot_is_an_empty_index() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let first = engine(cache.path()).open(repo.path()).unwrap();
+    assert!(first.files().is_empty());
+    assert!(
+        first
+            .search_text("anything", 5, &SearchFilters::default())
+            .unwrap()
+            .is_empty()
+    );
+    assert!(first.definitions("anything").is_empty());
+    let again = engine(cache.path()).open(repo.path()).unwrap();
+    assert_eq!(again.stats().pool.id, first.stats().pool.id);
+}
+
 #[derive(Default)]
 struct Recorder(std::sync::Mutex<Vec<(Stage, u64, u64)>>);
 

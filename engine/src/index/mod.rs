@@ -756,9 +756,11 @@ impl Engine {
             source,
         };
         let ids = registry.pool_ids();
+        // An empty snapshot matches any pool (it adds nothing to it).
         let overlaps_enough = |recorded: &HashSet<u64>| {
             let overlap = keys.iter().filter(|k| recorded.contains(k)).count();
-            overlap > 0 && overlap as f64 >= POOL_REUSE_MIN_OVERLAP * keys.len() as f64
+            keys.is_empty()
+                || overlap > 0 && overlap as f64 >= POOL_REUSE_MIN_OVERLAP * keys.len() as f64
         };
         // The pool used last time, unless the directory now holds something else entirely.
         let previous = previous
@@ -785,11 +787,12 @@ impl Engine {
                         best = Some((overlap, id, recorded));
                     }
                 }
-                let (id, mut recorded) = match best {
-                    Some((_, id, recorded)) if overlaps_enough(&recorded) => (id, recorded),
-                    _ => (registry.new_pool_id(), HashSet::new()),
+                let (id, mut recorded, new) = match best {
+                    Some((_, id, recorded)) if overlaps_enough(&recorded) => (id, recorded, false),
+                    _ => (registry.new_pool_id(), HashSet::new(), true),
                 };
-                if !keys.is_subset(&recorded) {
+                // A new pool exists from the moment its keys file does.
+                if new || !keys.is_subset(&recorded) {
                     recorded.extend(keys.iter().copied());
                     registry.write_keys(&id, &recorded).map_err(cache_err)?;
                 }
