@@ -47,13 +47,15 @@ pub enum ChunkKind {
 }
 
 /// One indexable unit of a file. The chunks of a file are ordered by `start`, do not overlap, and
-/// together cover every line of the file.
+/// together cover every `\n`-delimited line of the file (see [`crate::lang`] for the rules).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
     pub start: u32,
     pub end: u32,
     pub kind: ChunkKind,
-    /// Qualified name (`Outer.method`, `pkg::Type::f`) for definition chunks; `None` otherwise.
+    /// Qualified name (`Outer.method`, `pkg::Type::f`) for definition chunks, including each window
+    /// of a split definition; for `Gap` chunks inside a split class-like definition, that
+    /// definition's name; `None` for top-level gaps and for text windows.
     pub name: Option<String>,
 }
 

@@ -18,8 +18,9 @@
 //!   anything but impls):
 //!   1. definitions in the same file (other than the referring definition itself);
 //!   2. definitions in files the file imports, in files those re-export when they are package
-//!      entry points (`__init__.py`, `index.*`, `mod.rs`, `lib.rs`), and, for Go and Java, in
-//!      files of the same directory (same package, visible without import);
+//!      entry points (`__init__.py`, `index.*`, `mod.rs`, `lib.rs`), in the C/C++ sources of the
+//!      same stem as an included header (`vec.h` → `vec.c`), and in files of the same package
+//!      (Go: same directory; Java: same `package`; PHP: same `namespace`), visible without import;
 //!   3. anywhere in the snapshot, but only for calls and type names, and only when the name has at
 //!      most [`MAX_GLOBAL_CANDIDATES`] compatible definitions: a name defined in many places
 //!      (`get`, `save`, `__init__`) says too little on its own.
@@ -44,7 +45,7 @@ use petgraph::visit::EdgeRef;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-pub use pagerank::{EdgeWeights, PageRankOptions};
+pub use pagerank::{EdgeWeights, PageRankMethod, PageRankOptions};
 
 use crate::analysis::{ChunkKind, FileAnalysis, Language, ReferenceKind};
 use paths::{dir_of, file_name};
@@ -233,6 +234,7 @@ impl CodeGraph {
             node_file: &node_file,
             by_name: &by_name,
             graph: &graph,
+            packages: package_members(&files),
         };
         let reference_edges: Vec<Vec<(u32, u32)>> = (0..files.len())
             .into_par_iter()
@@ -447,6 +449,24 @@ fn normalize_qualified(name: &str) -> String {
 
 /// Whether a reference of this kind may denote a definition of that kind. A Rust `impl` block is
 /// never the target: the type it implements is.
+/// Files grouped by declared Java package or PHP namespace.
+fn package_members<'a>(
+    files: &[(&'a str, &'a FileAnalysis)],
+) -> HashMap<(Language, &'a str), Vec<u32>> {
+    let mut members: HashMap<(Language, &str), Vec<u32>> = HashMap::new();
+    for (index, (_, analysis)) in files.iter().enumerate() {
+        if let (Some(language @ (Language::Java | Language::Php)), Some(package)) =
+            (analysis.language, &analysis.package)
+        {
+            members
+                .entry((language, package.as_str()))
+                .or_default()
+                .push(index as u32);
+        }
+    }
+    members
+}
+
 fn compatible(reference: ReferenceKind, definition: ChunkKind) -> bool {
     use ChunkKind::*;
     match reference {
@@ -454,6 +474,13 @@ fn compatible(reference: ReferenceKind, definition: ChunkKind) -> bool {
         ReferenceKind::Type => !matches!(definition, Function | Method | Impl),
         ReferenceKind::Name => definition != Impl,
     }
+}
+
+const C_SOURCE_EXTENSIONS: [&str; 5] = ["c", "cc", "cpp", "cxx", "c++"];
+
+fn is_c_header(path: &str) -> bool {
+    let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
+    matches!(extension, "h" | "hh" | "hpp" | "hxx" | "h++")
 }
 
 /// Package entry points whose imports count as re-exports for name resolution.
@@ -471,6 +498,8 @@ struct ReferenceContext<'a> {
     node_file: &'a [u32],
     by_name: &'a HashMap<String, Vec<NodeId>>,
     graph: &'a DiGraph<NodeInfo, EdgeKind, u32>,
+    /// Files by (language, declared package) for Java packages and PHP namespaces.
+    packages: HashMap<(Language, &'a str), Vec<u32>>,
 }
 
 impl ReferenceContext<'_> {
@@ -479,6 +508,45 @@ impl ReferenceContext<'_> {
             NodeKind::Definition(kind) => Some(kind),
             NodeKind::File => None,
         }
+    }
+
+    /// Files whose definitions a file sees besides its own (tier 2 of reference resolution): the
+    /// files it imports; what imported package entry points (`__init__.py`, `index.*`, `mod.rs`,
+    /// `lib.rs`) import in turn; for an included C/C++ header, the source files of the same stem
+    /// (`vec.h` → `vec.c`), where the definitions behind its prototypes live; and the files of the
+    /// same Java package or PHP namespace, which need no import.
+    fn visible_files(&self, file: usize) -> HashSet<u32> {
+        let (_, analysis) = self.files[file];
+        let mut visible: HashSet<u32> = HashSet::new();
+        for &target in &self.imports[file] {
+            visible.insert(target);
+            let target_path = self.resolver.files.path(target);
+            if is_package_entry(target_path) {
+                visible.extend(self.imports[target as usize].iter().copied());
+            }
+            if matches!(analysis.language, Some(Language::C | Language::Cpp))
+                && is_c_header(target_path)
+            {
+                let stem = paths::stem(target_path);
+                for extension in C_SOURCE_EXTENSIONS {
+                    visible.extend(
+                        self.resolver
+                            .files
+                            .named(&format!("{stem}.{extension}"))
+                            .iter()
+                            .copied(),
+                    );
+                }
+            }
+        }
+        if let (Some(language @ (Language::Java | Language::Php)), Some(package)) =
+            (analysis.language, &analysis.package)
+            && let Some(members) = self.packages.get(&(language, package.as_str()))
+        {
+            visible.extend(members.iter().copied());
+        }
+        visible.remove(&(file as u32));
+        visible
     }
 
     /// `References` edges leaving one file's definitions (and its top-level code).
@@ -503,18 +571,13 @@ impl ReferenceContext<'_> {
                 *slot = index as u32 + 1;
             }
         }
-        let mut visible: HashSet<u32> = HashSet::new();
-        for &target in &self.imports[file] {
-            visible.insert(target);
-            if is_package_entry(self.resolver.files.path(target)) {
-                visible.extend(self.imports[target as usize].iter().copied());
-            }
-        }
-        let same_package_visible = matches!(analysis.language, Some(Language::Go | Language::Java));
+        let visible = self.visible_files(file);
+        // A Go package is a directory: its files see each other without imports.
+        let same_directory_visible = analysis.language == Some(Language::Go);
         let directory = dir_of(path);
         let is_visible = |other: u32| {
             visible.contains(&other)
-                || (same_package_visible && dir_of(self.resolver.files.path(other)) == directory)
+                || (same_directory_visible && dir_of(self.resolver.files.path(other)) == directory)
         };
 
         let mut edges = Vec::new();
@@ -563,5 +626,171 @@ impl ReferenceContext<'_> {
         edges.sort_unstable();
         edges.dedup();
         edges
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn code_graph_can_be_shared_across_threads() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<CodeGraph>();
+    }
+
+    #[test]
+    fn module_paths_drop_extensions_and_entry_points() {
+        assert_eq!(
+            module_path("django/db/models/base.py"),
+            "django.db.models.base"
+        );
+        assert_eq!(
+            module_path("django/db/models/__init__.py"),
+            "django.db.models"
+        );
+        assert_eq!(module_path("src/shapes/mod.rs"), "src.shapes");
+        assert_eq!(module_path("web/index.ts"), "web");
+        assert_eq!(module_path("Makefile"), "Makefile");
+        assert_eq!(module_path(".github/x"), ".github.x");
+    }
+
+    /// Analyses `(path, text)` pairs with the real analysers and builds their graph.
+    fn graph_of(files: &[(&str, &str)]) -> CodeGraph {
+        let analyses: Vec<(&str, FileAnalysis)> = files
+            .iter()
+            .map(|(path, text)| {
+                let language = crate::lang::detect_language(path, text.as_bytes());
+                (
+                    *path,
+                    crate::lang::analyze(path, language, text, &Default::default()),
+                )
+            })
+            .collect();
+        let pairs: Vec<(&str, &FileAnalysis)> = analyses.iter().map(|(p, a)| (*p, a)).collect();
+        CodeGraph::build(&pairs)
+    }
+
+    /// Targets of the `References` edges leaving the definition `qualified` of `path`, as
+    /// `path#qualified`.
+    fn referenced_from(graph: &CodeGraph, path: &str, qualified: &str) -> Vec<String> {
+        let source = graph
+            .nodes()
+            .find(|&id| graph.node(id).path == path && graph.node(id).qualified_name == qualified)
+            .expect("source definition");
+        let mut targets: Vec<String> = graph
+            .neighbours(source, &[EdgeKind::References], Direction::Outgoing)
+            .into_iter()
+            .map(|(id, _)| format!("{}#{}", graph.node(id).path, graph.node(id).qualified_name))
+            .collect();
+        targets.sort();
+        targets
+    }
+
+    #[test]
+    fn common_names_resolve_through_visibility_not_globally() {
+        // `reset` is defined in five files: too common to resolve globally (tier 3), so only the
+        // definition behind the included header (tier 2) is linked.
+        let mut files = vec![
+            ("include/a.h", "void reset(void);\n"),
+            (
+                "src/main.c",
+                "#include \"a.h\"\nint main(void) { reset(); return 0; }\n",
+            ),
+            ("src/a.c", "#include \"a.h\"\nvoid reset(void) {}\n"),
+        ];
+        let others = ["src/b.c", "src/c.c", "src/d.c", "src/e.c"];
+        for path in others {
+            files.push((path, "void reset(void) {}\n"));
+        }
+        let graph = graph_of(&files);
+        assert_eq!(
+            referenced_from(&graph, "src/main.c", "main"),
+            ["src/a.c#reset"]
+        );
+
+        // A name with few definitions resolves globally, to all of them.
+        let graph = graph_of(&[
+            ("src/main.c", "int main(void) { tidy(); return 0; }\n"),
+            ("src/x.c", "void tidy(void) {}\n"),
+            ("src/y.c", "void tidy(void) {}\n"),
+        ]);
+        assert_eq!(
+            referenced_from(&graph, "src/main.c", "main"),
+            ["src/x.c#tidy", "src/y.c#tidy"]
+        );
+    }
+
+    #[test]
+    fn java_packages_and_php_namespaces_see_their_members_without_imports() {
+        let mut files = vec![
+            (
+                "src/main/java/a/Cart.java",
+                "package a;\nclass Cart { void add() {} }\n",
+            ),
+            (
+                "src/test/java/a/CartTest.java",
+                "package a;\nclass CartTest { void t() { new Cart().add(); } }\n",
+            ),
+        ];
+        let others = ["b", "c", "d", "e"];
+        let texts: Vec<(String, String)> = others
+            .iter()
+            .map(|p| {
+                (
+                    format!("src/main/java/{p}/Other.java"),
+                    format!("package {p};\nclass Other {{ void add() {{}} }}\n"),
+                )
+            })
+            .collect();
+        for (path, text) in &texts {
+            files.push((path.as_str(), text.as_str()));
+        }
+        let graph = graph_of(&files);
+        assert_eq!(
+            referenced_from(&graph, "src/test/java/a/CartTest.java", "CartTest.t"),
+            [
+                "src/main/java/a/Cart.java#Cart",
+                "src/main/java/a/Cart.java#Cart.add"
+            ]
+        );
+
+        let graph = graph_of(&[
+            (
+                "src/A.php",
+                "<?php\nnamespace App;\nclass A { function run() { helper(); } }\n",
+            ),
+            ("src/B.php", "<?php\nnamespace App;\nfunction helper() {}\n"),
+            ("lib/C.php", "<?php\nnamespace Lib;\nfunction helper() {}\n"),
+            (
+                "lib/D.php",
+                "<?php\nnamespace Lib2;\nfunction helper() {}\n",
+            ),
+            (
+                "lib/E.php",
+                "<?php\nnamespace Lib3;\nfunction helper() {}\n",
+            ),
+            (
+                "lib/F.php",
+                "<?php\nnamespace Lib4;\nfunction helper() {}\n",
+            ),
+        ]);
+        assert_eq!(
+            referenced_from(&graph, "src/A.php", "A.run"),
+            ["src/B.php#helper"]
+        );
+    }
+
+    #[test]
+    fn an_empty_snapshot_gives_an_empty_graph() {
+        let graph = CodeGraph::build(&[]);
+        assert_eq!(graph.node_count(), 0);
+        assert!(graph.definitions_named("x").is_empty());
+        assert!(
+            graph
+                .personalized_pagerank(&[(NodeId(0), 1.0)], &PageRankOptions::default())
+                .is_empty()
+        );
+        assert!(graph.neighbours(NodeId(3), &[], Direction::Both).is_empty());
     }
 }

@@ -3,8 +3,9 @@
 //! Per language (only files present in the snapshot are ever returned; standard-library and
 //! third-party imports simply resolve to nothing):
 //! - Python: `a.b.c` is `a/b/c.py` or `a/b/c/__init__.py` under some source root: a file whose
-//!   whole module path is `a.b.c` wins, then one in the importing file's directory, then the
-//!   shortest path. `from m import x` also resolves `m.x` when `x` is a submodule. Relative imports
+//!   whole module path is `a.b.c` wins, then (for one-component names imported by a script outside
+//!   any package) one in the importing file's directory, then the shortest path below a directory
+//!   that is not itself a package (so `json` never resolves to `pkg/serializers/json.py`). `from m import x` also resolves `m.x` when `x` is a submodule. Relative imports
 //!   (`.x`, `..x`, `from . import y`) climb from the importing file's package.
 //! - JavaScript/TypeScript: relative specifiers with extension and `index.*` resolution (and TS's
 //!   `./x.js` meaning `./x.ts`); `@/x` and `~/x` as `src/x`; bare specifiers only when such a path
@@ -191,16 +192,25 @@ impl<'a> Resolver<'a> {
         if let Some((exact, _)) = candidates.iter().find(|(_, module)| module == dotted) {
             return Some(*exact);
         }
+        // A script outside any package imports its neighbours by bare name (its directory is on
+        // `sys.path`); inside a package, Python 3 imports are absolute.
         let from_dir = dir_of(self.path_of(from));
+        let from_is_script = self.files.get(&join(from_dir, "__init__.py")).is_none();
         let sibling = candidates.iter().find(|(file, _)| {
-            let path = self.files.path(*file);
-            dir_of(path) == from_dir && !dotted.contains('.')
+            from_is_script && !dotted.contains('.') && dir_of(self.files.path(*file)) == from_dir
         });
         if let Some((file, _)) = sibling {
             return Some(*file);
         }
+        // A suffix match counts only below a source root: `src/pkg/mod.py` is `pkg.mod` when `src/`
+        // is not a package itself, but `django/core/serializers/json.py` is never `json`.
         candidates
             .iter()
+            .filter(|(_, module)| {
+                let root = &module[..module.len() - dotted.len()];
+                let root_dir = root.trim_end_matches('.').replace('.', "/");
+                self.files.get(&join(&root_dir, "__init__.py")).is_none()
+            })
             .min_by_key(|(file, _)| (self.files.path(*file).len(), self.files.path(*file)))
             .map(|(f, _)| *f)
     }

@@ -9,7 +9,10 @@
 //! plus shared trailing directories once test directories (`tests/`, `test/`, `spec/`,
 //! `__tests__/`…) are left out, so `src/test/java/a/FooTest.java` pairs with
 //! `src/main/java/a/Foo.java` and `tests/migrations/test_writer.py` with
-//! `django/db/migrations/writer.py`. Ties go to the shorter path, then alphabetical order.
+//! `django/db/migrations/writer.py`. Files inside test directories are only subjects of tests in
+//! the same directory; equally placed candidates are ranked by extension (sources before headers,
+//! `.ts` before `.js`); a remaining tie without any shared directory gives no edge; other ties go
+//! to the shorter path, then alphabetical order.
 
 use std::collections::HashMap;
 
@@ -130,7 +133,11 @@ pub(crate) fn stem_table<'a>(files: &FileTable<'a>) -> HashMap<&'a str, Vec<u32>
     by_stem
 }
 
-/// The best subject for a test file, if any.
+/// The best subject for a test file, if any: see the module docs. Candidates inside a test
+/// directory only count when they sit next to the test (helpers of a test suite are not subjects of
+/// another suite's tests); among equally placed candidates the extension listed first in the
+/// pattern wins (sources before headers, `.ts` before compiled `.js`, `.py` before `.pyi`); and a
+/// tie with no directory in common is ambiguous: no edge rather than a guess.
 pub(crate) fn find_subject(
     test: u32,
     pattern: &SubjectPattern,
@@ -139,36 +146,66 @@ pub(crate) fn find_subject(
     languages: &[Option<Language>],
 ) -> Option<u32> {
     let test_path = files.path(test);
-    let candidates = by_stem.get(pattern.stem.as_str())?;
-    candidates
+    let extension_rank = |path: &str| {
+        let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
+        pattern.extensions.iter().position(|e| *e == extension)
+    };
+    let eligible: Vec<u32> = by_stem
+        .get(pattern.stem.as_str())?
         .iter()
         .copied()
         .filter(|&candidate| {
             let path = files.path(candidate);
-            let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
             candidate != test
-                && pattern.extensions.contains(&extension)
+                && extension_rank(path).is_some()
                 && subject_of(path, languages[candidate as usize]).is_none()
+                && (!in_test_directory(path) || subject_directory(path) == dir_of(test_path))
         })
-        .max_by(|&a, &b| {
-            let (pa, pb) = (files.path(a), files.path(b));
-            directory_affinity(test_path, pa)
-                .cmp(&directory_affinity(test_path, pb))
-                .then(pb.len().cmp(&pa.len()))
-                .then(pb.cmp(pa))
-        })
+        .collect();
+    let best_affinity = eligible
+        .iter()
+        .map(|&c| directory_affinity(test_path, files.path(c)))
+        .max()?;
+    let placed: Vec<u32> = eligible
+        .into_iter()
+        .filter(|&c| directory_affinity(test_path, files.path(c)) == best_affinity)
+        .collect();
+    let best_rank = placed
+        .iter()
+        .filter_map(|&c| extension_rank(files.path(c)))
+        .min()?;
+    let top: Vec<u32> = placed
+        .into_iter()
+        .filter(|&c| extension_rank(files.path(c)) == Some(best_rank))
+        .collect();
+    if best_affinity == 0 && top.len() > 1 {
+        return None;
+    }
+    top.into_iter().min_by(|&a, &b| {
+        let (pa, pb) = (files.path(a), files.path(b));
+        pa.len().cmp(&pb.len()).then(pa.cmp(pb))
+    })
+}
+
+fn in_test_directory(path: &str) -> bool {
+    dir_of(path).split('/').any(|d| TEST_DIRS.contains(&d))
+}
+
+/// The directory a subject stands in: its own, or the one above for a module entry file
+/// (`pkg/foo/__init__.py` stands for `pkg/foo`, which sits in `pkg`).
+fn subject_directory(path: &str) -> &str {
+    if is_entry_file(path) {
+        dir_of(dir_of(path))
+    } else {
+        dir_of(path)
+    }
 }
 
 /// Shared leading directories plus shared trailing directories (test directories left out of the
 /// test's side for the trailing comparison).
 fn directory_affinity(test: &str, subject: &str) -> usize {
     let test_dirs: Vec<&str> = dir_of(test).split('/').filter(|d| !d.is_empty()).collect();
-    // A module entry file (`pkg/foo/__init__.py`) stands for its directory, which sits in the one above.
-    let subject_dir = if is_entry_file(subject) {
-        dir_of(dir_of(subject))
-    } else {
-        dir_of(subject)
-    };
+    let subject_dir = subject_directory(subject);
     let subject_dirs: Vec<&str> = subject_dir.split('/').filter(|d| !d.is_empty()).collect();
     let leading = test_dirs
         .iter()

@@ -7,7 +7,7 @@
 
 use tree_sitter::Node;
 
-use super::extract::{Context, DefinitionMatch, Findings, Grammar, is_field};
+use super::extract::{Context, DefinitionMatch, Findings, Grammar};
 use crate::analysis::{ChunkKind, ReferenceKind};
 
 pub(crate) struct CFamily;
@@ -32,7 +32,7 @@ impl Grammar for CFamily {
             }
             "class_specifier" | "struct_specifier" | "union_specifier" | "enum_specifier" => {
                 node.child_by_field_name("body")?;
-                if node.parent().is_some_and(|p| p.kind() == "type_definition") {
+                if cx.ancestor_kind(0) == "type_definition" {
                     return None; // named by the typedef, see below
                 }
                 let (scope, name) = split_qualified(node.child_by_field_name("name")?, cx);
@@ -101,15 +101,14 @@ impl Grammar for CFamily {
                     }
                 }
             }
-            "field_expression" if !is_field(node, "function") => {
+            "field_expression" if !cx.is_field("function") => {
                 if let Some(field) = node.child_by_field_name("field") {
                     findings.reference(cx.text(field), ReferenceKind::Name, field);
                 }
             }
             "type_identifier" => {
-                let is_declared_name = is_field(node, "name")
-                    || (is_field(node, "declarator")
-                        && node.parent().is_some_and(|p| p.kind() == "type_definition"));
+                let is_declared_name = cx.is_field("name")
+                    || (cx.is_field("declarator") && cx.ancestor_kind(0) == "type_definition");
                 if !is_declared_name {
                     findings.reference(cx.text(node), ReferenceKind::Type, node);
                 }

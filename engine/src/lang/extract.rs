@@ -44,14 +44,19 @@ impl DefinitionMatch {
     }
 }
 
-/// Context handed to a grammar for one node.
-pub(crate) struct Context<'a> {
+/// Context handed to a grammar for one node: the source, the enclosing definition, and the
+/// node's position in the tree (its field in the parent and its ancestors). Grammars must use
+/// these rather than `Node::parent`, which tree-sitter computes by descending from the root.
+pub(crate) struct Context<'a, 't> {
     pub src: &'a [u8],
     /// Kind of the nearest enclosing definition, if any.
     pub enclosing: Option<ChunkKind>,
+    /// The node's field name in its parent (`name`, `function`, …).
+    pub field: Option<&'t str>,
+    ancestors: &'a [Frame<'t>],
 }
 
-impl<'a> Context<'a> {
+impl<'a, 't> Context<'a, 't> {
     pub fn text(&self, node: Node) -> &'a str {
         node.utf8_text(self.src).unwrap_or("")
     }
@@ -60,6 +65,32 @@ impl<'a> Context<'a> {
         node.child_by_field_name(field)
             .map(|child| self.text(child))
             .filter(|t| !t.is_empty())
+    }
+
+    /// Whether the node sits under `field` in its parent.
+    pub fn is_field(&self, field: &str) -> bool {
+        self.field == Some(field)
+    }
+
+    /// The `n`-th ancestor: 0 is the parent, 1 the grandparent.
+    pub fn ancestor(&self, n: usize) -> Option<Node<'t>> {
+        self.ancestors
+            .len()
+            .checked_sub(n + 1)
+            .map(|i| self.ancestors[i].node)
+    }
+
+    /// Kind of the `n`-th ancestor, `""` above the root.
+    pub fn ancestor_kind(&self, n: usize) -> &'t str {
+        self.ancestor(n).map_or("", |a| a.kind())
+    }
+
+    /// Field name of the `n`-th ancestor in its own parent.
+    pub fn ancestor_field(&self, n: usize) -> Option<&'t str> {
+        self.ancestors
+            .len()
+            .checked_sub(n + 1)
+            .and_then(|i| self.ancestors[i].field)
     }
 
     /// Whether the nearest enclosing definition is a type-like container, which makes a function
@@ -76,6 +107,37 @@ impl<'a> Context<'a> {
                     | ChunkKind::Impl
             )
         )
+    }
+}
+
+/// One ancestor of the current node.
+pub(crate) struct Frame<'t> {
+    node: Node<'t>,
+    field: Option<&'t str>,
+    /// The innermost definition enclosing this ancestor's children.
+    scope: Option<usize>,
+}
+
+/// The siblings before the current node at one depth: the run of attachable nodes (comments,
+/// decorators, attributes) directly before it, and the node before that run.
+#[derive(Default)]
+struct Preceding<'t> {
+    attached: Vec<Node<'t>>,
+    before: Option<Node<'t>>,
+}
+
+impl<'t> Preceding<'t> {
+    fn passed(&mut self, grammar: &dyn Grammar, node: Node<'t>) {
+        if grammar.attached_kinds().contains(&node.kind()) {
+            self.attached.push(node);
+        } else {
+            self.attached.clear();
+            self.before = Some(node);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.attached.is_empty() && self.before.is_none()
     }
 }
 
@@ -176,20 +238,24 @@ pub(crate) fn extract(
     let mut definitions: Vec<Definition> = Vec::new();
     let mut findings = Findings::default();
     let mut cursor = root.walk();
-    // scope[d] = enclosing definition for nodes at depth d + 1.
-    let mut scope: Vec<Option<usize>> = vec![None];
+    // frames[d] is the ancestor at depth d of the current node; preceding[d] describes the
+    // siblings before the current node's ancestor (or the node itself) at depth d.
+    let mut frames: Vec<Frame> = Vec::new();
+    let mut preceding: Vec<Preceding> = vec![Preceding::default()];
+    let last_line = line_count.max(1);
     loop {
         let node = cursor.node();
-        let enclosing = scope.last().copied().flatten();
+        let enclosing = frames.last().and_then(|f| f.scope);
         let cx = Context {
             src,
             enclosing: enclosing.map(|i| definitions[i].kind),
+            field: cursor.field_name(),
+            ancestors: &frames,
         };
         let mut inner = enclosing;
         if let Some(found) = grammar.definition(node, &cx) {
-            let span = span_of(grammar, node);
-            let last_line = line_count.max(1);
-            let start = attached_start(grammar, span).min(last_line);
+            let (span, span_depth) = span_of(grammar, node, &frames);
+            let start = attached_start(span, span_depth, &frames, &preceding).min(last_line);
             let end = end_line_of(span).clamp(start, last_line);
             let prefix = enclosing.map(|i| definitions[i].qualified_name.as_str());
             let separator = grammar.separator();
@@ -219,10 +285,18 @@ pub(crate) fn extract(
         }
         grammar.visit(node, &cx, &mut findings);
         if grammar.descend(node.kind()) && cursor.goto_first_child() {
-            scope.push(inner);
+            frames.push(Frame {
+                node,
+                field: cx.field,
+                scope: inner,
+            });
+            preceding.push(Preceding::default());
             continue;
         }
         loop {
+            if let Some(level) = preceding.last_mut() {
+                level.passed(grammar, cursor.node());
+            }
             if cursor.goto_next_sibling() {
                 break;
             }
@@ -236,7 +310,8 @@ pub(crate) fn extract(
                     findings,
                 };
             }
-            scope.pop();
+            frames.pop();
+            preceding.pop();
         }
     }
 }
@@ -249,17 +324,20 @@ fn kind_rank(kind: ReferenceKind) -> u8 {
     }
 }
 
-/// The node whose start line begins the definition: the outermost wrapper, extended upwards over
-/// attached siblings (comments, decorators, attributes) with no blank line between them.
-fn span_of<'t>(grammar: &dyn Grammar, node: Node<'t>) -> Node<'t> {
+/// The node whose range is the definition's (the outermost wrapper, see `wraps_only`) and its
+/// depth (`frames.len()` is the depth of `node` itself).
+fn span_of<'t>(grammar: &dyn Grammar, node: Node<'t>, frames: &[Frame<'t>]) -> (Node<'t>, usize) {
     let mut span = node;
-    while let Some(parent) = span.parent() {
+    let mut depth = frames.len();
+    while depth > 0 {
+        let parent = frames[depth - 1].node;
         if !grammar.wrapper_kinds().contains(&parent.kind()) || !wraps_only(parent, span) {
             break;
         }
         span = parent;
+        depth -= 1;
     }
-    span
+    (span, depth)
 }
 
 /// A wrapper belongs to its definition when the definition is its last named child (decorators,
@@ -277,47 +355,43 @@ fn wraps_only(parent: Node, child: Node) -> bool {
     last == Some(child.id())
 }
 
-/// First line of a definition including attached material directly above it. A definition that
-/// opens its parent node (the first statement of a body) looks above the parent, where grammars
-/// often put the comments that precede it.
-fn attached_start(grammar: &dyn Grammar, span: Node) -> u32 {
-    let mut start_row = span.start_position().row;
+/// First line of a definition including attached material directly above it (no blank line
+/// between, and not a trailing comment of the previous statement's line). A definition that opens
+/// its parent node (the first statement of a body) looks above the parent, where grammars often put
+/// the comments that precede it.
+fn attached_start(span: Node, span_depth: usize, frames: &[Frame], preceding: &[Preceding]) -> u32 {
+    let mut start = line_of(span);
     let mut current = span;
-    loop {
-        let Some(candidate) = current.prev_sibling() else {
-            match current.parent() {
+    let mut depth = span_depth;
+    while let Some(level) = preceding.get(depth) {
+        if level.is_empty() {
+            // Nothing before `current` at this depth: climb if the parent starts with it.
+            match depth.checked_sub(1).map(|d| frames[d].node) {
                 Some(parent) if parent.start_byte() == current.start_byte() => {
                     current = parent;
+                    depth -= 1;
                     continue;
                 }
                 _ => break,
             }
-        };
-        if !grammar.attached_kinds().contains(&candidate.kind()) {
-            break;
         }
-        // Directly above: no blank line between.
-        let candidate_end = end_line_of(candidate) as usize - 1;
-        if candidate_end + 1 < start_row {
-            break;
+        for (index, candidate) in level.attached.iter().enumerate().rev() {
+            if end_line_of(*candidate) + 1 < start {
+                return start;
+            }
+            let before = if index > 0 {
+                Some(level.attached[index - 1])
+            } else {
+                level.before
+            };
+            if before.is_some_and(|b| end_line_of(b) == line_of(*candidate)) {
+                return start;
+            }
+            start = line_of(*candidate);
         }
-        // A trailing comment on the previous statement's line belongs to that statement.
-        if let Some(before) = candidate.prev_sibling()
-            && end_line_of(before) == line_of(candidate)
-        {
-            break;
-        }
-        start_row = candidate.start_position().row;
-        current = candidate;
+        break;
     }
-    u32::try_from(start_row).unwrap_or(u32::MAX - 1) + 1
-}
-
-/// Whether `node` is its parent's child under `field`.
-pub(crate) fn is_field(node: Node, field: &str) -> bool {
-    node.parent()
-        .and_then(|parent| parent.child_by_field_name(field))
-        .is_some_and(|child| child.id() == node.id())
+    start
 }
 
 /// `"x"`, `'x'`, `` `x` ``, `<x>` without their delimiters.

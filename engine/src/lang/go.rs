@@ -4,7 +4,7 @@
 
 use tree_sitter::Node;
 
-use super::extract::{Context, DefinitionMatch, Findings, Grammar, is_field, unquote};
+use super::extract::{Context, DefinitionMatch, Findings, Grammar, unquote};
 use crate::analysis::{ChunkKind, ReferenceKind};
 
 pub(crate) struct Go;
@@ -35,7 +35,7 @@ impl Grammar for Go {
                 };
                 DefinitionMatch::new(cx.field_text(node, "name")?, kind)
             }
-            "const_spec" | "var_spec" if cx.enclosing.is_none() && is_top_level_spec(node) => {
+            "const_spec" | "var_spec" if cx.enclosing.is_none() && is_top_level_spec(cx) => {
                 DefinitionMatch::new(cx.field_text(node, "name")?, ChunkKind::Constant)
             }
             _ => None,
@@ -82,12 +82,12 @@ impl Grammar for Go {
                     findings.reference(cx.text(target), ReferenceKind::Call, target);
                 }
             }
-            "selector_expression" if !is_field(node, "function") => {
+            "selector_expression" if !cx.is_field("function") => {
                 if let Some(field) = node.child_by_field_name("field") {
                     findings.reference(cx.text(field), ReferenceKind::Name, field);
                 }
             }
-            "type_identifier" if !is_field(node, "name") => {
+            "type_identifier" if !cx.is_field("name") => {
                 findings.reference(cx.text(node), ReferenceKind::Type, node);
             }
             _ => {}
@@ -109,14 +109,13 @@ fn receiver_type(receiver: Node, cx: &Context) -> Option<String> {
     }
 }
 
-fn is_top_level_spec(spec: Node) -> bool {
-    let mut parent = spec.parent();
-    while let Some(p) = parent {
-        match p.kind() {
-            "const_declaration" | "var_declaration" | "var_spec_list" => parent = p.parent(),
+fn is_top_level_spec(cx: &Context) -> bool {
+    let mut depth = 0;
+    loop {
+        match cx.ancestor_kind(depth) {
+            "const_declaration" | "var_declaration" | "var_spec_list" => depth += 1,
             "source_file" => return true,
             _ => return false,
         }
     }
-    false
 }

@@ -5,7 +5,7 @@
 
 use tree_sitter::Node;
 
-use super::extract::{Context, DefinitionMatch, Findings, Grammar, is_capitalised, is_field};
+use super::extract::{Context, DefinitionMatch, Findings, Grammar, is_capitalised};
 use crate::analysis::{ChunkKind, ReferenceKind};
 
 pub(crate) struct Java;
@@ -72,13 +72,11 @@ impl Grammar for Java {
             "type_identifier" => findings.reference(cx.text(node), ReferenceKind::Type, node),
             "identifier" => {
                 let name = cx.text(node);
-                let in_declaration_or_path = is_field(node, "name")
-                    || node.parent().is_some_and(|p| {
-                        matches!(
-                            p.kind(),
-                            "scoped_identifier" | "package_declaration" | "import_declaration"
-                        )
-                    });
+                let in_declaration_or_path = cx.is_field("name")
+                    || matches!(
+                        cx.ancestor_kind(0),
+                        "scoped_identifier" | "package_declaration" | "import_declaration"
+                    );
                 if is_capitalised(name) && !in_declaration_or_path {
                     findings.reference(name, ReferenceKind::Type, node);
                 }

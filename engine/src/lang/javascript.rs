@@ -6,9 +6,7 @@
 
 use tree_sitter::Node;
 
-use super::extract::{
-    Context, DefinitionMatch, Findings, Grammar, is_capitalised, is_field, unquote,
-};
+use super::extract::{Context, DefinitionMatch, Findings, Grammar, is_capitalised, unquote};
 use crate::analysis::{ChunkKind, ReferenceKind};
 
 pub(crate) struct JavaScript;
@@ -49,7 +47,7 @@ impl Grammar for JavaScript {
                 let kind = match node.child_by_field_name("value") {
                     Some(value) if is_function_value(value) => ChunkKind::Function,
                     Some(value) if value.kind() == "class" => ChunkKind::Class,
-                    _ if is_module_constant(node) => ChunkKind::Constant,
+                    _ if is_module_constant(cx) => ChunkKind::Constant,
                     _ => return None,
                 };
                 let target = node
@@ -157,7 +155,7 @@ impl Grammar for JavaScript {
                 }
             }
             "member_expression" => {
-                let called = is_field(node, "function") || is_field(node, "constructor");
+                let called = cx.is_field("function") || cx.is_field("constructor");
                 if !called && let Some(property) = node.child_by_field_name("property") {
                     findings.reference(cx.text(property), ReferenceKind::Name, property);
                 }
@@ -174,23 +172,17 @@ impl Grammar for JavaScript {
                     }
                 }
             }
-            "type_identifier" if !is_field(node, "name") => {
+            "type_identifier" if !cx.is_field("name") => {
                 findings.reference(cx.text(node), ReferenceKind::Type, node);
             }
             "identifier" => {
                 let name = cx.text(node);
-                let defining = is_field(node, "name")
-                    || is_field(node, "function")
-                    || is_field(node, "constructor");
-                let in_import = node.parent().is_some_and(|p| {
-                    matches!(
-                        p.kind(),
-                        "import_specifier"
-                            | "import_clause"
-                            | "namespace_import"
-                            | "export_specifier"
-                    )
-                });
+                let defining =
+                    cx.is_field("name") || cx.is_field("function") || cx.is_field("constructor");
+                let in_import = matches!(
+                    cx.ancestor_kind(0),
+                    "import_specifier" | "import_clause" | "namespace_import" | "export_specifier"
+                );
                 if is_capitalised(name) && !defining && !in_import {
                     findings.reference(name, ReferenceKind::Type, node);
                 }
@@ -201,20 +193,18 @@ impl Grammar for JavaScript {
 }
 
 /// `const NAME = …` at module level (possibly exported).
-fn is_module_constant(declarator: Node) -> bool {
-    let Some(declaration) = declarator
-        .parent()
-        .filter(|p| p.kind() == "lexical_declaration")
-    else {
+fn is_module_constant(cx: &Context) -> bool {
+    let Some(declaration) = cx.ancestor(0).filter(|p| p.kind() == "lexical_declaration") else {
         return false;
     };
     let is_const = declaration
         .child(0)
         .is_some_and(|keyword| keyword.kind() == "const");
-    let at_top = declaration.parent().is_some_and(|p| {
-        p.kind() == "program"
-            || (p.kind() == "export_statement" && p.parent().is_some_and(|g| g.kind() == "program"))
-    });
+    let at_top = match cx.ancestor_kind(1) {
+        "program" => true,
+        "export_statement" => cx.ancestor_kind(2) == "program",
+        _ => false,
+    };
     is_const && at_top
 }
 

@@ -75,7 +75,7 @@ use extract::Grammar;
 
 /// Version of the analysis output. Bump on every change that alters what [`analyze`] returns for
 /// some input; caches of [`FileAnalysis`] must include it in their key.
-pub const ANALYZER_VERSION: u32 = 1;
+pub const ANALYZER_VERSION: u32 = 2;
 
 /// Tunables of [`analyze`]. Part of an analysis cache key, hence `Hash` and serde.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -248,4 +248,72 @@ fn parse(language: Language, text: &str) -> Option<tree_sitter::Tree> {
 #[doc(hidden)]
 pub fn debug_syntax_tree(language: Language, text: &str) -> Option<String> {
     parse(language, text).map(|tree| tree.root_node().to_sexp())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_missing_from_json_take_their_defaults() {
+        let options: AnalyzeOptions =
+            serde_json::from_str(r#"{"window_lines": 40}"#).expect("parse");
+        assert_eq!(
+            options,
+            AnalyzeOptions {
+                window_lines: 40,
+                ..AnalyzeOptions::default()
+            }
+        );
+    }
+
+    #[test]
+    fn manifests_declare_their_package() {
+        let check = |path: &str, text: &str, expected: Option<&str>| {
+            assert_eq!(
+                manifest_package(path, text).as_deref(),
+                expected,
+                "{path}: {text:?}"
+            );
+        };
+        check(
+            "go.mod",
+            "// comment\nmodule example.com/shop\n\ngo 1.22\n",
+            Some("example.com/shop"),
+        );
+        check(
+            "sub/go.mod",
+            "module \"example.com/quoted\"\n",
+            Some("example.com/quoted"),
+        );
+        check("go.mod", "go 1.22\n", None);
+        check(
+            "Cargo.toml",
+            "[package]\nname = \"geo-kit\"\n",
+            Some("geo_kit"),
+        );
+        check(
+            "crates/x/Cargo.toml",
+            "[dependencies]\nname = \"no\"\n[package]\nversion = \"1\"\nname = \"x\"\n",
+            Some("x"),
+        );
+        check("Cargo.toml", "[workspace]\nmembers = [\"a\"]\n", None);
+        check("README.md", "module x\n", None);
+    }
+
+    #[test]
+    fn text_files_get_windows_and_no_definitions() {
+        let text = "key = 1\n".repeat(130);
+        let analysis = analyze("config.toml", None, &text, &AnalyzeOptions::default());
+        let spans: Vec<(u32, u32)> = analysis.chunks.iter().map(|c| (c.start, c.end)).collect();
+        assert_eq!(spans, [(1, 60), (61, 120), (121, 130)]);
+        assert!(
+            analysis
+                .chunks
+                .iter()
+                .all(|c| c.kind == crate::analysis::ChunkKind::Window)
+        );
+        assert!(analysis.definitions.is_empty() && analysis.imports.is_empty());
+        assert_eq!(analysis.line_count, 130);
+    }
 }

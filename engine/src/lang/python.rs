@@ -1,9 +1,9 @@
-//! Python: functions, methods, classes and module-level assignments; `import` and
+//! Python: functions, methods, classes, module-level and class-level assignments; `import` and
 //! `from … import` statements; calls, attribute names and capitalised names as references.
 
 use tree_sitter::Node;
 
-use super::extract::{Context, DefinitionMatch, Findings, Grammar, is_field};
+use super::extract::{Context, DefinitionMatch, Findings, Grammar};
 use crate::analysis::{ChunkKind, ReferenceKind};
 
 pub(crate) struct Python;
@@ -26,12 +26,11 @@ impl Grammar for Python {
             "class_definition" => {
                 DefinitionMatch::new(cx.field_text(node, "name")?, ChunkKind::Class)
             }
-            // `NAME = value` and `NAME: T = value` at module level.
-            "assignment" if cx.enclosing.is_none() => {
-                let statement = node
-                    .parent()
-                    .filter(|p| p.kind() == "expression_statement")?;
-                statement.parent().filter(|p| p.kind() == "module")?;
+            // `NAME = value` at module level and `name = value` in a class body (class attributes,
+            // Django model fields).
+            "assignment"
+                if cx.ancestor_kind(0) == "expression_statement" && is_definition_level(cx) =>
+            {
                 let left = node
                     .child_by_field_name("left")
                     .filter(|l| l.kind() == "identifier")?;
@@ -100,11 +99,7 @@ impl Grammar for Python {
                 }
             }
             "attribute" => {
-                let is_called = node
-                    .parent()
-                    .filter(|p| p.kind() == "call")
-                    .and_then(|p| p.child_by_field_name("function"))
-                    .is_some_and(|f| f.id() == node.id());
+                let is_called = cx.is_field("function") && cx.ancestor_kind(0) == "call";
                 if !is_called && let Some(attribute) = node.child_by_field_name("attribute") {
                     let name = cx.text(attribute);
                     findings.reference(name, capitalised_kind(name), attribute);
@@ -118,8 +113,8 @@ impl Grammar for Python {
             "identifier" => {
                 let name = cx.text(node);
                 if name.starts_with(|c: char| c.is_ascii_uppercase())
-                    && !is_definition_name(node)
-                    && !is_field(node, "function")
+                    && !is_definition_name(cx)
+                    && !cx.is_field("function")
                 {
                     findings.reference(name, ReferenceKind::Type, node);
                 }
@@ -129,8 +124,19 @@ impl Grammar for Python {
     }
 }
 
+/// A statement directly in the module or directly in a class body.
+fn is_definition_level(cx: &Context) -> bool {
+    match cx.enclosing {
+        None => cx.ancestor_kind(1) == "module",
+        Some(ChunkKind::Class) => {
+            cx.ancestor_kind(1) == "block" && cx.ancestor_kind(2) == "class_definition"
+        }
+        Some(_) => false,
+    }
+}
+
 /// `a.b` of `import a.b as c`.
-fn module_of<'a>(name: Node, cx: &Context<'a>) -> &'a str {
+fn module_of<'a>(name: Node, cx: &Context<'a, '_>) -> &'a str {
     if name.kind() == "aliased_import" {
         cx.field_text(name, "name").unwrap_or("")
     } else {
@@ -146,18 +152,13 @@ fn capitalised_kind(name: &str) -> ReferenceKind {
     }
 }
 
-/// The name being defined by a class, function or module-level assignment is not a reference.
-fn is_definition_name(identifier: Node) -> bool {
-    let Some(parent) = identifier.parent() else {
-        return false;
-    };
-    let field = match parent.kind() {
-        "class_definition" | "function_definition" => "name",
-        "assignment" => "left",
-        "dotted_name" | "aliased_import" | "import_from_statement" => return true,
-        _ => return false,
-    };
-    parent
-        .child_by_field_name(field)
-        .is_some_and(|n| n.id() == identifier.id())
+/// The name being defined by a class, function or module-level assignment is not a reference;
+/// nor are the parts of an import.
+fn is_definition_name(cx: &Context) -> bool {
+    match cx.ancestor_kind(0) {
+        "class_definition" | "function_definition" => cx.is_field("name"),
+        "assignment" => cx.is_field("left"),
+        "dotted_name" | "aliased_import" | "import_from_statement" => true,
+        _ => false,
+    }
 }

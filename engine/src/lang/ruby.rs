@@ -4,7 +4,7 @@
 
 use tree_sitter::Node;
 
-use super::extract::{Context, DefinitionMatch, Findings, Grammar, is_field, unquote};
+use super::extract::{Context, DefinitionMatch, Findings, Grammar, unquote};
 use crate::analysis::{ChunkKind, ReferenceKind};
 
 pub(crate) struct Ruby;
@@ -68,6 +68,11 @@ impl Grammar for Ruby {
         }
     }
 
+    /// Strings are walked too: interpolations (`"#{f(x)}"`) hold calls.
+    fn descend(&self, kind: &str) -> bool {
+        kind != "comment"
+    }
+
     fn attached_kinds(&self) -> &'static [&'static str] {
         &["comment"]
     }
@@ -107,15 +112,14 @@ impl Grammar for Ruby {
                 }
             }
             "constant" => {
-                let parent_kind = node.parent().map(|p| p.kind());
-                let defining = match parent_kind {
-                    Some("class" | "module") => is_field(node, "name"),
-                    Some("assignment") => is_field(node, "left"),
-                    Some("scope_resolution") => node.parent().is_some_and(|p| {
-                        p.parent()
-                            .is_some_and(|g| matches!(g.kind(), "class" | "module"))
-                            && is_field(p, "name")
-                    }),
+                let defining = match cx.ancestor_kind(0) {
+                    "class" | "module" => cx.is_field("name"),
+                    "assignment" => cx.is_field("left"),
+                    // `class A::B`: both constants name the class being defined.
+                    "scope_resolution" => {
+                        matches!(cx.ancestor_kind(1), "class" | "module")
+                            && cx.ancestor_field(0) == Some("name")
+                    }
                     _ => false,
                 };
                 if !defining {

@@ -6,7 +6,7 @@
 
 use tree_sitter::Node;
 
-use super::extract::{Context, DefinitionMatch, Findings, Grammar, is_capitalised, is_field};
+use super::extract::{Context, DefinitionMatch, Findings, Grammar, is_capitalised};
 use crate::analysis::{ChunkKind, ReferenceKind};
 
 pub(crate) struct Rust;
@@ -91,7 +91,7 @@ impl Grammar for Rust {
                     }
                 }
             }
-            "field_expression" if !is_field(node, "function") => {
+            "field_expression" if !cx.is_field("function") => {
                 if let Some(field) = node.child_by_field_name("field") {
                     findings.reference(cx.text(field), ReferenceKind::Name, field);
                 }
@@ -128,7 +128,7 @@ impl Grammar for Rust {
                     }
                 }
             }
-            "type_identifier" if !is_field(node, "name") => {
+            "type_identifier" if !cx.is_field("name") => {
                 findings.reference(cx.text(node), ReferenceKind::Type, node);
             }
             _ => {}
