@@ -664,6 +664,37 @@ fn another_repository_gets_its_own_pool() {
 }
 
 #[test]
+fn many_small_snapshots_keep_the_pool_compact() {
+    let base = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut segments = Vec::new();
+    for version in 0..12 {
+        let root = base.path().join(format!("v{version}"));
+        let mut files = fixture();
+        let utils = format!("{UTILS}\n\ndef helper_{version}(x):\n    return x * {version}\n");
+        files[2].1 = utils.as_bytes();
+        write_repo(&root, &files);
+        let index = engine(cache.path()).open(&root).unwrap();
+        segments.push(index.stats().pool.segments);
+        assert_eq!(
+            top_path(&index, &format!("helper_{version}")),
+            "app/utils.py"
+        );
+        let fresh_cache = tempfile::tempdir().unwrap();
+        let fresh = engine(fresh_cache.path()).open(&root).unwrap();
+        assert_eq!(
+            top(&index, "slugify unicode helper", 5),
+            top(&fresh, "slugify unicode helper", 5)
+        );
+    }
+    assert!(segments.iter().all(|&n| n <= 8), "{segments:?}");
+    assert!(
+        segments.windows(2).any(|w| w[1] < w[0]),
+        "a merge happened: {segments:?}"
+    );
+}
+
+#[test]
 fn an_empty_snapshot_is_an_empty_index() {
     let repo = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();

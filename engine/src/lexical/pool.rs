@@ -35,9 +35,10 @@ use tantivy::{
     Term,
 };
 
-/// When a commit leaves more than this many segments, all but the largest are merged into one
-/// (each snapshot that adds chunks adds a segment; many small segments slow queries down, and
-/// rewriting the large first segment each time would cost as much as a cold build).
+/// When a commit leaves more than this many segments, the small ones (under a quarter of the
+/// largest) are merged into one: each snapshot that adds chunks adds a small segment, many of
+/// them slow queries down, and rewriting the large segments of the first build each time would
+/// cost as much as that build.
 const MAX_SEGMENTS: usize = 8;
 
 /// Marks a pool document that is not part of the viewed snapshot.
@@ -368,10 +369,25 @@ impl PoolWriter<'_> {
             .searchable_segment_metas()
             .map_err(|e| pool.tantivy_err(e))?;
         if segments.len() > MAX_SEGMENTS {
-            segments.sort_by_key(|meta| std::cmp::Reverse(meta.max_doc()));
-            let smaller: Vec<_> = segments[1..].iter().map(|meta| meta.id()).collect();
+            let largest = segments
+                .iter()
+                .map(|meta| meta.max_doc())
+                .max()
+                .unwrap_or(0);
+            let small: Vec<_> = segments
+                .iter()
+                .filter(|meta| meta.max_doc() < largest / 4)
+                .map(|meta| meta.id())
+                .collect();
+            // Without enough small segments (many similar ones), all but the largest merge.
+            let to_merge = if small.len() >= 2 {
+                small
+            } else {
+                segments.sort_by_key(|meta| std::cmp::Reverse(meta.max_doc()));
+                segments[1..].iter().map(|meta| meta.id()).collect()
+            };
             self.writer
-                .merge(&smaller)
+                .merge(&to_merge)
                 .wait()
                 .map_err(|e| pool.tantivy_err(e))?;
         }
