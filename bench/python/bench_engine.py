@@ -18,6 +18,7 @@ import datetime
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -121,7 +122,7 @@ def main():
         if not args.no_cold_each:
             own_cache = tempfile.mkdtemp(prefix="swex-bench-cold-")
             cold_same, wall, user, system, _ = timed([swex, "index", "--repo", path, "--cache-dir", own_cache, "--json", "-q", "--no-graph"])
-            subprocess.run(["rm", "-rf", own_cache], check=True)
+            shutil.rmtree(own_cache, ignore_errors=True)
             run["cold_same"] = {"wall": wall, "user": user, "sys": system, "total_ms": cold_same["stats"]["timings_ms"]["total"]}
         runs.append(run)
     report["index_runs"] = runs
@@ -130,6 +131,7 @@ def main():
         [queries_bin, "--repo", snapshots[0], "--cache-dir", cache, "--issues", args.issues, "--repo-filter", args.repo, "--repeat", "5"]
     )
     report["queries"] = queries
+    shutil.rmtree(cache, ignore_errors=True)
 
     if not args.skip_python:
         python, wall, user, system, rss = timed(
