@@ -6,6 +6,11 @@
 //!   tree-sitter analysers for each language ([`lang`]).
 //! - [`graph`]: the code graph over a snapshot's analyses (files, definitions, imports, references,
 //!   tests) with name lookup and personalised PageRank.
+//! - [`scan`]: which files of a snapshot are indexed, and their text (diagnostics for the rest).
+//! - [`lexical`]: the code-aware analyzer, the issue query builder and BM25 over chunks (tantivy).
+//! - [`cache`]: the content-addressed on-disk cache (analyses, stat manifests, lexical pools).
+//! - [`index`]: [`index::Engine`] opens a snapshot into a [`index::SnapshotIndex`], the API
+//!   explorers query (files, lines, chunks, lexical search, definitions, graph, grep).
 //!
 //! Invariants:
 //! - The engine does no printing and knows nothing about plugins, the CLI or the benchmark format.
@@ -13,7 +18,11 @@
 //!   diagnostics, not errors.
 
 pub mod analysis;
+pub mod cache;
 pub mod dense;
 pub mod graph;
+pub mod index;
 pub mod lang;
+pub mod lexical;
+pub mod scan;
 pub mod snapshot;

@@ -1,8 +1,11 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
 mod gt;
+mod index;
 mod models;
+mod progress;
 mod score;
+mod search;
 mod snapshot;
 
 use clap::{Parser, Subcommand};
@@ -30,6 +33,10 @@ pub enum Command {
     Score(score::ScoreArgs),
     /// Install and inspect the files dense retrieval needs (ONNX Runtime, embedding model).
     Models(models::ModelsArgs),
+    /// Build or open a snapshot's indexes; print statistics and diagnostics.
+    Index(index::Args),
+    /// Query a snapshot: definitions by name, lexical search, graph neighbours.
+    Search(search::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -38,5 +45,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Gt(command) => gt::run(command),
         Command::Score(args) => score::run(args),
         Command::Models(args) => models::run(args),
+        Command::Index(args) => index::run(args),
+        Command::Search(args) => search::run(args),
     }
 }
