@@ -24,7 +24,15 @@ pub fn decode_utf8_ignore(bytes: &[u8]) -> String {
 pub fn is_python_line_break(c: char) -> bool {
     matches!(
         c,
-        '\n' | '\r' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}' | '\u{2029}'
+        '\n' | '\r'
+            | '\x0b'
+            | '\x0c'
+            | '\x1c'
+            | '\x1d'
+            | '\x1e'
+            | '\u{85}'
+            | '\u{2028}'
+            | '\u{2029}'
     )
 }
 
@@ -59,7 +67,8 @@ pub fn is_python_whitespace(c: char) -> bool {
 
 /// Python's `str.split()` with no arguments: runs of whitespace separate, empty pieces dropped.
 pub fn split_whitespace_python(text: &str) -> impl Iterator<Item = &str> {
-    text.split(is_python_whitespace).filter(|piece| !piece.is_empty())
+    text.split(is_python_whitespace)
+        .filter(|piece| !piece.is_empty())
 }
 
 /// Python's `not text.strip()`.
@@ -84,8 +93,14 @@ mod tests {
         check_lines("\n", &[""]);
         check_lines("a\r\nb\rc\nd", &["a", "b", "c", "d"]);
         check_lines("a\r\r\nb", &["a", "", "b"]);
-        check_lines("a\x0bb\x0cc\x1cd\x1de\x1ef", &["a", "b", "c", "d", "e", "f"]);
-        check_lines("a\u{85}b\u{2028}c\u{2029}d\x1fe", &["a", "b", "c", "d\x1fe"]);
+        check_lines(
+            "a\x0bb\x0cc\x1cd\x1de\x1ef",
+            &["a", "b", "c", "d", "e", "f"],
+        );
+        check_lines(
+            "a\u{85}b\u{2028}c\u{2029}d\x1fe",
+            &["a", "b", "c", "d\x1fe"],
+        );
     }
 
     #[test]

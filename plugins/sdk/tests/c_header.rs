@@ -17,11 +17,15 @@ fn rust_layout() -> Vec<(&'static str, usize)> {
     let mut layout = Vec::new();
     layout.extend(fields!(SwexBytes: ptr, len));
     layout.extend(fields!(SwexBuffer: ptr, len));
-    layout.extend(fields!(SwexServices: abi_version, struct_size, context, free_buffer, list_files,
+    layout.extend(
+        fields!(SwexServices: abi_version, struct_size, context, free_buffer, list_files,
         file_info, read_lines, chunks, lexical_search, dense_search, definitions, graph_neighbours,
-        personalized_pagerank, grep));
-    layout.extend(fields!(SwexExplorerVTable: abi_version, struct_size, name, description, create,
-        explore, free_buffer, destroy));
+        personalized_pagerank, grep),
+    );
+    layout.extend(
+        fields!(SwexExplorerVTable: abi_version, struct_size, name, description, create,
+        explore, free_buffer, destroy),
+    );
     layout
 }
 
@@ -35,7 +39,9 @@ fn c_program(layout: &[(&str, usize)]) -> String {
                 format!("offsetof({ty}, {field})")
             }
         };
-        body.push_str(&format!("    printf(\"{label} %zu\\n\", (size_t){expr});\n"));
+        body.push_str(&format!(
+            "    printf(\"{label} %zu\\n\", (size_t){expr});\n"
+        ));
     }
     format!(
         "#include <stdio.h>\n#include <stddef.h>\n#include \"swex_plugin.h\"\n\
@@ -64,7 +70,10 @@ fn c_header_layout_matches_rust() {
     assert!(status.success(), "the header does not compile cleanly");
     let output = Command::new(&binary).output().unwrap();
     let printed = String::from_utf8(output.stdout).unwrap();
-    let mut expected: String = layout.iter().map(|(label, value)| format!("{label} {value}\n")).collect();
+    let mut expected: String = layout
+        .iter()
+        .map(|(label, value)| format!("{label} {value}\n"))
+        .collect();
     expected.push_str(&format!("SWEX_ABI_VERSION {SWEX_ABI_VERSION}\n"));
     expected.push_str(&format!(
         "codes {SWEX_OK} {SWEX_ERR_INVALID_INPUT} {SWEX_ERR_FAILED} {SWEX_ERR_PANIC} {SWEX_ERR_UNAVAILABLE} {SWEX_ERR_NOT_FOUND}\n"
