@@ -78,7 +78,7 @@ fn is_word(c: char) -> bool {
 pub fn tokenize(text: &str, stop_words: &HashSet<&str>, out: &mut Vec<String>) {
     let lower = text.to_lowercase();
     let mut run_start: Option<usize> = None;
-    let mut push_run = |run: &str, out: &mut Vec<String>| {
+    let push_run = |run: &str, out: &mut Vec<String>| {
         let bytes = run.as_bytes();
         let identifier = bytes.len() >= 2
             && (bytes[0].is_ascii_alphabetic() || bytes[0] == b'_')
