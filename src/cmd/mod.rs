@@ -1,5 +1,8 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
+pub mod explore;
+pub mod explorers;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -15,8 +18,20 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {}
+pub enum Command {
+    /// List the explorers: built-in ones and plugins (kind, library, ABI version).
+    Explorers(explorers::Args),
+    /// Ask an explorer which code regions an issue needs, on any checkout.
+    Explore(explore::Args),
+    /// The child process of `swex explore --isolated` (internal).
+    #[command(name = "__plugin-worker", hide = true)]
+    PluginWorker,
+}
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {}
+    match cli.command {
+        Command::Explorers(args) => explorers::run(args),
+        Command::Explore(args) => explore::run(args),
+        Command::PluginWorker => explore::run_worker(),
+    }
 }
