@@ -511,3 +511,22 @@ fn service_errors_reach_the_plugin_with_their_kind() {
         Some("lexical_search: Unavailable")
     );
 }
+
+#[test]
+fn the_explorer_template_builds_and_finds_definitions() {
+    let manifest = repo_root().join("examples/explorer-template/Cargo.toml");
+    cargo_build(&["--manifest-path", manifest.to_str().unwrap()]);
+    let library = fixture_target().join("debug").join(library_name("my_explorer"));
+    let plugin = ExplorerPlugin::load(&library).unwrap();
+    assert_eq!(plugin.name(), "definitions-grep");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("urls.py"), "import re\n\n\ndef parse_url(url):\n    return url\n").unwrap();
+    std::fs::write(dir.path().join("other.py"), "parse_url('x')\n").unwrap();
+    let backend = FsBackend::new(dir.path());
+    let instance = plugin.instantiate(&serde_json::Value::Null).unwrap();
+    let request = Request::new("t", "parse_url() drops the port", 5);
+    let answer = ExplorerHandle::InProcess(instance).explore_validated(&request, &backend).unwrap();
+    let regions: Vec<(&str, i64, i64)> = answer.regions.iter().map(|r| (r.path.as_str(), r.start, r.end)).collect();
+    assert_eq!(regions, [("urls.py", 1, 24)]);
+    assert_eq!(answer.regions[0].why.as_deref(), Some("defines parse_url"));
+}
