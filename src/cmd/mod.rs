@@ -2,6 +2,9 @@
 
 pub mod explore;
 pub mod explorers;
+mod index;
+mod progress;
+mod search;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -26,6 +29,10 @@ pub enum Command {
     /// The child process of `swex explore --isolated` (internal).
     #[command(name = "__plugin-worker", hide = true)]
     PluginWorker,
+    /// Build or open a snapshot's indexes; print statistics and diagnostics.
+    Index(index::Args),
+    /// Query a snapshot: definitions by name, lexical search, graph neighbours.
+    Search(search::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -33,5 +40,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Explorers(args) => explorers::run(args),
         Command::Explore(args) => explore::run(args),
         Command::PluginWorker => explore::run_worker(),
+        Command::Index(args) => index::run(args),
+        Command::Search(args) => search::run(args),
     }
 }
