@@ -25,9 +25,13 @@ impl Probe {
     fn answer(request: &Request, lines: &ReadLinesResult) -> Response {
         let regions = (0..request.top_k)
             .map(|i| {
-                Region::new(format!("pkg/module_{i}.py"), 1 + 80 * i as i64, 80 * (i as i64 + 1))
-                    .with_score(1.0 / (i + 1) as f64)
-                    .with_why(format!("{} lines read", lines.lines.len()))
+                Region::new(
+                    format!("pkg/module_{i}.py"),
+                    1 + 80 * i as i64,
+                    80 * (i as i64 + 1),
+                )
+                .with_score(1.0 / (i + 1) as f64)
+                .with_why(format!("{} lines read", lines.lines.len()))
             })
             .collect();
         Response::new(regions)
@@ -42,7 +46,11 @@ impl Explorer for Probe {
         Ok(Probe)
     }
 
-    fn explore(&self, request: &Request, services: &Services<'_>) -> Result<Response, ExplorerError> {
+    fn explore(
+        &self,
+        request: &Request,
+        services: &Services<'_>,
+    ) -> Result<Response, ExplorerError> {
         let lines = services.read_lines("pkg/module_0.py", Some(1), Some(80))?;
         Ok(Probe::answer(request, &lines))
     }
@@ -58,7 +66,9 @@ struct Memory {
 
 impl Memory {
     fn new() -> Memory {
-        let lines = (1..=400).map(|i| format!("    value_{i} = compute(value_{}, {i})  # line {i}", i - 1)).collect();
+        let lines = (1..=400)
+            .map(|i| format!("    value_{i} = compute(value_{}, {i})  # line {i}", i - 1))
+            .collect();
         Memory { lines }
     }
 }
@@ -71,16 +81,28 @@ impl ServiceBackend for Memory {
         path == "pkg/module_0.py"
     }
     fn read_lines(&self, args: ReadLinesArgs) -> Result<ReadLinesResult, ServiceError> {
-        if !self.contains_file(&args.path) {
-            return Err(ServiceError::new(ServiceId::ReadLines, ServiceErrorKind::NotFound, args.path));
+        if !ServiceBackend::contains_file(self, &args.path) {
+            return Err(ServiceError::new(
+                ServiceId::ReadLines,
+                ServiceErrorKind::NotFound,
+                args.path,
+            ));
         }
         let start = args.start.unwrap_or(1).max(1) as usize;
         let end = match args.end {
             None | Some(-1) => self.lines.len(),
             Some(end) => (end.max(0) as usize).min(self.lines.len()),
         };
-        let lines = if start <= end { self.lines[start - 1..end].to_vec() } else { Vec::new() };
-        Ok(ReadLinesResult { start: start as u32, lines, total_lines: self.lines.len() as u32 })
+        let lines = if start <= end {
+            self.lines[start - 1..end].to_vec()
+        } else {
+            Vec::new()
+        };
+        Ok(ReadLinesResult {
+            start: start as u32,
+            lines,
+            total_lines: self.lines.len() as u32,
+        })
     }
 }
 
@@ -99,7 +121,11 @@ fn boundary(c: &mut Criterion) {
     group.bench_function("direct_rust_call", |b| {
         b.iter(|| {
             let lines = backend
-                .read_lines(ReadLinesArgs { path: "pkg/module_0.py".into(), start: Some(1), end: Some(80) })
+                .read_lines(ReadLinesArgs {
+                    path: "pkg/module_0.py".into(),
+                    start: Some(1),
+                    end: Some(80),
+                })
                 .unwrap();
             black_box(Probe::answer(black_box(&request), &lines))
         })
@@ -109,11 +135,19 @@ fn boundary(c: &mut Criterion) {
     });
     if let Some(worker) = std::env::var_os("SWEX_WORKER") {
         // A built-in explorer of the worker binary, so the child needs no plugin of its own.
-        let command = swex_plugin_host::WorkerCommand { program: worker.into(), args: vec!["__plugin-worker".into()] };
-        let options = swex_plugin_host::IsolatedOptions { timeout: Duration::from_secs(60), forward_stderr: false };
+        let command = swex_plugin_host::WorkerCommand {
+            program: worker.into(),
+            args: vec!["__plugin-worker".into()],
+        };
+        let options = swex_plugin_host::IsolatedOptions {
+            timeout: Duration::from_secs(60),
+            forward_stderr: false,
+        };
         let mut oracle = request.clone();
         oracle.ground_truth = Some(swex_plugin::GroundTruth {
-            read_core_regions: (0..5).map(|i| Region::new(format!("pkg/module_{i}.py"), 1, 80)).collect(),
+            read_core_regions: (0..5)
+                .map(|i| Region::new(format!("pkg/module_{i}.py"), 1, 80))
+                .collect(),
             extra: Default::default(),
         });
         let isolated = swex_plugin_host::IsolatedExplorer::start(
@@ -130,18 +164,29 @@ fn boundary(c: &mut Criterion) {
     group.finish();
 
     let mut group = c.benchmark_group("service_read_lines_80");
-    let args = serde_json::to_vec(&ReadLinesArgs { path: "pkg/module_0.py".into(), start: Some(1), end: Some(80) }).unwrap();
+    let args = serde_json::to_vec(&ReadLinesArgs {
+        path: "pkg/module_0.py".into(),
+        start: Some(1),
+        end: Some(80),
+    })
+    .unwrap();
     group.bench_function("direct_rust_call", |b| {
         b.iter(|| {
             black_box(
                 backend
-                    .read_lines(ReadLinesArgs { path: "pkg/module_0.py".into(), start: Some(1), end: Some(80) })
+                    .read_lines(ReadLinesArgs {
+                        path: "pkg/module_0.py".into(),
+                        start: Some(1),
+                        end: Some(80),
+                    })
                     .unwrap(),
             )
         })
     });
     group.bench_function("json_dispatch", |b| {
-        b.iter(|| black_box(RawServices::call(&backend, ServiceId::ReadLines, black_box(&args)).unwrap()))
+        b.iter(|| {
+            black_box(RawServices::call(&backend, ServiceId::ReadLines, black_box(&args)).unwrap())
+        })
     });
     group.finish();
 }
