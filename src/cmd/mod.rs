@@ -1,5 +1,7 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
+pub mod explore;
+pub mod explorers;
 mod gt;
 mod index;
 mod models;
@@ -33,6 +35,13 @@ pub enum Command {
     Score(score::ScoreArgs),
     /// Install and inspect the files dense retrieval needs (ONNX Runtime, embedding model).
     Models(models::ModelsArgs),
+    /// List the explorers: built-in ones and plugins (kind, library, ABI version).
+    Explorers(explorers::Args),
+    /// Ask an explorer which code regions an issue needs, on any checkout.
+    Explore(explore::Args),
+    /// The child process of `swex explore --isolated` (internal).
+    #[command(name = "__plugin-worker", hide = true)]
+    PluginWorker,
     /// Build or open a snapshot's indexes; print statistics and diagnostics.
     Index(index::Args),
     /// Query a snapshot: definitions by name, lexical search, graph neighbours.
@@ -45,6 +54,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Gt(command) => gt::run(command),
         Command::Score(args) => score::run(args),
         Command::Models(args) => models::run(args),
+        Command::Explorers(args) => explorers::run(args),
+        Command::Explore(args) => explore::run(args),
+        Command::PluginWorker => explore::run_worker(),
         Command::Index(args) => index::run(args),
         Command::Search(args) => search::run(args),
     }
