@@ -5,3 +5,6 @@
 
 pub mod dataset;
 pub mod gt;
+pub mod linecounts;
+pub mod metrics;
+pub mod score;

@@ -1,6 +1,7 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
 pub mod snapshot;
+pub mod score;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -20,10 +21,13 @@ pub struct Cli {
 pub enum Command {
     /// Materialise benchmark snapshots (`repos/<instance_id>`) from local git directories.
     Snapshot(snapshot::SnapshotArgs),
+    /// Score result rows against SWE-Explore ground truth with the 17 reference metrics.
+    Score(score::ScoreArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Snapshot(args) => snapshot::run(args),
+        Command::Score(args) => score::run(args),
     }
 }

@@ -1,0 +1,242 @@
+//! File line counts as the reference evaluator sees them.
+//!
+//! The metrics need a file's length only to resolve `end = -1` and negative starts; explicit ranges
+//! are never clipped. The reference counts lines only for files named by the instance's core and
+//! optional regions, as `len(text.splitlines())` of the file decoded as UTF-8 with errors ignored.
+//! Python's `splitlines` breaks on more than `\n`: also `\r`, `\r\n` (one break), `\x0b`, `\x0c`,
+//! `\x1c`, `\x1d`, `\x1e`, `\x85`, U+2028 and U+2029. [`count_lines`] reproduces that exactly.
+//!
+//! Counts come from a `dev.line-counts.json`-style file (`{instance_id: {path: count}}`, see
+//! [`LineCounts::load`]) or from a snapshot folder ([`FileLineCounts::from_snapshot`]).
+//! This module knows nothing about metrics.
+
+use crate::dataset::{GroundTruth, InputError, load_json_document};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Component, Path, PathBuf};
+
+/// Line counts of one instance's files: path → number of lines.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileLineCounts {
+    counts: HashMap<String, i64>,
+}
+
+impl FileLineCounts {
+    /// The line count of `path`, if known.
+    pub fn get(&self, path: &str) -> Option<i64> {
+        self.counts.get(path).copied()
+    }
+
+    pub fn insert(&mut self, path: impl Into<String>, lines: i64) {
+        self.counts.insert(path.into(), lines);
+    }
+
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, i64)> {
+        self.counts.iter().map(|(p, &n)| (p.as_str(), n))
+    }
+
+    /// Counts the lines of the ground-truth files (paths of core and optional regions) in a
+    /// snapshot folder, the way the reference runner does. Files that do not exist or cannot be
+    /// read get no count (as in the reference) and are listed in the report; paths that would
+    /// leave the snapshot (absolute, or with `..`) are never read and are listed too.
+    pub fn from_snapshot(snapshot: &Path, truth: &GroundTruth) -> (FileLineCounts, SnapshotReport) {
+        let mut counts = FileLineCounts::default();
+        let mut report = SnapshotReport::default();
+        for path in truth.region_paths() {
+            if !stays_inside(path) {
+                report.unsafe_paths.push(path.to_string());
+                continue;
+            }
+            let file = snapshot.join(path);
+            if !file.is_file() {
+                report.missing_files.push(path.to_string());
+                continue;
+            }
+            match std::fs::read(&file) {
+                Ok(bytes) => counts.insert(path, count_lines(&bytes) as i64),
+                Err(error) => report
+                    .unreadable_files
+                    .push((path.to_string(), error.to_string())),
+            }
+        }
+        (counts, report)
+    }
+}
+
+impl FromIterator<(String, i64)> for FileLineCounts {
+    fn from_iter<I: IntoIterator<Item = (String, i64)>>(iter: I) -> Self {
+        FileLineCounts {
+            counts: iter.into_iter().collect(),
+        }
+    }
+}
+
+/// Ground-truth files a snapshot could not count.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SnapshotReport {
+    pub missing_files: Vec<String>,
+    pub unreadable_files: Vec<(String, String)>,
+    pub unsafe_paths: Vec<String>,
+}
+
+impl SnapshotReport {
+    pub fn is_clean(&self) -> bool {
+        self.missing_files.is_empty()
+            && self.unreadable_files.is_empty()
+            && self.unsafe_paths.is_empty()
+    }
+}
+
+fn stays_inside(path: &str) -> bool {
+    Path::new(path)
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
+/// Line counts of many instances: instance id → [`FileLineCounts`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineCounts {
+    instances: HashMap<String, FileLineCounts>,
+}
+
+impl LineCounts {
+    /// Reads a `{instance_id: {path: count}}` JSON file (the format of `dev.line-counts.json`).
+    /// Counts must be non-negative integers.
+    pub fn load(path: &Path) -> Result<LineCounts, InputError> {
+        let raw: HashMap<String, HashMap<String, u32>> = load_json_document(
+            path,
+            "line counts: a JSON object {instance_id: {path: non-negative integer}}",
+        )?;
+        Ok(LineCounts {
+            instances: raw
+                .into_iter()
+                .map(|(id, files)| {
+                    let files = files.into_iter().map(|(p, n)| (p, i64::from(n))).collect();
+                    (id, files)
+                })
+                .collect(),
+        })
+    }
+
+    /// The counts of one instance; empty when the instance has none.
+    pub fn for_instance(&self, instance_id: &str) -> &FileLineCounts {
+        static EMPTY: std::sync::OnceLock<FileLineCounts> = std::sync::OnceLock::new();
+        self.instances
+            .get(instance_id)
+            .unwrap_or_else(|| EMPTY.get_or_init(FileLineCounts::default))
+    }
+
+    pub fn contains(&self, instance_id: &str) -> bool {
+        self.instances.contains_key(instance_id)
+    }
+
+    pub fn insert(&mut self, instance_id: impl Into<String>, counts: FileLineCounts) {
+        self.instances.insert(instance_id.into(), counts);
+    }
+
+    pub fn len(&self) -> usize {
+        self.instances.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.instances.is_empty()
+    }
+
+    /// The JSON form `{instance_id: {path: count}}`, keys sorted.
+    pub fn to_json(&self) -> serde_json::Value {
+        let sorted: BTreeMap<&str, BTreeMap<&str, i64>> = self
+            .instances
+            .iter()
+            .map(|(id, files)| (id.as_str(), files.iter().collect()))
+            .collect();
+        serde_json::to_value(sorted).expect("maps of strings and integers serialise")
+    }
+}
+
+/// Where a snapshot count came from, per instance, for reporting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstanceSnapshot {
+    pub instance_id: String,
+    /// The folder used, or `None` when no folder was found for the instance.
+    pub folder: Option<PathBuf>,
+    pub report: SnapshotReport,
+}
+
+/// The number of lines Python's `str.splitlines()` yields for `bytes` decoded as UTF-8 with
+/// `errors="ignore"`.
+///
+/// Invalid UTF-8 sequences are dropped before line breaks are found, exactly like the decoder
+/// does: so `\r`, an invalid byte, then `\n` is a single `\r\n` break. The count is the number of
+/// breaks, plus one when text follows the last break.
+pub fn count_lines(bytes: &[u8]) -> u64 {
+    let mut lines = 0u64;
+    // Whether the current (not yet terminated) line has any character.
+    let mut line_open = false;
+    // Whether the last character was a `\r`, so that a following `\n` belongs to the same break.
+    let mut after_cr = false;
+    for chunk in bytes.utf8_chunks() {
+        for ch in chunk.valid().chars() {
+            match ch {
+                '\n' if after_cr => after_cr = false,
+                '\r' => {
+                    lines += 1;
+                    line_open = false;
+                    after_cr = true;
+                }
+                '\n' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}'
+                | '\u{2029}' => {
+                    lines += 1;
+                    line_open = false;
+                    after_cr = false;
+                }
+                _ => {
+                    line_open = true;
+                    after_cr = false;
+                }
+            }
+        }
+    }
+    lines + u64::from(line_open)
+}
+
+/// Counts the ground-truth files of every row from its snapshot folder under `repos_root` (see
+/// [`crate::dataset::BenchRow::snapshot_dir`]). Instances without a folder get no counts; the
+/// returned reports say which, and which files were missing.
+pub fn count_from_snapshots(
+    rows: &[crate::dataset::BenchRow],
+    repos_root: &Path,
+) -> (LineCounts, Vec<InstanceSnapshot>) {
+    use rayon::prelude::*;
+    let per_instance: Vec<(FileLineCounts, InstanceSnapshot)> = rows
+        .par_iter()
+        .map(|row| {
+            let folder = row.snapshot_dir(repos_root);
+            let (counts, report) = match &folder {
+                Some(dir) => FileLineCounts::from_snapshot(dir, &row.ground_truth),
+                None => (FileLineCounts::default(), SnapshotReport::default()),
+            };
+            let snapshot = InstanceSnapshot {
+                instance_id: row.instance_id.clone(),
+                folder,
+                report,
+            };
+            (counts, snapshot)
+        })
+        .collect();
+    let mut counts = LineCounts::default();
+    let mut snapshots = Vec::with_capacity(per_instance.len());
+    for (files, snapshot) in per_instance {
+        if snapshot.folder.is_some() {
+            counts.insert(snapshot.instance_id.clone(), files);
+        }
+        snapshots.push(snapshot);
+    }
+    (counts, snapshots)
+}

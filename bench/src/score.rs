@@ -1,0 +1,389 @@
+//! Scoring result files against a benchmark: the library side of `swex score`.
+//!
+//! [`score`] joins a [`Benchmark`] with one or more [`Predictions`] files (each may hold several
+//! explorers), cuts every ranked list at each top-k, scores it with [`crate::metrics`] and returns
+//! one [`MetricRow`] per (explorer, k, instance) plus one [`Summary`] (means) per (explorer, k).
+//!
+//! Nothing is dropped silently:
+//! - a benchmark instance an explorer has no row for is *missing*, and a row with an `error` is
+//!   *failed*. By default both are scored as empty predictions (0 on every metric), so that every
+//!   explorer is averaged over the same instances; [`Unscored::Skip`] leaves them out of the means
+//!   instead, as the reference runner does with its failures. Either way they are counted and
+//!   named in the summary.
+//! - rows for ids the benchmark does not hold, or left out by a filter, are listed in the report.
+//!
+//! This module knows nothing about argv or terminal colours; it does the joining, the arithmetic
+//! and the formatting of plain-text tables.
+
+use crate::dataset::{Benchmark, Outcome, PredictionRow, Predictions, Region};
+use crate::linecounts::LineCounts;
+use crate::metrics::{Metrics, PreparedTruth, ScoreOptions};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// What to do with instances that were not scored (failed or missing) when averaging.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Unscored {
+    /// Score them as empty predictions: 0 on every metric (the default).
+    #[default]
+    Zero,
+    /// Leave them out of the means and write no metric rows for them (the reference runner's
+    /// treatment of failures).
+    Skip,
+}
+
+/// How to score.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScoreConfig {
+    /// The top-k cuts, each at least 1 (sorted and de-duplicated by [`ScoreConfig::new`]).
+    pub top_ks: Vec<usize>,
+    pub options: ScoreOptions,
+    pub unscored: Unscored,
+    /// Skip a second row for the same (instance, explorer) across files instead of failing.
+    pub lenient: bool,
+}
+
+impl ScoreConfig {
+    pub fn new(top_ks: &[usize]) -> Result<ScoreConfig, ScoreError> {
+        let mut top_ks = top_ks.to_vec();
+        top_ks.sort_unstable();
+        top_ks.dedup();
+        if top_ks.is_empty() || top_ks[0] == 0 {
+            return Err(ScoreError::BadTopK);
+        }
+        Ok(ScoreConfig {
+            top_ks,
+            options: ScoreOptions::default(),
+            unscored: Unscored::default(),
+            lenient: false,
+        })
+    }
+}
+
+/// Why a row's metrics are what they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RowStatus {
+    Scored,
+    Failed,
+    Missing,
+}
+
+/// One scored (instance, explorer, k): the reference runner's result row plus `top_k`, and, for
+/// rows that were not scored, `status` and `error`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MetricRow {
+    pub instance_id: String,
+    pub explorer: String,
+    pub top_k: usize,
+    pub regions: Vec<Region>,
+    pub metrics: Metrics,
+    pub num_regions: usize,
+    #[serde(skip_serializing_if = "is_scored")]
+    pub status: RowStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+fn is_scored(status: &RowStatus) -> bool {
+    *status == RowStatus::Scored
+}
+
+/// Means of one (explorer, k) and what went into them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub explorer: String,
+    pub top_k: usize,
+    /// Instances in the means.
+    pub averaged: usize,
+    /// Instances with a regions list.
+    pub scored: usize,
+    /// Instance ids whose row has an `error`.
+    pub failed: Vec<String>,
+    /// Benchmark instance ids with no row for this explorer.
+    pub missing: Vec<String>,
+    pub mean: Metrics,
+}
+
+/// A result row that matched no benchmark instance.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unmatched {
+    pub file: PathBuf,
+    pub line: usize,
+    pub instance_id: String,
+    pub explorer: String,
+    /// `true`: the benchmark has the instance but a filter (dataset, empty core) left it out.
+    pub excluded_by_filter: bool,
+}
+
+/// A row skipped by a lenient run because another file already had the same (instance, explorer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DuplicateRow {
+    pub file: PathBuf,
+    pub line: usize,
+    pub first_file: PathBuf,
+    pub first_line: usize,
+}
+
+/// Everything [`score`] produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScoreReport {
+    /// Explorer by explorer (first-appearance order), k by k, benchmark order.
+    pub rows: Vec<MetricRow>,
+    pub summaries: Vec<Summary>,
+    pub unmatched: Vec<Unmatched>,
+    pub duplicates_skipped: Vec<DuplicateRow>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScoreError {
+    #[error("top-k values must be at least 1")]
+    BadTopK,
+    #[error(
+        "{}:{}: duplicate row for instance `{instance_id}` and explorer `{explorer}` (first in {}:{})",
+        file.display(), line, first_file.display(), first_line
+    )]
+    Duplicate {
+        file: PathBuf,
+        line: usize,
+        first_file: PathBuf,
+        first_line: usize,
+        instance_id: String,
+        explorer: String,
+    },
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Scores every explorer of `predictions` on every instance of `bench`.
+pub fn score(
+    bench: &Benchmark,
+    predictions: &[Predictions],
+    line_counts: &LineCounts,
+    config: &ScoreConfig,
+) -> Result<ScoreReport, ScoreError> {
+    let mut report = ScoreReport::default();
+
+    // (explorer → instance → row), explorers in first-appearance order.
+    let mut explorers: Vec<&str> = Vec::new();
+    let mut by_key: HashMap<(&str, &str), (&Path, &PredictionRow)> = HashMap::new();
+    for file in predictions {
+        for row in &file.rows {
+            if bench.get(&row.instance_id).is_none() {
+                report.unmatched.push(Unmatched {
+                    file: file.path.clone(),
+                    line: row.line,
+                    instance_id: row.instance_id.clone(),
+                    explorer: row.explorer.clone(),
+                    excluded_by_filter: bench.excluded(&row.instance_id),
+                });
+                continue;
+            }
+            let key = (row.explorer.as_str(), row.instance_id.as_str());
+            if let Some((first_file, first)) = by_key.get(&key) {
+                if !config.lenient {
+                    return Err(ScoreError::Duplicate {
+                        file: file.path.clone(),
+                        line: row.line,
+                        first_file: first_file.to_path_buf(),
+                        first_line: first.line,
+                        instance_id: row.instance_id.clone(),
+                        explorer: row.explorer.clone(),
+                    });
+                }
+                report.duplicates_skipped.push(DuplicateRow {
+                    file: file.path.clone(),
+                    line: row.line,
+                    first_file: first_file.to_path_buf(),
+                    first_line: first.line,
+                });
+                continue;
+            }
+            if !explorers.contains(&key.0) {
+                explorers.push(key.0);
+            }
+            by_key.insert(key, (&file.path, row));
+        }
+    }
+
+    let truths: Vec<PreparedTruth> = bench
+        .rows
+        .iter()
+        .map(|row| {
+            PreparedTruth::new(
+                &row.ground_truth,
+                line_counts.for_instance(&row.instance_id),
+            )
+        })
+        .collect();
+
+    for explorer in explorers {
+        for &k in &config.top_ks {
+            let mut summary = Summary {
+                explorer: explorer.to_string(),
+                top_k: k,
+                averaged: 0,
+                scored: 0,
+                failed: Vec::new(),
+                missing: Vec::new(),
+                mean: Metrics::default(),
+            };
+            let mut totals = [0.0f64; 17];
+            for (row, truth) in bench.rows.iter().zip(&truths) {
+                let found = by_key.get(&(explorer, row.instance_id.as_str()));
+                let (status, regions, error) = match found.map(|(_, p)| &p.outcome) {
+                    Some(Outcome::Regions(regions)) => {
+                        (RowStatus::Scored, &regions[..regions.len().min(k)], None)
+                    }
+                    Some(Outcome::Failed(message)) => {
+                        summary.failed.push(row.instance_id.clone());
+                        (RowStatus::Failed, &[][..], Some(message.clone()))
+                    }
+                    None => {
+                        summary.missing.push(row.instance_id.clone());
+                        (RowStatus::Missing, &[][..], None)
+                    }
+                };
+                if status == RowStatus::Scored {
+                    summary.scored += 1;
+                } else if config.unscored == Unscored::Skip {
+                    continue;
+                }
+                let metrics = truth.score(regions, &config.options);
+                for (total, value) in totals.iter_mut().zip(metrics.values()) {
+                    *total += value;
+                }
+                summary.averaged += 1;
+                report.rows.push(MetricRow {
+                    instance_id: row.instance_id.clone(),
+                    explorer: explorer.to_string(),
+                    top_k: k,
+                    regions: regions.to_vec(),
+                    metrics,
+                    num_regions: regions.len(),
+                    status,
+                    error,
+                });
+            }
+            if summary.averaged > 0 {
+                summary.mean = Metrics::from_values(totals.map(|t| t / summary.averaged as f64));
+            }
+            report.summaries.push(summary);
+        }
+    }
+    Ok(report)
+}
+
+/// Writes metric rows as JSONL. `template` may hold `{explorer}` and `{k}`: then each
+/// (explorer, k) goes to its own file, as with the reference runner's `-o`. Returns the files
+/// written with their row counts.
+pub fn write_rows(rows: &[MetricRow], template: &str) -> Result<Vec<(PathBuf, usize)>, ScoreError> {
+    let mut files: Vec<(PathBuf, String, usize)> = Vec::new();
+    for row in rows {
+        let path = PathBuf::from(
+            template
+                .replace("{explorer}", &row.explorer)
+                .replace("{k}", &row.top_k.to_string()),
+        );
+        let index = match files.iter().position(|(p, _, _)| *p == path) {
+            Some(i) => i,
+            None => {
+                files.push((path, String::new(), 0));
+                files.len() - 1
+            }
+        };
+        let line = serde_json::to_string(row).expect("metric rows serialise");
+        files[index].1.push_str(&line);
+        files[index].1.push('\n');
+        files[index].2 += 1;
+    }
+    if files.is_empty() && !template.contains("{explorer}") && !template.contains("{k}") {
+        files.push((PathBuf::from(template), String::new(), 0));
+    }
+    let mut written = Vec::with_capacity(files.len());
+    for (path, text, count) in files {
+        let write_error = |source| ScoreError::Write {
+            path: path.clone(),
+            source,
+        };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(write_error)?;
+        }
+        std::fs::write(&path, text).map_err(write_error)?;
+        written.push((path, count));
+    }
+    Ok(written)
+}
+
+/// The summaries as a plain-text table: one row per metric, one column per (explorer, k), values
+/// with 4 decimals like the reference runner's table, then the instance counts.
+pub fn format_summary_table(summaries: &[Summary]) -> String {
+    let headers: Vec<String> = summaries
+        .iter()
+        .map(|s| format!("{}@{}", s.explorer, s.top_k))
+        .collect();
+    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+    for (i, name) in Metrics::NAMES.iter().enumerate() {
+        let cells = summaries
+            .iter()
+            .map(|s| format!("{:.4}", s.mean.values()[i]))
+            .collect();
+        lines.push((name.to_string(), cells));
+    }
+    let counts = [
+        (
+            "averaged over",
+            summaries.iter().map(|s| s.averaged).collect::<Vec<_>>(),
+        ),
+        ("scored", summaries.iter().map(|s| s.scored).collect()),
+        ("failed", summaries.iter().map(|s| s.failed.len()).collect()),
+        (
+            "missing",
+            summaries.iter().map(|s| s.missing.len()).collect(),
+        ),
+    ];
+    for (label, values) in counts {
+        let cells = values.iter().map(usize::to_string).collect();
+        lines.push((label.to_string(), cells));
+    }
+
+    let name_width = lines.iter().map(|(n, _)| n.len()).max().unwrap_or(0).max(6);
+    let widths: Vec<usize> = headers
+        .iter()
+        .enumerate()
+        .map(|(c, h)| {
+            lines
+                .iter()
+                .map(|(_, cells)| cells[c].len())
+                .chain([h.len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    let _ = write!(out, "{:<name_width$}", "metric");
+    for (h, w) in headers.iter().zip(&widths) {
+        let _ = write!(out, "  {h:>w$}");
+    }
+    out.push('\n');
+    let rule = name_width + widths.iter().map(|w| w + 2).sum::<usize>();
+    out.push_str(&"-".repeat(rule));
+    out.push('\n');
+    for (index, (name, cells)) in lines.iter().enumerate() {
+        if index == Metrics::NAMES.len() {
+            out.push_str(&"-".repeat(rule));
+            out.push('\n');
+        }
+        let _ = write!(out, "{name:<name_width$}");
+        for (cell, w) in cells.iter().zip(&widths) {
+            let _ = write!(out, "  {cell:>w$}");
+        }
+        out.push('\n');
+    }
+    out
+}

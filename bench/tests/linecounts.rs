@@ -1,0 +1,138 @@
+//! Line counts: Python's `len(text.splitlines())` on UTF-8 decoded with errors ignored, and the
+//! counts taken from a snapshot folder.
+
+use std::path::Path;
+use swex_bench::dataset::{BenchRow, GroundTruth, Region};
+use swex_bench::linecounts::{FileLineCounts, count_from_snapshots, count_lines};
+
+fn check(bytes: &[u8], expected: u64) {
+    assert_eq!(
+        count_lines(bytes),
+        expected,
+        "{:?}",
+        String::from_utf8_lossy(bytes)
+    );
+}
+
+#[test]
+fn counts_lines_like_python_splitlines() {
+    // Each expected value is what CPython 3.11 gives for len(b.decode("utf-8", "ignore").splitlines()).
+    check(b"", 0);
+    check(b"a", 1);
+    check(b"a\n", 1);
+    check(b"\n", 1);
+    check(b"a\n\n", 2);
+    check(b"a\rb", 2);
+    check(b"a\r", 1);
+    check(b"a\r\nb", 2);
+    check(b"\r\n", 1);
+    check(b"a\r\rb", 3);
+    check("a\u{2028}b".as_bytes(), 2);
+    check("x\u{2029}".as_bytes(), 1);
+    check("a\u{85}b".as_bytes(), 2);
+    check(b"a\x0bb\x0cc\x1cd\x1de\x1ef", 6);
+    check(b"a\x1fb", 1); // \x1f (unit separator) is not a line break
+}
+
+#[test]
+fn invalid_utf8_is_dropped_before_breaks_are_found() {
+    check(b"a\r\xff\nb", 2); // the dropped byte joins \r and \n into one break
+    check(b"\xff", 0);
+    check(b"a\n\xff", 1); // nothing valid after the last break
+    check(b"a\x85b", 1); // a lone 0x85 byte is invalid UTF-8, not U+0085
+    check(b"a\xe2\x80b\nc", 2); // a truncated sequence is dropped, the \n survives
+}
+
+fn row(id: &str, repo_dir: Option<&str>, regions: &[(&str, i64, i64)]) -> BenchRow {
+    BenchRow {
+        instance_id: id.into(),
+        repo: None,
+        base_commit: None,
+        dataset: None,
+        repo_dir: repo_dir.map(String::from),
+        problem_statement: None,
+        ground_truth: GroundTruth {
+            read_core_regions: regions
+                .iter()
+                .map(|&(p, s, e)| Region::new(p, s, e))
+                .collect(),
+            ..GroundTruth::default()
+        },
+        extra: Default::default(),
+    }
+}
+
+fn write(root: &Path, rel: &str, bytes: &[u8]) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn snapshot_counts_cover_ground_truth_files_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    let snap = repos.join("org__proj-1");
+    write(&snap, "pkg/a.py", b"one\r\ntwo\rthree\n");
+    write(&snap, "pkg/b.py", b"x\xe2\x80\xa8y\n\xc3");
+    write(&snap, "pkg/not_in_truth.py", b"1\n2\n3\n");
+    write(tmp.path(), "outside.py", b"secret\n");
+    let other = repos.join("org__proj-2");
+    write(&other, "pkg/a.py", b"only line");
+
+    let mut truth_row = row(
+        "org__proj-1",
+        Some("repos/org__proj-1"), // the reference layout: repo_dir starts with the root's name
+        &[
+            ("pkg/a.py", 1, -1),
+            ("pkg/missing.py", 1, 2),
+            ("../../outside.py", 1, 1),
+        ],
+    );
+    truth_row
+        .ground_truth
+        .read_optional_regions_map
+        .insert("m".into(), vec![Region::new("pkg/b.py", 1, 2)]);
+    let by_id = row("org__proj-2", None, &[("pkg/a.py", 1, 2)]);
+    let nowhere = row("org__other-2", None, &[("pkg/a.py", 1, 2)]);
+
+    let (counts, snapshots) = count_from_snapshots(&[truth_row, by_id, nowhere], &repos);
+    let expected: FileLineCounts = [("pkg/a.py".to_string(), 3), ("pkg/b.py".to_string(), 2)]
+        .into_iter()
+        .collect();
+    assert_eq!(counts.for_instance("org__proj-1"), &expected);
+    assert_eq!(snapshots[0].folder.as_deref(), Some(snap.as_path()));
+    assert_eq!(snapshots[0].report.missing_files, ["pkg/missing.py"]);
+    assert_eq!(snapshots[0].report.unsafe_paths, ["../../outside.py"]);
+    // Without repo_dir the instance folder is found by id.
+    assert_eq!(snapshots[1].folder.as_deref(), Some(other.as_path()));
+    assert_eq!(counts.for_instance("org__proj-2").get("pkg/a.py"), Some(1));
+    assert_eq!(snapshots[2].folder, None);
+    assert!(!counts.contains("org__other-2"));
+}
+
+#[test]
+fn repo_dir_resolves_like_the_reference_runner() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("snapshots");
+    std::fs::create_dir_all(root.join("custom/place")).unwrap();
+    std::fs::create_dir_all(root.join("org__proj-7")).unwrap();
+    std::fs::create_dir_all(root.join("proj")).unwrap();
+    let absolute = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&absolute).unwrap();
+
+    let relative = row("org__proj-7", Some("custom/place"), &[]);
+    assert_eq!(
+        relative.snapshot_dir(&root),
+        Some(root.join("custom/place"))
+    );
+    let prefixed = row("org__proj-7", Some("snapshots/org__proj-7"), &[]);
+    assert_eq!(prefixed.snapshot_dir(&root), Some(root.join("org__proj-7")));
+    let absolute_row = row("org__proj-7", Some(absolute.to_str().unwrap()), &[]);
+    assert_eq!(absolute_row.snapshot_dir(&root), Some(absolute.clone()));
+    let stale = row("org__proj-7", Some("gone/away"), &[]);
+    assert_eq!(stale.snapshot_dir(&root), Some(root.join("org__proj-7")));
+    // The reference's older layout: one folder per repository name.
+    let by_repo = row("org__proj-8", None, &[]);
+    assert_eq!(by_repo.snapshot_dir(&root), Some(root.join("proj")));
+}

@@ -1,0 +1,304 @@
+//! `swex score`: score result rows against SWE-Explore ground truth with the 17 reference metrics.
+//! Parses arguments, calls `swex_bench::score`, prints. Diagnostics go to stderr, the table to
+//! stdout.
+
+use clap::{Args, ValueEnum};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use swex_bench::dataset::{
+    Benchmark, LoadOptions, Predictions, RowError, load_issue_map, summarize_skipped,
+};
+use swex_bench::linecounts::{LineCounts, count_from_snapshots};
+use swex_bench::metrics::{NdcgVariant, ScoreOptions};
+use swex_bench::score::{ScoreConfig, Unscored, format_summary_table, score, write_rows};
+
+#[derive(Args, Debug)]
+pub struct ScoreArgs {
+    /// Benchmark file (JSONL, reference schema: instance_id, ground_truth, ...).
+    #[arg(long, value_name = "FILE")]
+    bench: PathBuf,
+    /// Result file(s) (JSONL rows {instance_id, explorer, regions | error}); a file may hold
+    /// several explorers. Repeat the option or separate files with commas.
+    #[arg(long, value_name = "FILE", required = true, value_delimiter = ',')]
+    predictions: Vec<PathBuf>,
+    /// Line counts {instance_id: {path: count}}, used to resolve `end = -1` and negative starts.
+    #[arg(long, value_name = "FILE", conflicts_with = "repos")]
+    line_counts: Option<PathBuf>,
+    /// Count lines from snapshot folders instead: DIR/<instance_id> or the row's repo_dir.
+    #[arg(long, value_name = "DIR")]
+    repos: Option<PathBuf>,
+    /// Issue texts {instance_id: text} for rows without problem_statement (checked, not needed
+    /// for scoring).
+    #[arg(long, value_name = "FILE")]
+    issue_map: Option<PathBuf>,
+    /// Keep only benchmark rows whose `dataset` is NAME.
+    #[arg(long, value_name = "NAME")]
+    dataset: Option<String>,
+    /// Cut each ranked list at these k (comma-separated).
+    #[arg(long, value_name = "K,...", value_delimiter = ',', default_value = "5")]
+    top_k: Vec<usize>,
+    /// Write one metric row per (instance, explorer, k) as JSONL; `{explorer}` and `{k}` in the
+    /// name split the rows into one file each.
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<String>,
+    /// Skip bad input rows (reported with counts and reasons) instead of stopping at the first.
+    #[arg(long)]
+    lenient: bool,
+    /// nDCG variant: `code` as the released evaluator computes it, or `paper` as the paper
+    /// describes it (greedy marginal-gain ideal, regions clipped to the file length).
+    #[arg(long, value_enum, default_value_t = NdcgChoice::Code)]
+    ndcg: NdcgChoice,
+    /// Score instances without core regions too (the reference skips them).
+    #[arg(long)]
+    keep_empty_core: bool,
+    /// Leave failed and missing instances out of the means (as the reference runner does with
+    /// failures) instead of scoring them as empty predictions.
+    #[arg(long)]
+    skip_unscored: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum NdcgChoice {
+    Code,
+    Paper,
+}
+
+/// How many ids to name when listing instances.
+const EXAMPLES: usize = 3;
+
+fn examples<S: AsRef<str>>(ids: &[S]) -> String {
+    let shown: Vec<&str> = ids.iter().take(EXAMPLES).map(AsRef::as_ref).collect();
+    let more = if ids.len() > EXAMPLES { ", ..." } else { "" };
+    format!("{}{more}", shown.join(", "))
+}
+
+pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
+    let load_options = LoadOptions {
+        lenient: args.lenient,
+        dataset: args.dataset.clone(),
+        keep_empty_core: args.keep_empty_core,
+    };
+    let mut bench = Benchmark::load(&args.bench, &load_options)?;
+    let name = args.bench.display();
+    report_skipped(&args.bench, &bench.skipped);
+    if !bench.excluded_by_dataset.is_empty() {
+        eprintln!(
+            "{name}: left out {} rows of other datasets (e.g. {})",
+            bench.excluded_by_dataset.len(),
+            examples(&bench.excluded_by_dataset)
+        );
+    }
+    if !bench.excluded_empty_core.is_empty() {
+        eprintln!(
+            "{name}: left out {} rows without core regions, like the reference (--keep-empty-core keeps them): {}",
+            bench.excluded_empty_core.len(),
+            examples(&bench.excluded_empty_core)
+        );
+    }
+    eprintln!("{name}: {} instances to score", bench.rows.len());
+
+    if let Some(path) = &args.issue_map {
+        let issues = load_issue_map(path)?;
+        let join = bench.join_issues(&issues);
+        eprintln!(
+            "{}: issue text for {} instances",
+            path.display(),
+            join.from_map
+        );
+        if !join.missing.is_empty() {
+            eprintln!(
+                "warning: {} instances have no issue text (e.g. {})",
+                join.missing.len(),
+                examples(&join.missing)
+            );
+        }
+    }
+
+    let line_counts = if let Some(path) = &args.line_counts {
+        let counts = LineCounts::load(path)?;
+        let without: Vec<&str> = bench
+            .rows
+            .iter()
+            .map(|r| r.instance_id.as_str())
+            .filter(|id| !counts.contains(id))
+            .collect();
+        if !without.is_empty() {
+            eprintln!(
+                "warning: {} has no line counts for {} instances (e.g. {}); their end = -1 regions are unresolvable",
+                path.display(),
+                without.len(),
+                examples(&without)
+            );
+        }
+        counts
+    } else if let Some(root) = &args.repos {
+        anyhow::ensure!(root.is_dir(), "--repos {}: not a folder", root.display());
+        let (counts, snapshots) = count_from_snapshots(&bench.rows, root);
+        let no_folder: Vec<&str> = snapshots
+            .iter()
+            .filter(|s| s.folder.is_none())
+            .map(|s| s.instance_id.as_str())
+            .collect();
+        let files: usize = counts_total(&counts, &bench);
+        eprintln!(
+            "{}: counted lines of {files} ground-truth files in {} snapshots",
+            root.display(),
+            snapshots.len() - no_folder.len()
+        );
+        if !no_folder.is_empty() {
+            eprintln!(
+                "warning: no snapshot folder for {} instances (e.g. {}); their end = -1 regions are unresolvable",
+                no_folder.len(),
+                examples(&no_folder)
+            );
+        }
+        for snapshot in snapshots.iter().filter(|s| !s.report.is_clean()) {
+            let r = &snapshot.report;
+            let mut problems: Vec<String> = r
+                .missing_files
+                .iter()
+                .map(|p| format!("{p} (missing)"))
+                .collect();
+            problems.extend(r.unreadable_files.iter().map(|(p, e)| format!("{p} ({e})")));
+            problems.extend(
+                r.unsafe_paths
+                    .iter()
+                    .map(|p| format!("{p} (outside the snapshot, not read)")),
+            );
+            eprintln!(
+                "warning: {}: {} ground-truth files not counted: {}",
+                snapshot.instance_id,
+                problems.len(),
+                examples(&problems)
+            );
+        }
+        counts
+    } else {
+        eprintln!(
+            "note: no --line-counts or --repos: regions with end = -1 or a negative start are unresolvable"
+        );
+        LineCounts::default()
+    };
+
+    let mut predictions = Vec::with_capacity(args.predictions.len());
+    for path in &args.predictions {
+        let file = Predictions::load(path, args.lenient)?;
+        report_skipped(path, &file.skipped);
+        predictions.push(file);
+    }
+
+    let mut config = ScoreConfig::new(&args.top_k)?;
+    config.options = ScoreOptions {
+        ndcg: match args.ndcg {
+            NdcgChoice::Code => NdcgVariant::Reference,
+            NdcgChoice::Paper => NdcgVariant::Paper,
+        },
+    };
+    config.unscored = if args.skip_unscored {
+        Unscored::Skip
+    } else {
+        Unscored::Zero
+    };
+    config.lenient = args.lenient;
+    let report = score(&bench, &predictions, &line_counts, &config)?;
+
+    if !report.duplicates_skipped.is_empty() {
+        eprintln!(
+            "skipped {} duplicate result rows (--lenient): the first row of each (instance, explorer) is used",
+            report.duplicates_skipped.len()
+        );
+        for d in &report.duplicates_skipped {
+            eprintln!(
+                "  {}:{} (first in {}:{})",
+                d.file.display(),
+                d.line,
+                d.first_file.display(),
+                d.first_line
+            );
+        }
+    }
+    let (filtered, unknown): (Vec<_>, Vec<_>) =
+        report.unmatched.iter().partition(|u| u.excluded_by_filter);
+    if !unknown.is_empty() {
+        let ids: Vec<&str> = unknown.iter().map(|u| u.instance_id.as_str()).collect();
+        eprintln!(
+            "warning: ignored {} result rows for instances not in {name} (e.g. {})",
+            unknown.len(),
+            examples(&ids)
+        );
+    }
+    if !filtered.is_empty() {
+        let ids: Vec<&str> = filtered.iter().map(|u| u.instance_id.as_str()).collect();
+        eprintln!(
+            "ignored {} result rows for instances the filters left out (e.g. {})",
+            filtered.len(),
+            examples(&ids)
+        );
+    }
+    let unscored_note = match config.unscored {
+        Unscored::Zero => "scored as empty predictions (0)",
+        Unscored::Skip => "left out of the means (--skip-unscored)",
+    };
+    for summary in report
+        .summaries
+        .iter()
+        .filter(|s| s.top_k == config.top_ks[0])
+    {
+        if !summary.missing.is_empty() {
+            eprintln!(
+                "warning: {}: no result row for {} of {} instances, {unscored_note}: {}",
+                summary.explorer,
+                summary.missing.len(),
+                bench.rows.len(),
+                examples(&summary.missing)
+            );
+        }
+        if !summary.failed.is_empty() {
+            eprintln!(
+                "warning: {}: failed on {} instances, {unscored_note}: {}",
+                summary.explorer,
+                summary.failed.len(),
+                examples(&summary.failed)
+            );
+        }
+    }
+
+    if let Some(template) = &args.output {
+        let written = write_rows(&report.rows, template)?;
+        for (path, rows) in written {
+            eprintln!("wrote {rows} metric rows to {}", path.display());
+        }
+    }
+
+    if report.summaries.is_empty() {
+        eprintln!("no result rows to score");
+    } else {
+        print!("{}", format_summary_table(&report.summaries));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Says how many rows a lenient load skipped, why, and where.
+fn report_skipped(path: &Path, skipped: &[RowError]) {
+    if skipped.is_empty() {
+        return;
+    }
+    eprintln!(
+        "{}: skipped {} bad rows (--lenient): {}",
+        path.display(),
+        skipped.len(),
+        summarize_skipped(skipped)
+    );
+    for error in skipped {
+        eprintln!("  {}:{}: {}", path.display(), error.line, error.detail());
+    }
+}
+
+/// Number of ground-truth files counted across the benchmark's instances.
+fn counts_total(counts: &LineCounts, bench: &Benchmark) -> usize {
+    bench
+        .rows
+        .iter()
+        .map(|r| counts.for_instance(&r.instance_id).len())
+        .sum()
+}

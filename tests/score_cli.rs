@@ -1,0 +1,484 @@
+//! End-to-end tests of `swex score`: the real parity data through the binary, error messages that
+//! name file, line and field, lenient counts, and the reporting of missing, failed and unmatched
+//! rows.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn swex(dir: &Path, args: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_swex"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("swex runs");
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn jsonl(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+const BENCH: &str = r#"{"instance_id": "org__p-1", "repo_dir": "repos/org__p-1", "ground_truth": {"read_core_files": ["a.py"], "read_core_regions": [{"path": "a.py", "start": 1, "end": 10}], "main_files": ["a.py"]}}
+{"instance_id": "org__p-2", "ground_truth": {"read_core_files": ["b.py"], "read_core_regions": [{"path": "b.py", "start": 5, "end": -1}]}}
+{"instance_id": "org__p-3", "ground_truth": {"read_core_files": ["c.py"], "read_core_regions": [{"path": "c.py", "start": 1, "end": 4}]}}
+{"instance_id": "org__p-4", "ground_truth": {"read_core_regions": []}}
+"#;
+
+const RESULTS: &str = r#"{"instance_id": "org__p-1", "explorer": "alpha", "regions": [{"path": "a.py", "start": 1, "end": 5}, {"path": "z.py", "start": 1, "end": 5}]}
+{"instance_id": "org__p-2", "explorer": "alpha", "regions": [{"path": "b.py", "start": 1, "end": -1}]}
+{"instance_id": "org__p-1", "explorer": "beta", "regions": [{"path": "a.py", "start": 1, "end": 10}]}
+{"instance_id": "org__p-2", "explorer": "beta", "error": "timed out"}
+{"instance_id": "org__p-3", "explorer": "beta", "regions": []}
+{"instance_id": "org__p-4", "explorer": "beta", "regions": []}
+{"instance_id": "org__zz-9", "explorer": "beta", "regions": []}
+"#;
+
+#[test]
+fn the_parity_data_scores_to_the_reference_values() {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    assert!(
+        data.join("dev.cosil-top5.jsonl").is_file(),
+        "the parity data is missing: expected it in {} (the shared data folder next to the checkout)",
+        data.display()
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("rows.jsonl");
+    let run = swex(
+        tmp.path(),
+        &[
+            "score",
+            "--bench",
+            data.join("dev.jsonl").to_str().unwrap(),
+            "--predictions",
+            data.join("dev.cosil-top5.jsonl").to_str().unwrap(),
+            "--line-counts",
+            data.join("dev.line-counts.json").to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("cosil@5"), "{}", run.stdout);
+    let ours = jsonl(&out);
+    let reference = jsonl(&data.join("dev.cosil-top5.jsonl"));
+    assert_eq!(ours.len(), 66);
+    for (o, r) in ours.iter().zip(&reference) {
+        assert_eq!(o["instance_id"], r["instance_id"]);
+        assert_eq!(o["regions"], r["regions"]);
+        assert_eq!(o["num_regions"], r["num_regions"]);
+        assert_eq!(o["top_k"], 5);
+        let (om, rm) = (
+            o["metrics"].as_object().unwrap(),
+            r["metrics"].as_object().unwrap(),
+        );
+        assert_eq!(om.len(), 17);
+        for (name, want) in rm {
+            let got = om[name].as_f64().unwrap();
+            assert!(
+                (got - want.as_f64().unwrap()).abs() <= 1e-9,
+                "{}: {name}",
+                o["instance_id"]
+            );
+        }
+    }
+}
+
+#[test]
+fn missing_failed_and_unmatched_rows_are_reported_and_scored_as_empty() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(dir, "bench.jsonl", BENCH);
+    write(dir, "results.jsonl", RESULTS);
+    write(dir, "counts.json", r#"{"org__p-2": {"b.py": 20}}"#);
+    let run = swex(
+        dir,
+        &[
+            "score",
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "results.jsonl",
+            "--line-counts",
+            "counts.json",
+            "--top-k",
+            "1,5",
+            "-o",
+            "out/{explorer}-top{k}.jsonl",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let err = &run.stderr;
+    assert!(
+        err.contains("left out 1 rows without core regions"),
+        "{err}"
+    );
+    assert!(err.contains("3 instances to score"), "{err}");
+    assert!(
+        err.contains(
+            "alpha: no result row for 1 of 3 instances, scored as empty predictions (0): org__p-3"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("beta: failed on 1 instances, scored as empty predictions (0): org__p-2"),
+        "{err}"
+    );
+    assert!(
+        err.contains("ignored 1 result rows for instances not in bench.jsonl (e.g. org__zz-9)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("ignored 1 result rows for instances the filters left out (e.g. org__p-4)"),
+        "{err}"
+    );
+    assert!(err.contains("has no line counts for 2 instances"), "{err}");
+
+    // One file per (explorer, k); every bench instance has a row, unscored ones say why.
+    let alpha = jsonl(&dir.join("out/alpha-top1.jsonl"));
+    assert_eq!(alpha.len(), 3);
+    assert_eq!(alpha[0]["regions"].as_array().unwrap().len(), 1);
+    assert_eq!(alpha[0]["metrics"]["precision"], 1.0);
+    // end = -1 resolved with the line count: lines 1..20 against core 5..20.
+    assert_eq!(alpha[1]["metrics"]["precision"], 0.8);
+    assert_eq!(alpha[2]["status"], "missing");
+    assert_eq!(alpha[2]["metrics"]["recall"], 0.0);
+    let beta = jsonl(&dir.join("out/beta-top5.jsonl"));
+    assert_eq!(beta[1]["status"], "failed");
+    assert_eq!(beta[1]["error"], "timed out");
+    assert!(beta[0].get("status").is_none());
+
+    // The table: means over all 3 instances, e.g. alpha@1 precision = (1 + 0.8 + 0) / 3 and
+    // alpha@5 = (0.5 + 0.8 + 0) / 3; beta has one failure and one empty list.
+    let line = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("precision"))
+        .unwrap();
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(
+        cells,
+        ["precision", "0.6000", "0.4333", "0.3333", "0.3333"],
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("alpha@1"));
+}
+
+#[test]
+fn skip_unscored_leaves_failed_and_missing_out_of_the_means() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(dir, "bench.jsonl", BENCH);
+    write(dir, "results.jsonl", RESULTS);
+    let run = swex(
+        dir,
+        &[
+            "score",
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "results.jsonl",
+            "--skip-unscored",
+            "-o",
+            "rows.jsonl",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("left out of the means (--skip-unscored)"),
+        "{}",
+        run.stderr
+    );
+    let averaged = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("averaged over"))
+        .unwrap();
+    assert_eq!(
+        averaged.split_whitespace().collect::<Vec<_>>(),
+        ["averaged", "over", "2", "2"]
+    );
+    assert_eq!(jsonl(&dir.join("rows.jsonl")).len(), 4);
+}
+
+#[test]
+fn bad_input_names_file_line_and_field() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let check = |bench: &str, results: &str, expected: &str| {
+        write(dir, "bench.jsonl", bench);
+        write(dir, "results.jsonl", results);
+        let run = swex(
+            dir,
+            &[
+                "score",
+                "--bench",
+                "bench.jsonl",
+                "--predictions",
+                "results.jsonl",
+            ],
+        );
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert!(
+            run.stderr.contains(expected),
+            "expected {expected:?} in:\n{}",
+            run.stderr
+        );
+    };
+    let good = BENCH.lines().next().unwrap();
+    check(
+        &format!("{good}\n{{oops\n"),
+        RESULTS,
+        "bench.jsonl:2: malformed JSON",
+    );
+    check(
+        &format!(
+            "{good}\n{}\n",
+            good.replace("\"end\": 10", "\"end\": \"ten\"")
+        ),
+        RESULTS,
+        "bench.jsonl:2: field `ground_truth.read_core_regions[0].end`: invalid type: string \"ten\"",
+    );
+    check(
+        &format!("{good}\n{good}\n"),
+        RESULTS,
+        "bench.jsonl:2: field `instance_id`: duplicate id `org__p-1` (first on line 1)",
+    );
+    check(
+        BENCH,
+        "{\"instance_id\": \"org__p-1\", \"explorer\": \"a\", \"regions\": [{\"path\": \"a.py\", \"start\": 1, \"end\": -9}]}\n",
+        "results.jsonl:1: field `regions[0].end`: -9 is not a line number",
+    );
+    check(
+        BENCH,
+        "{\"instance_id\": \"org__p-1\", \"regions\": []}\n",
+        "results.jsonl:1: field `explorer`: missing",
+    );
+}
+
+#[test]
+fn lenient_skips_bad_rows_and_counts_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let good = BENCH.lines().next().unwrap();
+    write(
+        dir,
+        "bench.jsonl",
+        &format!("{good}\nnot json\n{good}\n{}\n", r#"{"instance_id": "x"}"#),
+    );
+    write(
+        dir,
+        "results.jsonl",
+        &format!(
+            "{}\n{}\n",
+            RESULTS.lines().next().unwrap(),
+            r#"{"instance_id": "org__p-1", "explorer": "alpha", "regions": [["a.py", 1.5, 3]]}"#
+        ),
+    );
+    let run = swex(
+        dir,
+        &[
+            "score",
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "results.jsonl",
+            "--lenient",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let err = &run.stderr;
+    assert!(err.contains("bench.jsonl: skipped 3 bad rows (--lenient): 1 malformed JSON, 1 missing field, 1 duplicate id"), "{err}");
+    assert!(
+        err.contains("  bench.jsonl:4: field `ground_truth`: missing"),
+        "{err}"
+    );
+    assert!(
+        err.contains("results.jsonl: skipped 1 bad rows (--lenient): 1 bad line number"),
+        "{err}"
+    );
+    assert!(err.contains("1 instances to score"), "{err}");
+}
+
+#[test]
+fn repos_line_counts_match_a_line_counts_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(dir, "bench.jsonl", BENCH);
+    write(dir, "results.jsonl", RESULTS);
+    // org__p-2's b.py: 20 lines by Python's splitlines (\r, \r\n, U+2028 and a final unterminated line).
+    let mut text = String::new();
+    for i in 0..19 {
+        text.push_str(&format!(
+            "line {i}{}",
+            ["\n", "\r", "\r\n", "\u{2028}"][i % 4]
+        ));
+    }
+    text.push_str("last");
+    write(dir, "repos/org__p-2/b.py", &text);
+    write(dir, "repos/org__p-1/a.py", "x\n");
+    write(
+        dir,
+        "counts.json",
+        r#"{"org__p-2": {"b.py": 20}, "org__p-1": {"a.py": 1}}"#,
+    );
+    let run_with = |source: &[&str], out: &str| {
+        let mut args = vec![
+            "score",
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "results.jsonl",
+            "-o",
+            out,
+        ];
+        args.extend_from_slice(source);
+        let run = swex(dir, &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run
+    };
+    let from_repos = run_with(&["--repos", "repos"], "repos.jsonl");
+    assert!(
+        from_repos
+            .stderr
+            .contains("counted lines of 2 ground-truth files in 2 snapshots"),
+        "{}",
+        from_repos.stderr
+    );
+    assert!(
+        from_repos
+            .stderr
+            .contains("no snapshot folder for 1 instances (e.g. org__p-3)"),
+        "{}",
+        from_repos.stderr
+    );
+    run_with(&["--line-counts", "counts.json"], "file.jsonl");
+    assert_eq!(
+        jsonl(&dir.join("repos.jsonl")),
+        jsonl(&dir.join("file.jsonl"))
+    );
+}
+
+#[test]
+fn options_are_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(dir, "bench.jsonl", BENCH);
+    write(dir, "results.jsonl", RESULTS);
+    let run = swex(
+        dir,
+        &[
+            "score",
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "results.jsonl",
+            "--top-k",
+            "0",
+        ],
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("top-k values must be at least 1"),
+        "{}",
+        run.stderr
+    );
+    let run = swex(
+        dir,
+        &[
+            "score",
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "results.jsonl",
+            "--line-counts",
+            "x",
+            "--repos",
+            "y",
+        ],
+    );
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
+    let run = swex(
+        dir,
+        &[
+            "score",
+            "--bench",
+            "nope.jsonl",
+            "--predictions",
+            "results.jsonl",
+        ],
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("cannot read nope.jsonl"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn dataset_filter_and_paper_ndcg() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let bench = r#"{"instance_id": "v", "dataset": "verified", "ground_truth": {"read_core_files": ["a.py"], "read_core_regions": [{"path": "a.py", "start": 1, "end": 400}]}}
+{"instance_id": "p", "dataset": "pro", "ground_truth": {"read_core_files": ["a.py"], "read_core_regions": [{"path": "a.py", "start": 1, "end": 400}]}}
+"#;
+    // Equal gain per line: the code's stable ideal keeps this order (nDCG 1), the paper's greedy
+    // ideal puts the 200-line region first (nDCG@100 = 10/200).
+    let results = r#"{"instance_id": "v", "explorer": "e", "regions": [{"path": "a.py", "start": 300, "end": 309}, {"path": "a.py", "start": 1, "end": 200}]}
+"#;
+    write(dir, "bench.jsonl", bench);
+    write(dir, "results.jsonl", results);
+    let ndcg100 = |extra: &[&str]| {
+        let mut args = vec![
+            "score",
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "results.jsonl",
+            "--dataset",
+            "verified",
+        ];
+        args.extend_from_slice(extra);
+        let run = swex(dir, &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("left out 1 rows of other datasets (e.g. p)"),
+            "{}",
+            run.stderr
+        );
+        let line = run
+            .stdout
+            .lines()
+            .find(|l| l.starts_with("ndcg_at_100"))
+            .unwrap()
+            .to_string();
+        line.split_whitespace().nth(1).unwrap().to_string()
+    };
+    assert_eq!(ndcg100(&[]), "1.0000");
+    assert_eq!(ndcg100(&["--ndcg", "paper"]), "0.0500");
+}
