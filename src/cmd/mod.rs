@@ -2,6 +2,8 @@
 
 pub mod snapshot;
 pub mod score;
+pub mod explore;
+pub mod explorers;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -23,11 +25,21 @@ pub enum Command {
     Snapshot(snapshot::SnapshotArgs),
     /// Score result rows against SWE-Explore ground truth with the 17 reference metrics.
     Score(score::ScoreArgs),
+    /// List the explorers: built-in ones and plugins (kind, library, ABI version).
+    Explorers(explorers::Args),
+    /// Ask an explorer which code regions an issue needs, on any checkout.
+    Explore(explore::Args),
+    /// The child process of `swex explore --isolated` (internal).
+    #[command(name = "__plugin-worker", hide = true)]
+    PluginWorker,
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Snapshot(args) => snapshot::run(args),
         Command::Score(args) => score::run(args),
+        Command::Explorers(args) => explorers::run(args),
+        Command::Explore(args) => explore::run(args),
+        Command::PluginWorker => explore::run_worker(),
     }
 }

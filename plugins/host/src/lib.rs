@@ -1,1 +1,102 @@
-//! swex-plugin-host: discovers and loads explorer plugins and serves them the engine.
+//! swex-plugin-host: finds, loads, checks and runs explorer plugins, serves them a snapshot, and
+//! validates what they answer.
+//!
+//! - [`Registry`] (module `registry`): built-in explorers plus plugins discovered through
+//!   `--plugin PATH`, `SWEX_PLUGIN_PATH` and the plugins folder.
+//! - [`ExplorerPlugin`] (module `plugin`): a checked vtable — loaded with libloading or registered
+//!   from a built-in getter, ABI version and table size checked before any other call, libraries
+//!   never unloaded. [`ExplorerInstance`]: a created explorer called in process; panics in the
+//!   plugin come back as errors.
+//! - [`IsolatedExplorer`] (module `isolated`, child side in `worker`): the same explorer in a
+//!   child process with a time limit; crashes, aborts, hangs and garbage cost one failed call.
+//! - [`RawServices`] / [`ServiceBackend`]: what explorers may ask (list files, read lines,
+//!   search, graph, grep); [`FsBackend`] answers from a snapshot directory.
+//! - [`validate`]: drops and counts invalid regions, keeps order, cuts to `top_k`.
+//!
+//! [`ExplorerHandle`] puts the in-process and isolated paths behind one call.
+//!
+//! Invariants: no printing (errors are values; the isolated worker's diagnostics go to its own
+//! stderr); knows the plugin ABI and the services, not the benchmark format or the CLI.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use swex_plugin_host::{FsBackend, Registry, DiscoveryOptions};
+//! # fn builtins() -> Vec<swex_plugin::abi::SwexVTableGetter> { Vec::new() }
+//! let mut registry = Registry::with_builtins(&builtins())?;
+//! registry.discover(&DiscoveryOptions::from_env(vec!["./libmy_explorer.so".into()]))?;
+//! let explorer = registry.find("my-explorer")?.plugin.instantiate(&serde_json::Value::Null)?;
+//! let snapshot = FsBackend::new("/path/to/checkout");
+//! let request = swex_plugin::Request::new("adhoc", "crash in parse_url", 5);
+//! let answer = swex_plugin_host::ExplorerHandle::InProcess(explorer)
+//!     .explore_validated(&request, &snapshot)?;
+//! for region in &answer.regions {
+//!     println!("{}:{}-{}", region.path, region.start, region.end);
+//! }
+//! # Ok::<(), swex_plugin_host::HostError>(())
+//! ```
+
+mod backend;
+mod error;
+mod fs_backend;
+mod instance;
+pub mod isolated;
+mod plugin;
+mod registry;
+mod services;
+mod validate;
+pub mod worker;
+
+pub use backend::ServiceBackend;
+pub use error::{CallFailure, HostError};
+pub use fs_backend::{FsBackend, Glob};
+pub use instance::ExplorerInstance;
+pub use isolated::{IsolatedExplorer, IsolatedOptions, PluginTarget, WorkerCommand};
+pub use plugin::{ExplorerPlugin, PluginSource};
+pub use registry::{
+    DiscoveryOptions, Origin, PLUGIN_PATH_ENV, Registry, RegistryEntry, default_plugin_dir,
+};
+pub use services::RawServices;
+pub use validate::{DropCounts, ValidatedResponse, validate};
+
+use swex_plugin::{Request, Response};
+
+/// An explorer ready to answer, in process or in a worker.
+#[derive(Debug)]
+pub enum ExplorerHandle {
+    InProcess(ExplorerInstance),
+    Isolated(IsolatedExplorer),
+}
+
+impl ExplorerHandle {
+    pub fn name(&self) -> &str {
+        match self {
+            ExplorerHandle::InProcess(instance) => instance.name(),
+            ExplorerHandle::Isolated(isolated) => isolated.name(),
+        }
+    }
+
+    /// The explorer's raw answer.
+    pub fn explore(
+        &self,
+        request: &Request,
+        services: &dyn RawServices,
+    ) -> Result<Response, HostError> {
+        match self {
+            ExplorerHandle::InProcess(instance) => instance.explore(request, services),
+            ExplorerHandle::Isolated(isolated) => isolated.explore(request, services),
+        }
+    }
+
+    /// The answer after [`validate`] against the snapshot `services` serves.
+    pub fn explore_validated(
+        &self,
+        request: &Request,
+        services: &dyn RawServices,
+    ) -> Result<ValidatedResponse, HostError> {
+        let response = self.explore(request, services)?;
+        Ok(validate(response, request.top_k, &|path| {
+            services.contains_file(path)
+        }))
+    }
+}

@@ -1,0 +1,538 @@
+//! Isolated mode: an explorer in a child process, so that a plugin that crashes, aborts, hangs or
+//! prints garbage costs one failed instance with a reason, never the run.
+//!
+//! The child is a worker process (for `swex`, the hidden `swex __plugin-worker` subcommand, which
+//! calls [`crate::worker::run_worker`]). Parent and child speak JSON lines over the child's stdin
+//! and stdout ([`ToWorker`], [`FromWorker`]):
+//!
+//! ```text
+//! parent → init {target, config}          child → ready {name, abi_version} | fatal {message}
+//! parent → explore {id, request}          child → service_call {id, service, args}   (0..n)
+//! parent → service_result {id, ok|error}  child → explore_result {id, response|error}
+//! parent → shutdown
+//! ```
+//!
+//! Service calls are proxied to the parent, which alone holds the snapshot and its indexes. The
+//! worker moves its own stdout to stderr before loading the plugin, so a plugin's prints cannot
+//! corrupt the protocol; anything on the protocol channel that is not a valid message is a
+//! protocol failure. Each call has a time limit; on a timeout, a crash or a protocol failure the
+//! worker is killed, the call fails with the reason (exit status or signal, and the tail of the
+//! worker's stderr), and the next call starts a fresh worker.
+//!
+//! One `IsolatedExplorer` serves one call at a time; use several for parallel runs.
+
+use crate::error::{CallFailure, HostError};
+use crate::services::RawServices;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use swex_plugin::{Request, Response, ServiceError, ServiceId};
+
+/// Which explorer a worker should load.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PluginTarget {
+    /// A built-in explorer of the worker binary, by name.
+    Builtin(String),
+    /// A plugin library.
+    Library(PathBuf),
+}
+
+impl std::fmt::Display for PluginTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PluginTarget::Builtin(name) => write!(f, "{name}"),
+            PluginTarget::Library(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// Parent → worker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToWorker {
+    Init {
+        target: PluginTarget,
+        config: serde_json::Value,
+    },
+    Explore {
+        id: u64,
+        request: Request,
+    },
+    ServiceResult {
+        id: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ok: Option<serde_json::Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<ServiceError>,
+    },
+    Shutdown,
+}
+
+/// Worker → parent.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromWorker {
+    Ready {
+        name: String,
+        abi_version: u32,
+    },
+    Fatal {
+        message: String,
+    },
+    ServiceCall {
+        id: u64,
+        service: ServiceId,
+        args: serde_json::Value,
+    },
+    ExploreResult {
+        id: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        response: Option<Response>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+}
+
+/// How to start a worker process.
+#[derive(Debug, Clone)]
+pub struct WorkerCommand {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+}
+
+impl WorkerCommand {
+    /// The running executable with the given arguments (e.g. `["__plugin-worker"]`).
+    pub fn current_exe(args: &[&str]) -> Result<WorkerCommand, HostError> {
+        let program = std::env::current_exe()
+            .map_err(|e| HostError::io("finding the current executable", e))?;
+        Ok(WorkerCommand {
+            program,
+            args: args.iter().map(OsString::from).collect(),
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct IsolatedOptions {
+    /// Time limit for starting the worker and for each explore call (service time included).
+    pub timeout: Duration,
+    /// Copy the worker's stderr to ours as it comes (it is always kept for failure reports).
+    pub forward_stderr: bool,
+}
+
+impl Default for IsolatedOptions {
+    fn default() -> Self {
+        IsolatedOptions {
+            timeout: Duration::from_secs(600),
+            forward_stderr: false,
+        }
+    }
+}
+
+enum Incoming {
+    Message(FromWorker),
+    Garbage(String),
+}
+
+const STDERR_TAIL_BYTES: usize = 4096;
+
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Incoming>,
+    stderr_tail: Arc<Mutex<VecDeque<u8>>>,
+}
+
+/// Why a worker stopped answering.
+enum Lost {
+    Timeout,
+    Crashed(String),
+    Protocol(String),
+}
+
+impl Worker {
+    fn spawn(command: &WorkerCommand, options: &IsolatedOptions) -> Result<Worker, HostError> {
+        let mut child = Command::new(&command.program)
+            .args(&command.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| {
+                HostError::io(
+                    format!("starting the worker {}", command.program.display()),
+                    e,
+                )
+            })?;
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = child.stdout.take().expect("piped");
+        let mut stderr = child.stderr.take().expect("piped");
+
+        let (sender, messages) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let incoming = match serde_json::from_str::<FromWorker>(&line) {
+                    Ok(message) => Incoming::Message(message),
+                    Err(_) => Incoming::Garbage(line),
+                };
+                if sender.send(incoming).is_err() {
+                    break;
+                }
+            }
+        });
+
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = Arc::clone(&stderr_tail);
+        let forward = options.forward_stderr;
+        std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut buffer) {
+                if n == 0 {
+                    break;
+                }
+                if forward {
+                    let _ = std::io::stderr().write_all(&buffer[..n]);
+                }
+                let mut tail = tail.lock().unwrap_or_else(|p| p.into_inner());
+                tail.extend(&buffer[..n]);
+                let excess = tail.len().saturating_sub(STDERR_TAIL_BYTES);
+                tail.drain(..excess);
+            }
+        });
+
+        Ok(Worker {
+            child,
+            stdin,
+            messages,
+            stderr_tail,
+        })
+    }
+
+    fn send(&mut self, message: &ToWorker) -> Result<(), Lost> {
+        let mut line = serde_json::to_vec(message).expect("protocol messages serialize");
+        line.push(b'\n');
+        self.stdin
+            .write_all(&line)
+            .and_then(|()| self.stdin.flush())
+            .map_err(|_| self.crashed())
+    }
+
+    fn receive(&mut self, deadline: Instant) -> Result<FromWorker, Lost> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.messages.recv_timeout(wait) {
+            Ok(Incoming::Message(message)) => Ok(message),
+            Ok(Incoming::Garbage(line)) => Err(Lost::Protocol(format!(
+                "the worker wrote something that is not a protocol message: {:?}",
+                truncate(&line, 200)
+            ))),
+            Err(RecvTimeoutError::Timeout) => Err(Lost::Timeout),
+            Err(RecvTimeoutError::Disconnected) => Err(self.crashed()),
+        }
+    }
+
+    /// The worker closed its end: wait for its exit status and describe it.
+    fn crashed(&mut self) -> Lost {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10))
+                }
+                _ => {
+                    let _ = self.child.kill();
+                    break self.child.wait().ok();
+                }
+            }
+        };
+        let what = match status {
+            Some(status) => describe_exit(status),
+            None => "the worker stopped answering".to_owned(),
+        };
+        Lost::Crashed(what)
+    }
+
+    fn stderr_tail(&self) -> String {
+        // Give the stderr thread a moment to drain what the dying worker wrote last.
+        std::thread::sleep(Duration::from_millis(20));
+        let tail = self.stderr_tail.lock().unwrap_or_else(|p| p.into_inner());
+        let bytes: Vec<u8> = tail.iter().copied().collect();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        lines[lines.len().saturating_sub(6)..].join(" | ")
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn truncate(text: &str, max: usize) -> &str {
+    match text.char_indices().nth(max) {
+        Some((index, _)) => &text[..index],
+        None => text,
+    }
+}
+
+/// "exited with status 3", "killed by signal 11 (SIGSEGV)".
+pub fn describe_exit(status: ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            let name = match signal {
+                4 => " (SIGILL)",
+                6 => " (SIGABRT)",
+                7 => " (SIGBUS)",
+                8 => " (SIGFPE)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                13 => " (SIGPIPE)",
+                15 => " (SIGTERM)",
+                _ => "",
+            };
+            return format!("the worker was killed by signal {signal}{name}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("the worker exited with status {code}"),
+        None => format!("the worker ended: {status}"),
+    }
+}
+
+/// An explorer running in a worker process.
+pub struct IsolatedExplorer {
+    command: WorkerCommand,
+    target: PluginTarget,
+    config: serde_json::Value,
+    options: IsolatedOptions,
+    name: String,
+    worker: Mutex<Option<Worker>>,
+    next_id: AtomicU64,
+}
+
+impl std::fmt::Debug for IsolatedExplorer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IsolatedExplorer")
+            .field("name", &self.name)
+            .field("target", &self.target)
+            .finish()
+    }
+}
+
+impl IsolatedExplorer {
+    /// Starts a worker, loads the explorer in it and creates it with `config`. Fails fast on a
+    /// plugin that cannot be loaded, speaks another ABI or rejects its config.
+    pub fn start(
+        command: WorkerCommand,
+        target: PluginTarget,
+        config: serde_json::Value,
+        options: IsolatedOptions,
+    ) -> Result<IsolatedExplorer, HostError> {
+        let mut explorer = IsolatedExplorer {
+            command,
+            name: target.to_string(),
+            target,
+            config,
+            options,
+            worker: Mutex::new(None),
+            next_id: AtomicU64::new(1),
+        };
+        let (worker, name) = explorer.spawn()?;
+        explorer.name = name;
+        *explorer.worker.get_mut().unwrap() = Some(worker);
+        Ok(explorer)
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn target(&self) -> &PluginTarget {
+        &self.target
+    }
+
+    fn spawn(&self) -> Result<(Worker, String), HostError> {
+        let mut worker = Worker::spawn(&self.command, &self.options)?;
+        let deadline = Instant::now() + self.options.timeout;
+        let init = ToWorker::Init {
+            target: self.target.clone(),
+            config: self.config.clone(),
+        };
+        let answer = worker.send(&init).and_then(|()| worker.receive(deadline));
+        match answer {
+            Ok(FromWorker::Ready { name, .. }) => Ok((worker, name)),
+            Ok(FromWorker::Fatal { message }) => {
+                worker.kill();
+                Err(HostError::Create {
+                    explorer: self.name.clone(),
+                    failure: CallFailure::Failed,
+                    message,
+                })
+            }
+            Ok(other) => {
+                worker.kill();
+                Err(self.lost(
+                    &worker,
+                    Lost::Protocol(format!("unexpected first message {other:?}")),
+                ))
+            }
+            Err(lost) => {
+                worker.kill();
+                Err(self.lost(&worker, lost))
+            }
+        }
+    }
+
+    fn lost(&self, worker: &Worker, lost: Lost) -> HostError {
+        let reason = match lost {
+            Lost::Timeout => {
+                return HostError::Timeout {
+                    explorer: self.name.clone(),
+                    seconds: self.options.timeout.as_secs_f64(),
+                };
+            }
+            Lost::Crashed(what) => what,
+            Lost::Protocol(what) => what,
+        };
+        let tail = worker.stderr_tail();
+        let reason = if tail.is_empty() {
+            reason
+        } else {
+            format!("{reason}; its stderr ends with: {tail}")
+        };
+        HostError::Worker {
+            explorer: self.name.clone(),
+            reason,
+        }
+    }
+
+    /// Runs one request in the worker, answering its service calls from `services`. On a
+    /// failure of the worker the call fails and the worker is replaced on the next call.
+    pub fn explore(
+        &self,
+        request: &Request,
+        services: &dyn RawServices,
+    ) -> Result<Response, HostError> {
+        let mut slot = self.worker.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            *slot = Some(self.spawn()?.0);
+        }
+        let worker = slot.as_mut().expect("just filled");
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let deadline = Instant::now() + self.options.timeout;
+        let outcome = self.exchange(worker, id, request, services, deadline);
+        match outcome {
+            Ok(result) => result,
+            Err(lost) => {
+                let mut worker = slot.take().expect("present");
+                let error = match lost {
+                    // Kill first so that the exit status and stderr are final.
+                    Lost::Timeout => {
+                        worker.kill();
+                        self.lost(&worker, Lost::Timeout)
+                    }
+                    other => {
+                        worker.kill();
+                        self.lost(&worker, other)
+                    }
+                };
+                Err(error)
+            }
+        }
+    }
+
+    fn exchange(
+        &self,
+        worker: &mut Worker,
+        id: u64,
+        request: &Request,
+        services: &dyn RawServices,
+        deadline: Instant,
+    ) -> Result<Result<Response, HostError>, Lost> {
+        worker.send(&ToWorker::Explore {
+            id,
+            request: request.clone(),
+        })?;
+        loop {
+            match worker.receive(deadline)? {
+                FromWorker::ServiceCall {
+                    id: call_id,
+                    service,
+                    args,
+                } => {
+                    let args = serde_json::to_vec(&args).expect("a JSON value serializes");
+                    let (ok, error) = match services.call(service, &args) {
+                        Ok(bytes) => match serde_json::from_slice(&bytes) {
+                            Ok(value) => (Some(value), None),
+                            Err(e) => (
+                                None,
+                                Some(ServiceError::new(
+                                    service,
+                                    swex_plugin::ServiceErrorKind::Failed,
+                                    format!("the host produced invalid JSON: {e}"),
+                                )),
+                            ),
+                        },
+                        Err(error) => (None, Some(error)),
+                    };
+                    worker.send(&ToWorker::ServiceResult {
+                        id: call_id,
+                        ok,
+                        error,
+                    })?;
+                }
+                FromWorker::ExploreResult {
+                    id: result_id,
+                    response,
+                    error,
+                } if result_id == id => {
+                    return Ok(match (response, error) {
+                        (Some(response), None) => Ok(response),
+                        (_, Some(message)) => Err(HostError::Explore {
+                            explorer: self.name.clone(),
+                            failure: CallFailure::Failed,
+                            message,
+                        }),
+                        (None, None) => Err(HostError::BadResponse {
+                            explorer: self.name.clone(),
+                            message: "the worker sent neither a response nor an error".to_owned(),
+                        }),
+                    });
+                }
+                other => {
+                    return Err(Lost::Protocol(format!(
+                        "unexpected message while waiting for request {id}: {other:?}"
+                    )));
+                }
+            }
+        }
+    }
+}
+
+impl Drop for IsolatedExplorer {
+    fn drop(&mut self) {
+        let slot = self.worker.get_mut().unwrap_or_else(|p| p.into_inner());
+        if let Some(mut worker) = slot.take() {
+            let _ = worker.send(&ToWorker::Shutdown);
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = worker.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            worker.kill();
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Serving explorers: the [`RawServices`] trait (JSON bytes in, JSON bytes out, one general
+//! entry point for every service) and the C services table built on top of it.
+//!
+//! Three things implement `RawServices`: every typed [`crate::ServiceBackend`] (filesystem,
+//! engine), and, inside an isolated worker process, the proxy that forwards each call to the
+//! parent. The C table is the same for all of them, so a plugin cannot tell where its answers
+//! come from.
+
+use std::ffi::c_void;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use swex_plugin::abi::{
+    SWEX_ABI_VERSION, SWEX_ERR_PANIC, SWEX_OK, SwexBuffer, SwexBytes, SwexServiceFn, SwexServices,
+};
+use swex_plugin::types::FileInfoArgs;
+use swex_plugin::{ServiceError, ServiceId, panic_message};
+
+/// Answers service calls with raw JSON. Implementations must accept concurrent calls.
+pub trait RawServices: Send + Sync {
+    /// Runs one service: `args` is the JSON arguments, the result is the JSON result.
+    fn call(&self, service: ServiceId, args: &[u8]) -> Result<Vec<u8>, ServiceError>;
+
+    /// Whether `path` is a file of the snapshot (used to validate explorer output).
+    fn contains_file(&self, path: &str) -> bool {
+        let args = serde_json::to_vec(&FileInfoArgs {
+            path: path.to_owned(),
+        })
+        .expect("FileInfoArgs serializes");
+        self.call(ServiceId::FileInfo, &args).is_ok()
+    }
+}
+
+/// A C services table that forwards to a [`RawServices`]; valid as long as it lives.
+pub(crate) struct ServicesTable<'a> {
+    table: SwexServices,
+    // The table's `context` is a thin pointer to this (fat) reference, so the reference needs a
+    // stable address of its own: the box provides it. It must not drop while the table lives.
+    #[allow(clippy::redundant_allocation)]
+    _context: Box<&'a dyn RawServices>,
+}
+
+impl<'a> ServicesTable<'a> {
+    pub(crate) fn new(services: &'a dyn RawServices) -> ServicesTable<'a> {
+        #[allow(clippy::redundant_allocation)]
+        let context: Box<&'a dyn RawServices> = Box::new(services);
+        let context_ptr = &*context as *const &dyn RawServices as *const c_void;
+        let slot = |index: usize| -> Option<SwexServiceFn> { Some(TRAMPOLINES[index]) };
+        let table = SwexServices {
+            abi_version: SWEX_ABI_VERSION,
+            struct_size: std::mem::size_of::<SwexServices>() as u32,
+            context: context_ptr,
+            free_buffer: Some(free_host_buffer),
+            list_files: slot(0),
+            file_info: slot(1),
+            read_lines: slot(2),
+            chunks: slot(3),
+            lexical_search: slot(4),
+            dense_search: slot(5),
+            definitions: slot(6),
+            graph_neighbours: slot(7),
+            personalized_pagerank: slot(8),
+            grep: slot(9),
+        };
+        ServicesTable {
+            table,
+            _context: context,
+        }
+    }
+
+    pub(crate) fn as_ptr(&self) -> *const SwexServices {
+        &self.table
+    }
+}
+
+/// One trampoline per slot, in `ServiceId::ALL` order.
+const TRAMPOLINES: [SwexServiceFn; 10] = [
+    trampoline::<0>,
+    trampoline::<1>,
+    trampoline::<2>,
+    trampoline::<3>,
+    trampoline::<4>,
+    trampoline::<5>,
+    trampoline::<6>,
+    trampoline::<7>,
+    trampoline::<8>,
+    trampoline::<9>,
+];
+
+unsafe extern "C" fn trampoline<const INDEX: usize>(
+    context: *const c_void,
+    args: SwexBytes,
+    out: *mut SwexBuffer,
+) -> i32 {
+    let service = ServiceId::ALL[INDEX];
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: `context` is the `&dyn RawServices` box of a live ServicesTable.
+        let services = unsafe { *(context as *const &dyn RawServices) };
+        // SAFETY: the plugin passes `len` readable bytes, valid during the call.
+        services.call(service, unsafe { args.as_slice() })
+    }));
+    let (status, bytes) = match result {
+        Ok(Ok(bytes)) => (SWEX_OK, bytes),
+        Ok(Err(error)) => (error.kind.status(), error.message.into_bytes()),
+        Err(payload) => (
+            SWEX_ERR_PANIC,
+            format!(
+                "the host panicked serving {service}: {}",
+                panic_message(&*payload)
+            )
+            .into_bytes(),
+        ),
+    };
+    if !out.is_null() {
+        // SAFETY: the plugin passed a writable SwexBuffer.
+        unsafe { out.write(SwexBuffer::from_vec(bytes)) };
+    }
+    status
+}
+
+unsafe extern "C" fn free_host_buffer(_context: *const c_void, buffer: SwexBuffer) {
+    // SAFETY: every buffer the trampolines hand out comes from `SwexBuffer::from_vec`.
+    let _ = catch_unwind(AssertUnwindSafe(|| unsafe { buffer.free_rust() }));
+}

@@ -1,0 +1,214 @@
+//! The safe Rust view of the services table the host passes to `explore`.
+//!
+//! [`Services`] borrows the table for the duration of one `explore` call; every method encodes
+//! its arguments as JSON, calls the host through the table, decodes the result and frees the
+//! host's buffer. A slot the host does not provide (null, or past the table's `struct_size`)
+//! answers [`ServiceErrorKind::Unavailable`], so explorers can fall back the same way whether the
+//! host is old or merely lacks an index.
+
+use crate::abi::{SWEX_OK, SwexBuffer, SwexBytes, SwexServiceFn, SwexServices};
+use crate::error::{ServiceError, ServiceErrorKind};
+use crate::types::*;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::mem::{offset_of, size_of};
+
+/// The services of one `explore` call. Cheap to copy; `Send + Sync` because the host must accept
+/// calls from any thread while `explore` runs.
+#[derive(Clone, Copy)]
+pub struct Services<'a> {
+    raw: &'a SwexServices,
+}
+
+// SAFETY: the ABI requires hosts to accept service calls from any thread during `explore`.
+unsafe impl Send for Services<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for Services<'_> {}
+
+impl std::fmt::Debug for Services<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let provided: Vec<&str> = ServiceId::ALL
+            .iter()
+            .filter(|id| self.provides(**id))
+            .map(|id| id.as_str())
+            .collect();
+        f.debug_struct("Services")
+            .field("provided", &provided)
+            .finish()
+    }
+}
+
+impl<'a> Services<'a> {
+    /// Wraps the host's table.
+    ///
+    /// # Safety
+    /// `raw` must be null or point to a services table that stays valid for `'a`.
+    pub unsafe fn from_raw(raw: *const SwexServices) -> Option<Services<'a>> {
+        // SAFETY: upheld by the caller.
+        unsafe { raw.as_ref() }.map(|raw| Services { raw })
+    }
+
+    /// The raw table, for passing on (e.g. to an explorer that wraps another one).
+    pub fn as_raw(&self) -> *const SwexServices {
+        self.raw
+    }
+
+    /// The service's slot, if the host's table has it and it is not null.
+    fn slot(&self, id: ServiceId) -> Option<SwexServiceFn> {
+        let offset = offset_of!(SwexServices, list_files) + id.index() * size_of::<usize>();
+        if (self.raw.struct_size as usize) < offset + size_of::<usize>() {
+            return None;
+        }
+        match id {
+            ServiceId::ListFiles => self.raw.list_files,
+            ServiceId::FileInfo => self.raw.file_info,
+            ServiceId::ReadLines => self.raw.read_lines,
+            ServiceId::Chunks => self.raw.chunks,
+            ServiceId::LexicalSearch => self.raw.lexical_search,
+            ServiceId::DenseSearch => self.raw.dense_search,
+            ServiceId::Definitions => self.raw.definitions,
+            ServiceId::GraphNeighbours => self.raw.graph_neighbours,
+            ServiceId::PersonalizedPagerank => self.raw.personalized_pagerank,
+            ServiceId::Grep => self.raw.grep,
+        }
+    }
+
+    /// Whether the host's table has a slot for this service (it may still answer `Unavailable`).
+    pub fn provides(&self, id: ServiceId) -> bool {
+        self.slot(id).is_some()
+    }
+
+    /// Calls a service with raw JSON arguments and returns its raw JSON result.
+    pub fn call_raw(&self, id: ServiceId, args: &[u8]) -> Result<Vec<u8>, ServiceError> {
+        let Some(function) = self.slot(id) else {
+            return Err(ServiceError::unavailable(
+                id,
+                "the host does not provide this service",
+            ));
+        };
+        let Some(free) = self.raw.free_buffer else {
+            return Err(ServiceError::new(
+                id,
+                ServiceErrorKind::Failed,
+                "the host's services table has no free_buffer",
+            ));
+        };
+        let mut out = SwexBuffer::EMPTY;
+        // SAFETY: the table is valid for 'a (from_raw's contract); `args` outlives the call.
+        let status = unsafe { function(self.raw.context, SwexBytes::from_slice(args), &mut out) };
+        // SAFETY: the host filled `out` (or left it empty); we copy it before freeing it.
+        let bytes = unsafe { out.as_slice() }.to_vec();
+        // SAFETY: `out` was allocated by the host and is released exactly once, by the host.
+        unsafe { free(self.raw.context, out) };
+        if status == SWEX_OK {
+            Ok(bytes)
+        } else {
+            Err(ServiceError::new(
+                id,
+                ServiceErrorKind::from_status(status),
+                String::from_utf8_lossy(&bytes).into_owned(),
+            ))
+        }
+    }
+
+    /// Calls a service with typed arguments and result.
+    pub fn call<A: Serialize, R: DeserializeOwned>(
+        &self,
+        id: ServiceId,
+        args: &A,
+    ) -> Result<R, ServiceError> {
+        let args = serde_json::to_vec(args).map_err(|e| {
+            ServiceError::new(id, ServiceErrorKind::InvalidArgs, format!("encoding: {e}"))
+        })?;
+        let result = self.call_raw(id, &args)?;
+        serde_json::from_slice(&result).map_err(|e| {
+            ServiceError::new(
+                id,
+                ServiceErrorKind::Failed,
+                format!("the host's answer is not a valid {id} result: {e}"),
+            )
+        })
+    }
+
+    /// Every file of the snapshot (or under a directory), sorted by path.
+    pub fn list_files(&self, under: Option<&str>) -> Result<Vec<FileEntry>, ServiceError> {
+        let args = ListFilesArgs {
+            under: under.map(str::to_owned),
+        };
+        let result: ListFilesResult = self.call(ServiceId::ListFiles, &args)?;
+        Ok(result.files)
+    }
+
+    /// One file's entry, with its line count.
+    pub fn file_info(&self, path: &str) -> Result<FileEntry, ServiceError> {
+        let args = FileInfoArgs {
+            path: path.to_owned(),
+        };
+        let result: FileInfoResult = self.call(ServiceId::FileInfo, &args)?;
+        Ok(result.file)
+    }
+
+    /// Lines `start..=end` of a file (`None`/-1 end = to the end); see [`ReadLinesArgs`].
+    pub fn read_lines(
+        &self,
+        path: &str,
+        start: Option<u32>,
+        end: Option<i64>,
+    ) -> Result<ReadLinesResult, ServiceError> {
+        let args = ReadLinesArgs {
+            path: path.to_owned(),
+            start,
+            end,
+        };
+        self.call(ServiceId::ReadLines, &args)
+    }
+
+    /// All lines of a file.
+    pub fn read_file_lines(&self, path: &str) -> Result<Vec<String>, ServiceError> {
+        Ok(self.read_lines(path, None, None)?.lines)
+    }
+
+    pub fn chunks(&self, path: &str) -> Result<Vec<ChunkEntry>, ServiceError> {
+        let args = ChunksArgs {
+            path: path.to_owned(),
+        };
+        let result: ChunksResult = self.call(ServiceId::Chunks, &args)?;
+        Ok(result.chunks)
+    }
+
+    pub fn lexical_search(&self, args: &SearchArgs) -> Result<Vec<SearchHit>, ServiceError> {
+        let result: SearchResult = self.call(ServiceId::LexicalSearch, args)?;
+        Ok(result.hits)
+    }
+
+    pub fn dense_search(&self, args: &SearchArgs) -> Result<Vec<SearchHit>, ServiceError> {
+        let result: SearchResult = self.call(ServiceId::DenseSearch, args)?;
+        Ok(result.hits)
+    }
+
+    pub fn definitions(&self, name: &str) -> Result<Vec<DefinitionEntry>, ServiceError> {
+        let args = DefinitionsArgs {
+            name: name.to_owned(),
+            limit: None,
+        };
+        let result: DefinitionsResult = self.call(ServiceId::Definitions, &args)?;
+        Ok(result.definitions)
+    }
+
+    pub fn graph_neighbours(&self, args: &NeighboursArgs) -> Result<Vec<Neighbour>, ServiceError> {
+        let result: NeighboursResult = self.call(ServiceId::GraphNeighbours, args)?;
+        Ok(result.neighbours)
+    }
+
+    pub fn personalized_pagerank(
+        &self,
+        args: &PageRankArgs,
+    ) -> Result<Vec<RankedNode>, ServiceError> {
+        let result: PageRankResult = self.call(ServiceId::PersonalizedPagerank, args)?;
+        Ok(result.nodes)
+    }
+
+    pub fn grep(&self, args: &GrepArgs) -> Result<GrepResult, ServiceError> {
+        self.call(ServiceId::Grep, args)
+    }
+}

@@ -1,0 +1,210 @@
+//! `swex explore`: asks one explorer for the regions an issue needs, on any checkout, and prints
+//! them (`path:start-end  score  why`, or the validated response as JSON). Also the hidden
+//! `swex __plugin-worker`, the child process of isolated mode.
+
+use crate::cmd::explorers::{builtin_explorers, registry};
+use anyhow::{Context, bail};
+use clap::Args as ClapArgs;
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+use swex_plugin::Request;
+use swex_plugin_host::{
+    ExplorerHandle, FsBackend, IsolatedExplorer, IsolatedOptions, PluginTarget, WorkerCommand,
+};
+
+/// The explorer `swex explore` uses without `--explorer`: the reference BM25 until swex's own
+/// explorer exists.
+pub const DEFAULT_EXPLORER: &str = "bm25-ref";
+
+/// The hidden subcommand isolated mode starts.
+pub const WORKER_SUBCOMMAND: &str = "__plugin-worker";
+
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// The issue text; `-` or nothing reads it from stdin.
+    pub issue: Option<String>,
+    /// Which explorer (see `swex explorers`). Default: the one library given with --plugin, or
+    /// bm25-ref.
+    #[arg(long, short = 'e')]
+    pub explorer: Option<String>,
+    /// A plugin library or a folder of them (repeatable).
+    #[arg(long = "plugin", value_name = "PATH")]
+    pub plugins: Vec<PathBuf>,
+    /// The checkout to explore.
+    #[arg(long, default_value = ".")]
+    pub repo: PathBuf,
+    /// How many regions to keep.
+    #[arg(long, short = 'k', default_value_t = 5)]
+    pub top_k: usize,
+    /// The explorer's config: JSON, or @FILE holding JSON.
+    #[arg(long)]
+    pub config: Option<String>,
+    /// The instance id passed to the explorer.
+    #[arg(long, default_value = "adhoc")]
+    pub instance_id: String,
+    /// Run the explorer in a child process (a crash or hang cannot take swex down).
+    #[arg(long)]
+    pub isolated: bool,
+    /// Time limit in seconds for an isolated explorer.
+    #[arg(long, default_value_t = 600.0)]
+    pub timeout: f64,
+    /// Print the validated response as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn read_config(text: Option<&str>) -> anyhow::Result<serde_json::Value> {
+    let Some(text) = text else {
+        return Ok(serde_json::Value::Null);
+    };
+    let (json, origin) = match text.strip_prefix('@') {
+        Some(path) => (
+            std::fs::read_to_string(path)
+                .with_context(|| format!("reading --config file {path}"))?,
+            path.to_owned(),
+        ),
+        None => (text.to_owned(), "--config".to_owned()),
+    };
+    serde_json::from_str(&json).with_context(|| format!("{origin} is not valid JSON"))
+}
+
+fn read_issue(issue: Option<String>) -> anyhow::Result<String> {
+    match issue.as_deref() {
+        Some("-") | None => {
+            if issue.is_none() && std::io::stdin().is_terminal() {
+                bail!("give the issue text as an argument, or pipe it on stdin");
+            }
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("reading the issue from stdin")?;
+            Ok(text)
+        }
+        Some(text) => Ok(text.to_owned()),
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let issue = read_issue(args.issue.clone())?;
+    if args.top_k == 0 {
+        bail!("--top-k must be at least 1");
+    }
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        bail!("--timeout must be a positive number of seconds");
+    }
+    let config = read_config(args.config.as_deref())?;
+    let repo = std::fs::canonicalize(&args.repo)
+        .with_context(|| format!("--repo {}", args.repo.display()))?;
+    if !repo.is_dir() {
+        bail!("--repo {} is not a directory", repo.display());
+    }
+
+    let single_library = match args.plugins.as_slice() {
+        [path] if path.is_file() => Some(path.clone()),
+        _ => None,
+    };
+    let isolated_library = single_library
+        .as_ref()
+        .filter(|_| args.isolated && args.explorer.is_none());
+    let handle = if let Some(library) = isolated_library {
+        // Nothing of the plugin runs in this process: the worker loads it.
+        let library = std::fs::canonicalize(library)?;
+        isolated(PluginTarget::Library(library), config, args.timeout)?
+    } else {
+        let registry = registry(&args.plugins)?;
+        let name = match (&args.explorer, &single_library) {
+            (Some(name), _) => name.clone(),
+            (None, Some(_)) => registry
+                .explicit()
+                .next()
+                .map(|e| e.plugin.name().to_owned())
+                .context("the --plugin library did not register an explorer")?,
+            (None, None) => DEFAULT_EXPLORER.to_owned(),
+        };
+        let entry = registry.find(&name)?;
+        if args.isolated {
+            isolated(entry.target(), config, args.timeout)?
+        } else {
+            ExplorerHandle::InProcess(entry.plugin.instantiate(&config)?)
+        }
+    };
+
+    let backend = FsBackend::new(&repo);
+    for diagnostic in backend.diagnostics() {
+        eprintln!("warning: {diagnostic}");
+    }
+    let mut request = Request::new(args.instance_id.clone(), issue, args.top_k);
+    request.repo_root = Some(repo.display().to_string());
+    let answer = handle.explore_validated(&request, &backend)?;
+
+    if args.json {
+        let output = serde_json::json!({
+            "explorer": handle.name(),
+            "regions": answer.regions,
+            "dropped": answer.dropped,
+            "notes": answer.notes,
+        });
+        println!("{}", serde_json::to_string_pretty(&output)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let locations: Vec<String> = answer
+        .regions
+        .iter()
+        .map(|r| {
+            let end = if r.end == -1 {
+                "end".to_owned()
+            } else {
+                r.end.to_string()
+            };
+            format!("{}:{}-{}", r.path, r.start, end)
+        })
+        .collect();
+    let width = locations.iter().map(String::len).max().unwrap_or(0);
+    for (region, location) in answer.regions.iter().zip(&locations) {
+        let score = region
+            .score
+            .map(|s| format!("{s:.4}"))
+            .unwrap_or_else(|| "-".to_owned());
+        println!(
+            "{location:<width$}  {score:>8}  {}",
+            region.why.as_deref().unwrap_or("")
+        );
+    }
+    for note in &answer.notes {
+        eprintln!("note: {note}");
+    }
+    let invalid = answer.dropped.invalid();
+    if invalid > 0 {
+        eprintln!(
+            "note: {invalid} invalid regions dropped: {:?}",
+            answer.dropped
+        );
+    }
+    if answer.regions.is_empty() {
+        eprintln!("{} found nothing", handle.name());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn isolated(
+    target: PluginTarget,
+    config: serde_json::Value,
+    timeout: f64,
+) -> anyhow::Result<ExplorerHandle> {
+    let command = WorkerCommand::current_exe(&[WORKER_SUBCOMMAND])?;
+    let options = IsolatedOptions {
+        timeout: Duration::from_secs_f64(timeout),
+        forward_stderr: true,
+    };
+    Ok(ExplorerHandle::Isolated(IsolatedExplorer::start(
+        command, target, config, options,
+    )?))
+}
+
+/// `swex __plugin-worker`: the child side of isolated mode.
+pub fn run_worker() -> anyhow::Result<ExitCode> {
+    let code = swex_plugin_host::worker::run_worker(&builtin_explorers());
+    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}

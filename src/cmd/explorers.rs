@@ -1,0 +1,98 @@
+//! `swex explorers`: the explorers this swex can run — built-in ones and plugins found through
+//! `--plugin`, `SWEX_PLUGIN_PATH` and the plugins folder — with their kind, library and ABI
+//! version. Also home of the built-in list and the registry setup every command shares.
+
+use anyhow::Context;
+use clap::Args as ClapArgs;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use swex_plugin::abi::SwexVTableGetter;
+use swex_plugin_host::{DiscoveryOptions, Registry};
+
+/// The explorers linked into this binary, registered through their vtable getters.
+pub fn builtin_explorers() -> Vec<SwexVTableGetter> {
+    vec![
+        swex_explorer_bm25_ref::swex_explorer_vtable,
+        swex_explorer_tfidf_ref::swex_explorer_vtable,
+        swex_explorer_simple_rule::swex_explorer_vtable,
+        swex_explorer_random::swex_explorer_vtable,
+        swex_explorer_oracle::swex_explorer_vtable,
+        swex_explorer_command::swex_explorer_vtable,
+    ]
+}
+
+/// Built-ins plus discovered plugins; problems with discovered libraries go to stderr.
+pub fn registry(plugins: &[PathBuf]) -> anyhow::Result<Registry> {
+    let mut registry =
+        Registry::with_builtins(&builtin_explorers()).context("registering built-in explorers")?;
+    registry.discover(&DiscoveryOptions::from_env(plugins.to_vec()))?;
+    for problem in registry.problems() {
+        eprintln!("warning: skipped plugin {problem}");
+    }
+    Ok(registry)
+}
+
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// A plugin library or a folder of them (repeatable), on top of SWEX_PLUGIN_PATH and the
+    /// plugins folder.
+    #[arg(long = "plugin", value_name = "PATH")]
+    pub plugins: Vec<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let registry = registry(&args.plugins)?;
+    let rows: Vec<serde_json::Value> = registry
+        .entries()
+        .iter()
+        .map(|entry| {
+            let plugin = &entry.plugin;
+            serde_json::json!({
+                "name": plugin.name(),
+                "kind": if plugin.library_path().is_some() { "dynamic" } else { "builtin" },
+                "library": plugin.library_path().map(|p| p.display().to_string()),
+                "abi_version": plugin.abi_version(),
+                "found_by": entry.origin.as_str(),
+                "shadowed": entry.shadowed,
+                "description": plugin.description(),
+            })
+        })
+        .collect();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let name_width = rows
+        .iter()
+        .map(|r| r["name"].as_str().unwrap_or("").len())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    println!(
+        "{:<name_width$}  {:<8}  {:>3}  {:<40}  DESCRIPTION",
+        "NAME", "KIND", "ABI", "LIBRARY"
+    );
+    for row in &rows {
+        let mut name = row["name"].as_str().unwrap_or("").to_owned();
+        if row["shadowed"] == true {
+            name.push('*');
+        }
+        println!(
+            "{:<name_width$}  {:<8}  {:>3}  {:<40}  {}",
+            name,
+            row["kind"].as_str().unwrap_or(""),
+            row["abi_version"].as_u64().unwrap_or(0),
+            row["library"].as_str().unwrap_or("-"),
+            row["description"].as_str().unwrap_or(""),
+        );
+    }
+    if rows.iter().any(|r| r["shadowed"] == true) {
+        println!(
+            "(* shadowed by an explorer of the same name found earlier: --plugin, SWEX_PLUGIN_PATH, plugins folder, built-in)"
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
