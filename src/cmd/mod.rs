@@ -1,9 +1,10 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
-pub mod snapshot;
-pub mod score;
+pub mod bench;
 pub mod explore;
 pub mod explorers;
+pub mod score;
+pub mod snapshot;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -21,6 +22,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Run explorers over a benchmark, score them at each top-k, write result rows.
+    Bench(bench::BenchArgs),
     /// Materialise benchmark snapshots (`repos/<instance_id>`) from local git directories.
     Snapshot(snapshot::SnapshotArgs),
     /// Score result rows against SWE-Explore ground truth with the 17 reference metrics.
@@ -36,6 +39,7 @@ pub enum Command {
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Bench(args) => bench::run(args),
         Command::Snapshot(args) => snapshot::run(args),
         Command::Score(args) => score::run(args),
         Command::Explorers(args) => explorers::run(args),
