@@ -41,7 +41,13 @@ pub struct PreparedSnapshot {
 impl SnapshotSource {
     /// The snapshot of `row`, materialised first when missing and a locator is set.
     pub fn prepare(&self, row: &BenchRow) -> Result<PreparedSnapshot, String> {
-        if let Some(dir) = row.snapshot_dir(&self.repos) {
+        // `repos/<instance_id>` first: the reference's resolution only tries it for ids of the
+        // `org__repo-N` form.
+        let by_id = self.repos.join(&row.instance_id);
+        let found = row
+            .snapshot_dir(&self.repos)
+            .or_else(|| by_id.is_dir().then_some(by_id));
+        if let Some(dir) = found {
             return Ok(PreparedSnapshot {
                 dir,
                 materialised_ms: 0.0,
