@@ -199,6 +199,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let registry = registry(&args.plugins)?;
+    // Every name is checked before any explorer is created.
+    for name in &args.explorers {
+        registry.find(name)?;
+    }
     let mut explorers = Vec::new();
     for name in &args.explorers {
         let (default_config, default_sees) = default_setup(name, &bench_path);
