@@ -535,3 +535,78 @@ pub fn rewrite_ordered(path: &Path, rows: &[ResultRow]) -> Result<(), ResultsErr
         }
     })
 }
+
+/// A row that two inputs of [`merge`] both have, with different content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeConflict {
+    pub key: RowKey,
+    pub first: (PathBuf, usize),
+    pub second: (PathBuf, usize),
+}
+
+/// Errors of [`merge`].
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    #[error(
+        "conflicting rows for {}: {}:{} and {}:{} differ (apart from timings); refusing to merge",
+        .0.key, .0.first.0.display(), .0.first.1, .0.second.0.display(), .0.second.1
+    )]
+    Conflict(Box<MergeConflict>),
+}
+
+/// What [`merge`] produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Merged {
+    /// The rows, in the order asked for.
+    pub rows: Vec<ResultRow>,
+    /// Rows present in more than one input with the same content (kept once).
+    pub identical_duplicates: usize,
+}
+
+/// Merges result files (typically the shards of one run): every key once. The same key in two
+/// inputs is kept once when the rows are equal apart from timings, and is an error otherwise.
+/// Rows are ordered by `instance_rank` (instances it does not know last, by id), then explorer in
+/// first-appearance order, then k.
+pub fn merge(
+    inputs: &[PathBuf],
+    instance_rank: &dyn Fn(&str) -> Option<usize>,
+) -> Result<Merged, MergeError> {
+    let mut merged = Merged::default();
+    let mut seen: HashMap<RowKey, (usize, PathBuf, usize)> = HashMap::new();
+    let mut explorers: Vec<String> = Vec::new();
+    for path in inputs {
+        for located in read_results(path)? {
+            let key = located.row.key();
+            if let Some((index, first_path, first_line)) = seen.get(&key) {
+                if merged.rows[*index].canonical_line() == located.row.canonical_line() {
+                    merged.identical_duplicates += 1;
+                    continue;
+                }
+                return Err(MergeError::Conflict(Box::new(MergeConflict {
+                    key,
+                    first: (first_path.clone(), *first_line),
+                    second: (path.clone(), located.line),
+                })));
+            }
+            if !explorers.contains(&located.row.explorer) {
+                explorers.push(located.row.explorer.clone());
+            }
+            seen.insert(key, (merged.rows.len(), path.clone(), located.line));
+            merged.rows.push(located.row);
+        }
+    }
+    merged.rows.sort_by(|a, b| {
+        let rank = |r: &ResultRow| {
+            (
+                instance_rank(&r.instance_id).unwrap_or(usize::MAX),
+                r.instance_id.clone(),
+                explorers.iter().position(|e| *e == r.explorer),
+                r.top_k,
+            )
+        };
+        rank(a).cmp(&rank(b))
+    });
+    Ok(merged)
+}

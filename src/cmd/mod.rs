@@ -3,6 +3,8 @@
 pub mod bench;
 pub mod explore;
 pub mod explorers;
+pub mod merge;
+pub mod report;
 pub mod score;
 pub mod snapshot;
 
@@ -24,6 +26,10 @@ pub struct Cli {
 pub enum Command {
     /// Run explorers over a benchmark, score them at each top-k, write result rows.
     Bench(bench::BenchArgs),
+    /// Means, breakdowns, paired comparisons, charts and an HTML page from result files.
+    Report(report::ReportArgs),
+    /// Merge result files (shards of a run), refusing conflicting rows.
+    Merge(merge::MergeArgs),
     /// Materialise benchmark snapshots (`repos/<instance_id>`) from local git directories.
     Snapshot(snapshot::SnapshotArgs),
     /// Score result rows against SWE-Explore ground truth with the 17 reference metrics.
@@ -40,6 +46,8 @@ pub enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Bench(args) => bench::run(args),
+        Command::Report(args) => report::run(args),
+        Command::Merge(args) => merge::run(args),
         Command::Snapshot(args) => snapshot::run(args),
         Command::Score(args) => score::run(args),
         Command::Explorers(args) => explorers::run(args),
