@@ -239,3 +239,129 @@ fn bad_arguments_are_refused_with_the_reason() {
         assert!(stderr.contains(expected), "{extra:?}: {stderr}");
     }
 }
+
+#[test]
+fn shards_merge_to_the_full_run_and_conflicts_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fixture(root, 7);
+    let config = format!("command={}", slow_command("0"));
+    assert_ok(&swex(
+        root,
+        &bench_args(root, "full", &["--explorer-config", &config]),
+    ));
+    let mut shard_files = Vec::new();
+    for index in 0..3 {
+        let mut args = bench_args(root, "unused", &["--explorer-config", &config]);
+        let at = args.iter().position(|a| a.starts_with("unused/")).unwrap();
+        args[at] = "shards/{shard}/{explorer}/top{k}.jsonl".into();
+        args.extend(["--shard".to_string(), format!("{index}/3")]);
+        assert_ok(&swex(root, &args));
+        for explorer in ["command", "bm25-ref"] {
+            for k in [1, 2] {
+                let file = format!("shards/{index}-of-3/{explorer}/top{k}.jsonl");
+                assert!(line_count(&root.join(&file)) >= 2, "{file}");
+                shard_files.push(file);
+            }
+        }
+    }
+    let merge = |inputs: &[String], extra: &[&str]| {
+        let mut args: Vec<String> = vec!["merge".into()];
+        args.extend(inputs.iter().cloned());
+        args.extend(["--bench", "bench.jsonl"].map(String::from));
+        args.extend(extra.iter().map(|s| s.to_string()));
+        swex(root, &args)
+    };
+    assert_ok(&merge(
+        &shard_files,
+        &["-o", "merged/{explorer}/top{k}.jsonl"],
+    ));
+    assert_eq!(
+        canonical(&root.join("full")),
+        canonical(&root.join("merged"))
+    );
+
+    // The same row twice is kept once; a different row for the same key is a conflict.
+    let copy = root.join("copy.jsonl");
+    std::fs::copy(root.join(&shard_files[0]), &copy).unwrap();
+    shard_files.push("copy.jsonl".into());
+    let out = merge(&shard_files, &["-o", "again/{explorer}/top{k}.jsonl"]);
+    assert_ok(&out);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("kept once"));
+
+    let text = std::fs::read_to_string(&copy).unwrap();
+    std::fs::write(&copy, text.replacen("\"a.py\"", "\"b.py\"", 1)).unwrap();
+    let out = merge(&shard_files, &["-o", "conflict/{explorer}/top{k}.jsonl"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("conflicting rows"), "{stderr}");
+    assert!(stderr.contains("copy.jsonl:1"), "{stderr}");
+    assert!(
+        !root.join("conflict").exists(),
+        "nothing written on a conflict"
+    );
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn git_dir_materialises_missing_snapshots_on_the_fly() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let source = root.join("source");
+    std::fs::create_dir_all(&source).unwrap();
+    git(&source, &["init", "-q"]);
+    std::fs::write(source.join("a.py"), "def f():\n    return 1\n".repeat(20)).unwrap();
+    git(&source, &["add", "."]);
+    git(&source, &["commit", "-q", "-m", "one"]);
+    let commit = git(&source, &["rev-parse", "HEAD"]);
+    let row = serde_json::json!({
+        "instance_id": "org__repo-1",
+        "repo": "org/repo",
+        "base_commit": commit,
+        "problem_statement": "f returns the wrong value",
+        "ground_truth": {
+            "read_core_files": ["a.py"],
+            "read_core_regions": [{"path": "a.py", "start": 1, "end": 4}],
+        }
+    });
+    std::fs::write(root.join("bench.jsonl"), format!("{row}\n")).unwrap();
+    let out = swex(
+        root,
+        &[
+            "bench",
+            "--bench",
+            "bench.jsonl",
+            "--git-dir",
+            &format!("org/repo={}", source.display()),
+            "--repos",
+            "work/repos",
+            "-e",
+            "bm25-ref",
+            "--plain",
+        ]
+        .map(String::from),
+    );
+    assert_ok(&out);
+    assert!(root.join("work/repos/org__repo-1/a.py").is_file());
+    let rows = read_results(&root.join("results/bm25-ref/top5.jsonl")).unwrap();
+    let row = &rows[0].row;
+    assert!(row.error.is_none(), "{row:?}");
+    assert_eq!(row.regions[0].path, "a.py");
+    assert!(row.timings.unwrap().snapshot_ms > 0.0);
+}
