@@ -365,3 +365,33 @@ fn git_dir_materialises_missing_snapshots_on_the_fly() {
     assert_eq!(row.regions[0].path, "a.py");
     assert!(row.timings.unwrap().snapshot_ms > 0.0);
 }
+
+#[test]
+fn isolated_explorers_write_the_same_rows_as_in_process_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fixture(root, 4);
+    let config = format!("command={}", slow_command("0"));
+    assert_ok(&swex(
+        root,
+        &bench_args(root, "inproc", &["--explorer-config", &config]),
+    ));
+    assert_ok(&swex(
+        root,
+        &bench_args(
+            root,
+            "isolated",
+            &[
+                "--explorer-config",
+                &config,
+                "--isolated",
+                "--timeout",
+                "60",
+            ],
+        ),
+    ));
+    assert_eq!(
+        canonical(&root.join("inproc")),
+        canonical(&root.join("isolated"))
+    );
+}
