@@ -169,7 +169,8 @@ fn paired_comparison_counts_and_bootstraps() {
     assert!(p.ci_low <= p.mean_difference && p.mean_difference <= p.ci_high);
 
     // (values, expected interval) — constant samples give a point; the interval is seeded.
-    let cases: [(&[f64], Option<(f64, f64)>); 3] = [
+    type Interval = Option<(f64, f64)>;
+    let cases: [(&[f64], Interval); 3] = [
         (&[0.5, 0.5, 0.5], Some((0.5, 0.5))),
         (&[], Some((0.0, 0.0))),
         (&[0.0, 1.0, 0.0, 1.0, 0.5], None),

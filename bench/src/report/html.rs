@@ -264,9 +264,9 @@ pub fn page(report: &Report, charts: &[Chart]) -> String {
                 p.ci_high
             );
         }
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "</tbody></table><p class=\"muted\">Percentile bootstrap ({} resamples, seed {}) of the mean per-instance difference.</p>\n",
+            "</tbody></table><p class=\"muted\">Percentile bootstrap ({} resamples, seed {}) of the mean per-instance difference.</p>",
             report.paired[0].resamples, report.paired[0].seed
         );
     }
