@@ -227,17 +227,27 @@ fn parse_line(
         (None, Some(k)) => row.top_k = Some(k),
         (None, None) => {
             return Err(bad(
-                "no `top_k` field, and the file name does not say it (`top<k>.jsonl`)".into(),
+                "no `top_k` field, and the file name does not say it (`top<k>.jsonl`, `name-top<k>.jsonl`)".into(),
             ));
         }
     }
     Ok(row)
 }
 
-/// The k of a reference-style file name: `top10.jsonl` → 10, `results/x/top5.jsonl` → 5.
+/// The k of a reference-style file name, whose stem ends in `top<k>` after a separator or at its
+/// start: `top10.jsonl` → 10, `results/x/top5.jsonl` → 5, `dev.cosil-top5.jsonl` → 5.
 pub fn top_k_from_path(path: &Path) -> Option<usize> {
     let stem = path.file_stem()?.to_str()?;
-    let digits = stem.strip_prefix("top")?;
+    let digits_from = stem.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let (head, digits) = stem.split_at(digits_from);
+    let before = head.strip_suffix("top")?;
+    if before
+        .chars()
+        .last()
+        .is_some_and(|c| c.is_ascii_alphanumeric())
+    {
+        return None;
+    }
     digits.parse().ok().filter(|&k| k > 0)
 }
 

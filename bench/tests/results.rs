@@ -174,6 +174,9 @@ fn reference_rows_take_k_from_the_file_name() {
     let cases = [
         ("top5.jsonl", Some(5)),
         ("results/bm25/top20.jsonl", Some(20)),
+        ("dev.cosil-top5.jsonl", Some(5)),
+        ("stop5.jsonl", None),
+        ("top.jsonl", None),
         ("top0.jsonl", None),
         ("results.jsonl", None),
     ];
