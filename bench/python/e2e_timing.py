@@ -63,6 +63,8 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--tfidf-ties", choices=["numpy", "stable"], default="numpy")
+    parser.add_argument("--explorers", default="bm25,tfidf",
+                        help="which of bm25,tfidf to run (comma-separated)")
     parser.add_argument("--swex-results", help="a swex bench output folder to compare with")
     args = parser.parse_args()
     sys.path.insert(0, args.eval_dir)
@@ -75,7 +77,8 @@ def main():
     k = args.top_k
     out = Path(args.out)
     files = {}
-    for name in ("bm25", "tfidf"):
+    names = [n for n in ("bm25", "tfidf") if n in args.explorers.split(",")]
+    for name in names:
         (out / name).mkdir(parents=True, exist_ok=True)
         files[name] = open(out / name / f"top{k}.jsonl", "w")
     for n, row in enumerate(rows, 1):
@@ -84,8 +87,10 @@ def main():
         issue = row.get("problem_statement") or ""
         gt = row["ground_truth"]
         counts = line_counts(root, gt)
-        for name, rank in (("bm25", lambda c: bm25(c, issue, k)),
-                           ("tfidf", lambda c: tfidf(c, issue, k, args.tfidf_ties))):
+        rankers = {"bm25": lambda c: bm25(c, issue, k),
+                   "tfidf": lambda c: tfidf(c, issue, k, args.tfidf_ties)}
+        for name in names:
+            rank = rankers[name]
             chunks = windows(root)  # each reference explorer walks the snapshot itself
             preds = [(p, s, e) for p, s, e, _ in rank(chunks)][:k]
             evaluator._current_instance_id = iid
@@ -99,11 +104,13 @@ def main():
     for f in files.values():
         f.close()
     elapsed = time.perf_counter() - started
-    print(f"python reference-style pipeline: {len(rows)} instances, bm25+tfidf, k={k}: "
+    print(f"python reference-style pipeline: {len(rows)} instances, {'+'.join(names)}, k={k}: "
           f"{elapsed:.1f} s wall")
 
     if args.swex_results:
         for ours, theirs in (("bm25-ref", "bm25"), ("tfidf-ref", "tfidf")):
+            if theirs not in names:
+                continue
             swex_rows = {r["instance_id"]: r for r in map(json.loads, open(
                 Path(args.swex_results) / ours / f"top{k}.jsonl")) if r}
             py_rows = {r["instance_id"]: r for r in map(json.loads, open(out / theirs / f"top{k}.jsonl"))}

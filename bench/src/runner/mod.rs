@@ -330,7 +330,11 @@ impl Run<'_> {
             rows_written: rows_written.into_inner(),
             failures: failures.into_inner(),
             seconds: started.elapsed().as_secs_f64(),
-            means: means(&summary_rows),
+            means: {
+                let mut means = means(&summary_rows);
+                means.sort_by_key(|m| (explorer_position[m.explorer.as_str()], m.top_k));
+                means
+            },
         })
     }
 
