@@ -190,3 +190,69 @@ fn the_html_report_renders_in_headless_chromium() {
         distinct.len()
     );
 }
+
+#[test]
+fn reference_rows_are_read_and_duplicate_inputs_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let metrics: serde_json::Map<String, serde_json::Value> = [
+        "precision",
+        "recall",
+        "f1_score",
+        "hit_file_rate",
+        "noise_file_rate",
+        "hit_region_rate",
+        "noise_region_rate",
+        "weighted_core_coverage",
+        "context_efficiency",
+        "optional_coverage",
+        "ndcg_at_100",
+        "ndcg_at_300",
+        "ndcg_at_500",
+        "recall_at_100",
+        "recall_at_300",
+        "recall_at_500",
+        "first_useful_hit",
+    ]
+    .iter()
+    .map(|m| (m.to_string(), serde_json::json!(0.5)))
+    .collect();
+    // The reference runner's rows: no top_k (it is in the file name), extra fields kept.
+    let row = serde_json::json!({
+        "instance_id": "org__repo-1", "explorer": "cosil",
+        "regions": [{"path": "a.py", "start": 1, "end": 5}],
+        "metrics": metrics, "num_regions": 1, "token_usage": null,
+    });
+    std::fs::write(root.join("dev.cosil-top5.jsonl"), format!("{row}\n")).unwrap();
+    let out = swex(
+        root,
+        &["report", "dev.cosil-top5.jsonl", "--no-png", "-o", "rep"],
+    );
+    let markdown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        markdown.contains("| cosil | 5 | 1 | 0 | 0.5000 |"),
+        "{markdown}"
+    );
+    assert!(root.join("rep/charts/metrics-k5.svg").is_file());
+    assert!(!root.join("rep/charts/metrics-k5.png").exists());
+
+    std::fs::copy(
+        root.join("dev.cosil-top5.jsonl"),
+        root.join("copy-top5.jsonl"),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_swex"))
+        .current_dir(root)
+        .args([
+            "report",
+            "dev.cosil-top5.jsonl",
+            "copy-top5.jsonl",
+            "-o",
+            "rep2",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("swex merge"), "{stderr}");
+}

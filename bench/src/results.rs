@@ -24,7 +24,7 @@
 use crate::dataset::Region;
 use crate::metrics::Metrics;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -332,7 +332,7 @@ pub struct Recovered {
 pub struct ResultFile {
     path: PathBuf,
     file: File,
-    keys: HashMap<RowKey, ()>,
+    keys: HashSet<RowKey>,
     unsynced_rows: usize,
     last_sync: Instant,
     default_top_k: Option<usize>,
@@ -379,7 +379,7 @@ impl ResultFile {
             file.sync_all().map_err(io_error(path))?;
         }
         file.seek(SeekFrom::End(0)).map_err(io_error(path))?;
-        let keys = recovered.rows.iter().map(|r| (r.key(), ())).collect();
+        let keys = recovered.rows.iter().map(ResultRow::key).collect();
         Ok((
             ResultFile {
                 path: path.to_path_buf(),
@@ -398,7 +398,7 @@ impl ResultFile {
     }
 
     pub fn contains(&self, key: &RowKey) -> bool {
-        self.keys.contains_key(key)
+        self.keys.contains(key)
     }
 
     /// Appends one row as one write of one complete line. A key already in the file is refused.
@@ -412,7 +412,7 @@ impl ResultFile {
             row
         };
         let key = row.key();
-        if self.keys.contains_key(&key) {
+        if self.keys.contains(&key) {
             return Err(ResultsError::DuplicateAppend {
                 path: self.path.clone(),
                 key,
@@ -423,7 +423,7 @@ impl ResultFile {
         self.file
             .write_all(line.as_bytes())
             .map_err(io_error(&self.path))?;
-        self.keys.insert(key, ());
+        self.keys.insert(key);
         self.unsynced_rows += 1;
         if self.unsynced_rows >= SYNC_EVERY_ROWS || self.last_sync.elapsed() >= SYNC_EVERY {
             self.sync()?;
