@@ -372,3 +372,58 @@ fn shards_partition_the_instances() {
         assert_eq!(text.parse::<Shard>().is_ok(), ok, "{text}");
     }
 }
+
+#[test]
+fn services_come_from_the_opener_once_per_instance() {
+    let fixture = fixture(3);
+    let opened = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&opened);
+    let opener = swex_bench::runner::FnOpener {
+        name: "counting".into(),
+        open: move |dir: &Path| -> Result<(Box<dyn RawServices>, Vec<String>), String> {
+            counter.fetch_add(1, Ordering::SeqCst);
+            if dir.ends_with("i-2") {
+                return Err("index build failed".into());
+            }
+            Ok((
+                Box::new(swex_plugin_host::FsBackend::new(dir)),
+                vec!["a warning".into()],
+            ))
+        },
+    };
+    let snapshots = SnapshotSource {
+        repos: fixture.root.join("repos"),
+        locator: None,
+    };
+    let explorers = [
+        explorer("good", Script::Answer),
+        explorer("flaky", Script::FailOnOne),
+    ];
+    let out = fixture.root.join("out");
+    let summary = Run {
+        bench: &fixture.bench,
+        instances: fixture.bench.rows.iter().collect(),
+        explorers: &explorers,
+        snapshots: &snapshots,
+        services: &opener,
+        config: RunConfig {
+            top_ks: vec![1],
+            workers: 2,
+            mode: OpenMode::Create,
+            output: OutputTemplate::new(format!("{}/{{explorer}}/top{{k}}.jsonl", out.display()))
+                .unwrap(),
+            shard: None,
+        },
+    }
+    .execute(&Silent)
+    .unwrap();
+    assert_eq!(
+        opened.load(Ordering::SeqCst),
+        3,
+        "one open per instance, shared"
+    );
+    // i-1 fails for `flaky`; i-2's services fail for both.
+    assert_eq!(summary.failures, 3);
+    let rows = read_results(&out.join("good/top1.jsonl")).unwrap();
+    assert_eq!(rows[2].row.error.as_deref(), Some("index build failed"));
+}

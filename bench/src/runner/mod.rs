@@ -25,7 +25,7 @@ pub mod snapshots;
 
 pub use explorer::{BenchExplorer, Explore, HostExplorer, IsolatedFactory};
 pub use output::{DEFAULT_OUTPUT, OutputTemplate, ResultSink, Shard, ShardError, TemplateError};
-pub use snapshots::{FsOpener, PreparedSnapshot, ServicesOpener, SnapshotSource};
+pub use snapshots::{FnOpener, FsOpener, PreparedSnapshot, ServicesOpener, SnapshotSource};
 
 use crate::dataset::{BenchRow, Benchmark, Region};
 use crate::linecounts::FileLineCounts;

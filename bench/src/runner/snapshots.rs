@@ -107,3 +107,23 @@ impl ServicesOpener for FsOpener {
         Ok((Box::new(backend), warnings))
     }
 }
+
+/// An opener from a function, for backends defined elsewhere: e.g. an engine backend over
+/// `Engine::open(dir)`, whose indexes come from the engine's content-addressed cache.
+pub struct FnOpener<F> {
+    pub name: String,
+    pub open: F,
+}
+
+impl<F> ServicesOpener for FnOpener<F>
+where
+    F: Fn(&Path) -> Result<(Box<dyn RawServices>, Vec<String>), String> + Send + Sync,
+{
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn open(&self, dir: &Path) -> Result<(Box<dyn RawServices>, Vec<String>), String> {
+        (self.open)(dir)
+    }
+}
