@@ -511,3 +511,81 @@ fn service_errors_reach_the_plugin_with_their_kind() {
         Some("lexical_search: Unavailable")
     );
 }
+
+#[test]
+fn the_explorer_template_builds_and_finds_definitions() {
+    let manifest = repo_root().join("examples/explorer-template/Cargo.toml");
+    cargo_build(&["--manifest-path", manifest.to_str().unwrap()]);
+    let library = fixture_target()
+        .join("debug")
+        .join(library_name("my_explorer"));
+    let plugin = ExplorerPlugin::load(&library).unwrap();
+    assert_eq!(plugin.name(), "definitions-grep");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("urls.py"),
+        "import re\n\n\ndef parse_url(url):\n    return url\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("other.py"), "parse_url('x')\n").unwrap();
+    let backend = FsBackend::new(dir.path());
+    let instance = plugin.instantiate(&serde_json::Value::Null).unwrap();
+    let request = Request::new("t", "parse_url() drops the port", 5);
+    let answer = ExplorerHandle::InProcess(instance)
+        .explore_validated(&request, &backend)
+        .unwrap();
+    let regions: Vec<(&str, i64, i64)> = answer
+        .regions
+        .iter()
+        .map(|r| (r.path.as_str(), r.start, r.end))
+        .collect();
+    assert_eq!(regions, [("urls.py", 1, 24)]);
+    assert_eq!(answer.regions[0].why.as_deref(), Some("defines parse_url"));
+}
+
+#[test]
+fn cli_runs_the_engine_backed_bm25_explorer() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("pkg")).unwrap();
+    std::fs::write(
+        dir.path().join("pkg/urls.py"),
+        "def parse_url(url):\n    return url.split('/')\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("pkg/db.py"),
+        "def connect():\n    return None\n",
+    )
+    .unwrap();
+    let repo = dir.path().to_str().unwrap();
+    let cache_dir = cache.path().to_str().unwrap();
+    let output = swex(&[
+        "explore",
+        "-e",
+        "bm25",
+        "--index",
+        "-q",
+        "--cache-dir",
+        cache_dir,
+        "--repo",
+        repo,
+        "--json",
+        "parse_url breaks",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(answer["regions"][0]["path"], "pkg/urls.py");
+    // Without the index the explorer says what it needs.
+    let output = swex(&["explore", "-e", "bm25", "--repo", repo, "parse_url breaks"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("--index"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -11,5 +11,9 @@
 //!   diagnostics, not errors.
 
 pub mod analysis;
+pub mod cache;
+pub mod index;
 pub mod lang;
+pub mod lexical;
+pub mod scan;
 pub mod snapshot;

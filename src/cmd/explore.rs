@@ -11,7 +11,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 use swex_plugin::Request;
 use swex_plugin_host::{
-    ExplorerHandle, FsBackend, IsolatedExplorer, IsolatedOptions, PluginTarget, WorkerCommand,
+    EngineBackend, ExplorerHandle, FsBackend, IsolatedExplorer, IsolatedOptions, PluginTarget,
+    RawServices, WorkerCommand,
 };
 
 /// The explorer `swex explore` uses without `--explorer`: the reference BM25 until swex's own
@@ -53,6 +54,13 @@ pub struct Args {
     /// Print the validated response as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Serve the explorer from the engine's index of the checkout (built, or reused from the
+    /// cache) instead of the plain files: needed by explorers that use search, chunks or
+    /// definitions.
+    #[arg(long)]
+    pub index: bool,
+    #[command(flatten)]
+    pub engine: super::index::EngineArgs,
 }
 
 fn read_config(text: Option<&str>) -> anyhow::Result<serde_json::Value> {
@@ -131,13 +139,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
 
-    let backend = FsBackend::new(&repo);
-    for diagnostic in backend.diagnostics() {
-        eprintln!("warning: {diagnostic}");
-    }
+    let backend: Box<dyn RawServices> = if args.index {
+        Box::new(EngineBackend::new(args.engine.open(&repo)?))
+    } else {
+        let files = FsBackend::new(&repo);
+        for diagnostic in files.diagnostics() {
+            eprintln!("warning: {diagnostic}");
+        }
+        Box::new(files)
+    };
     let mut request = Request::new(args.instance_id.clone(), issue, args.top_k);
     request.repo_root = Some(repo.display().to_string());
-    let answer = handle.explore_validated(&request, &backend)?;
+    let answer = handle.explore_validated(&request, backend.as_ref())?;
 
     if args.json {
         let output = serde_json::json!({

@@ -7,6 +7,9 @@ pub mod merge;
 pub mod report;
 pub mod score;
 pub mod snapshot;
+mod index;
+mod progress;
+mod search;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -41,6 +44,10 @@ pub enum Command {
     /// The child process of `swex explore --isolated` (internal).
     #[command(name = "__plugin-worker", hide = true)]
     PluginWorker,
+    /// Build or open a snapshot's indexes; print statistics and diagnostics.
+    Index(index::Args),
+    /// Query a snapshot: definitions by name, lexical search, graph neighbours.
+    Search(search::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -53,5 +60,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Explorers(args) => explorers::run(args),
         Command::Explore(args) => explore::run(args),
         Command::PluginWorker => explore::run_worker(),
+        Command::Index(args) => index::run(args),
+        Command::Search(args) => search::run(args),
     }
 }

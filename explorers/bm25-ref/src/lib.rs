@@ -74,31 +74,32 @@ impl Default for Bm25RefConfig {
     }
 }
 
-/// `rank_bm25.BM25Okapi` over pre-tokenized documents.
-pub struct Okapi {
+/// `rank_bm25.BM25Okapi` over pre-tokenized documents (borrowed: the tokens live as long as the
+/// corpus text).
+pub struct Okapi<'a> {
     k1: f64,
     b: f64,
     avgdl: f64,
     doc_len: Vec<f64>,
-    idf: HashMap<String, f64>,
+    idf: HashMap<&'a str, f64>,
     /// term → (document, term frequency), documents ascending.
-    postings: HashMap<String, Vec<(usize, f64)>>,
+    postings: HashMap<&'a str, Vec<(usize, f64)>>,
 }
 
-impl Okapi {
-    pub fn new(documents: &[Vec<&str>], k1: f64, b: f64, epsilon: f64) -> Okapi {
+impl<'a> Okapi<'a> {
+    pub fn new(documents: &[Vec<&'a str>], k1: f64, b: f64, epsilon: f64) -> Okapi<'a> {
         let corpus_size = documents.len();
         let mut doc_len = Vec::with_capacity(corpus_size);
         let mut total_tokens: u64 = 0;
         // Document frequencies in first-seen order: the reference sums idfs in this order.
-        let mut first_seen: Vec<&str> = Vec::new();
-        let mut document_frequency: HashMap<&str, usize> = HashMap::new();
-        let mut postings: HashMap<String, Vec<(usize, f64)>> = HashMap::new();
+        let mut first_seen: Vec<&'a str> = Vec::new();
+        let mut document_frequency: HashMap<&'a str, usize> = HashMap::new();
+        let mut postings: HashMap<&'a str, Vec<(usize, f64)>> = HashMap::new();
         for (index, tokens) in documents.iter().enumerate() {
             doc_len.push(tokens.len() as f64);
             total_tokens += tokens.len() as u64;
-            let mut frequencies: Vec<(&str, usize)> = Vec::new();
-            let mut position: HashMap<&str, usize> = HashMap::new();
+            let mut frequencies: Vec<(&'a str, usize)> = Vec::new();
+            let mut position: HashMap<&'a str, usize> = HashMap::new();
             for token in tokens {
                 match position.get(token) {
                     Some(&slot) => frequencies[slot].1 += 1,
@@ -115,7 +116,7 @@ impl Okapi {
                 });
                 *df += 1;
                 postings
-                    .entry(token.to_owned())
+                    .entry(token)
                     .or_default()
                     .push((index, frequency as f64));
             }
@@ -135,12 +136,12 @@ impl Okapi {
             if value < 0.0 {
                 negative.push(*token);
             }
-            idf.insert((*token).to_owned(), value);
+            idf.insert(*token, value);
         }
         if !first_seen.is_empty() {
             let floor = epsilon * (idf_sum / first_seen.len() as f64);
             for token in negative {
-                idf.insert(token.to_owned(), floor);
+                idf.insert(token, floor);
             }
         }
         Okapi {

@@ -10,7 +10,8 @@
 //! - [`IsolatedExplorer`] (module `isolated`, child side in `worker`): the same explorer in a
 //!   child process with a time limit; crashes, aborts, hangs and garbage cost one failed call.
 //! - [`RawServices`] / [`ServiceBackend`]: what explorers may ask (list files, read lines,
-//!   search, graph, grep); [`FsBackend`] answers from a snapshot directory.
+//!   search, graph, grep); [`FsBackend`] answers from a snapshot directory, [`EngineBackend`]
+//!   from the engine's index of it.
 //! - [`validate`]: drops and counts invalid regions, keeps order, cuts to `top_k`.
 //!
 //! [`ExplorerHandle`] puts the in-process and isolated paths behind one call.
@@ -37,6 +38,7 @@
 //! ```
 
 mod backend;
+mod engine_backend;
 mod error;
 mod fs_backend;
 mod instance;
@@ -48,6 +50,7 @@ mod validate;
 pub mod worker;
 
 pub use backend::ServiceBackend;
+pub use engine_backend::EngineBackend;
 pub use error::{CallFailure, HostError};
 pub use fs_backend::{FsBackend, Glob};
 pub use instance::ExplorerInstance;

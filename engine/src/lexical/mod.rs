@@ -1,0 +1,138 @@
+//! Lexical (BM25) retrieval over chunks, on tantivy.
+//!
+//! - [`tokenizer`]: the code-aware analyzer used for documents and queries.
+//! - [`query`]: the issue query builder (frames, paths, identifiers, weighted terms).
+//! - [`pool`]: a tantivy index shared by every snapshot of a repository (a *pool*), whose
+//!   documents are chunks keyed by `(path, content hash)`, and the per-snapshot [`pool::PoolView`]
+//!   that filters it to one snapshot and scores with that snapshot's own BM25 statistics, so
+//!   results are the same as from an index of the snapshot alone.
+//!
+//! This module knows chunks only as `(file key, chunk ordinal, path, symbols, body)` and returns
+//! snapshot-wide chunk ids; it knows nothing about files on disk, analyses or the cache layout.
+
+pub mod pool;
+pub mod query;
+pub mod tokenizer;
+
+use serde::{Deserialize, Serialize};
+
+/// Errors of the lexical index.
+#[derive(Debug, thiserror::Error)]
+pub enum LexicalError {
+    #[error("lexical index at {path}: {source}")]
+    Tantivy {
+        path: String,
+        #[source]
+        source: tantivy::TantivyError,
+    },
+    #[error("lexical index at {path}: {message}")]
+    Corrupt { path: String, message: String },
+    #[error("lexical index at {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Scoring knobs of lexical search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LexicalConfig {
+    /// Multiplier of matches in the file path.
+    pub path_boost: f32,
+    /// Multiplier of matches in the chunk's qualified name and the definitions inside it.
+    pub symbol_boost: f32,
+    /// Multiplier of matches in the chunk text.
+    pub body_boost: f32,
+    /// Weight of an identifier's sub-words (`get`, `user` of `getUserName`) relative to the whole
+    /// identifier.
+    pub subword_factor: f32,
+    /// Query tokens kept (heaviest first); long issues otherwise make slow, unfocused queries.
+    pub max_query_tokens: usize,
+}
+
+impl Default for LexicalConfig {
+    fn default() -> Self {
+        LexicalConfig {
+            path_boost: 1.5,
+            symbol_boost: 2.0,
+            body_boost: 1.0,
+            subword_factor: 0.5,
+            max_query_tokens: 128,
+        }
+    }
+}
+
+/// An analysed query: index tokens with weights.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LexicalQuery {
+    /// Distinct tokens, heaviest first.
+    pub tokens: Vec<(String, f32)>,
+}
+
+impl LexicalQuery {
+    /// Analyses weighted terms into weighted tokens: whole identifiers and compounds keep the
+    /// term's weight, sub-words get `subword_factor` of it; a token seen in several terms keeps its
+    /// largest weight.
+    pub fn from_terms(terms: &[query::WeightedTerm], config: &LexicalConfig) -> LexicalQuery {
+        let mut weights: Vec<(String, f32)> = Vec::new();
+        let mut index: std::collections::HashMap<String, usize> = Default::default();
+        for term in terms {
+            tokenizer::for_each_token_with_level(&term.text, |token, _, _, level| {
+                let weight = match level {
+                    tokenizer::TokenLevel::Subword => term.weight * config.subword_factor,
+                    _ => term.weight,
+                };
+                match index.get(token) {
+                    Some(&i) => weights[i].1 = weights[i].1.max(weight),
+                    None => {
+                        index.insert(token.to_string(), weights.len());
+                        weights.push((token.to_string(), weight));
+                    }
+                }
+            });
+        }
+        // Stable sort keeps first-appearance order among equal weights.
+        weights.sort_by(|a, b| b.1.total_cmp(&a.1));
+        weights.truncate(config.max_query_tokens);
+        LexicalQuery { tokens: weights }
+    }
+
+    /// A query from free text (an issue, a phrase) through the issue query builder.
+    pub fn from_text(text: &str, config: &LexicalConfig) -> LexicalQuery {
+        LexicalQuery::from_terms(&query::build_issue_query(text).terms, config)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subwords_weigh_less_and_duplicates_keep_the_max() {
+        let terms = vec![
+            query::WeightedTerm {
+                text: "getUserName".into(),
+                weight: 1.0,
+            },
+            query::WeightedTerm {
+                text: "name".into(),
+                weight: 0.3,
+            },
+        ];
+        let q = LexicalQuery::from_terms(&terms, &LexicalConfig::default());
+        assert_eq!(
+            q.tokens,
+            vec![
+                ("getusername".to_string(), 1.0),
+                ("get".to_string(), 0.5),
+                ("user".to_string(), 0.5),
+                ("name".to_string(), 0.5),
+            ]
+        );
+    }
+}

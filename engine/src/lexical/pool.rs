@@ -1,0 +1,607 @@
+//! The chunk pool: one tantivy index shared by the snapshots of a repository.
+//!
+//! Every document is one chunk of one *file version*, identified by a 64-bit file key (derived by
+//! the caller from path and content hash) and the chunk's ordinal in that file's analysis. A
+//! snapshot adds only the file versions the pool lacks, so the second snapshot of a repository
+//! indexes the few files that changed instead of all of them.
+//!
+//! A [`PoolView`] restricts the pool to one snapshot: at open it maps each segment's documents to
+//! snapshot chunk ids (or to nothing) and sums the snapshot's exact token counts, and at query time
+//! it feeds tantivy's BM25 with the snapshot's own statistics (document count, average field
+//! lengths, document frequencies counted over the snapshot's documents only). Scores are
+//! therefore identical to those of an index holding just that snapshot; the test
+//! `pool_view_scores_equal_a_fresh_index` checks it.
+//!
+//! Writers must hold the pool's write lock (the caller's job, see [`crate::cache`]); documents are
+//! never deleted (old snapshots still use them), and commits are atomic (tantivy's `meta.json`), so
+//! a reader never sees half of a file version.
+
+use super::tokenizer::{CODE_TOKENIZER, CodeTokenizer, count_tokens};
+use super::{LexicalConfig, LexicalError, LexicalQuery};
+use rayon::prelude::*;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use tantivy::DocSet;
+use tantivy::indexer::IndexWriterOptions;
+use tantivy::indexer::NoMergePolicy;
+use tantivy::query::{
+    Bm25StatisticsProvider, BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery,
+};
+use tantivy::schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{
+    DocId, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TERMINATED, TantivyDocument,
+    Term,
+};
+
+/// Merge all segments into one when a commit leaves more than this many (each snapshot that adds
+/// files adds a segment or two; many small segments slow queries down).
+const MAX_SEGMENTS: usize = 8;
+
+/// Marks a pool document that is not part of the viewed snapshot.
+const NOT_IN_SNAPSHOT: u32 = u32::MAX;
+
+#[derive(Clone, Copy)]
+struct Fields {
+    file_key: Field,
+    chunk: Field,
+    path: Field,
+    symbols: Field,
+    body: Field,
+    path_tokens: Field,
+    symbol_tokens: Field,
+    body_tokens: Field,
+}
+
+const FIELD_NAMES: [&str; 8] = [
+    "file_key",
+    "chunk",
+    "path",
+    "symbols",
+    "body",
+    "path_tokens",
+    "symbol_tokens",
+    "body_tokens",
+];
+
+fn schema() -> (Schema, Fields) {
+    let mut builder = Schema::builder();
+    let text = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(CODE_TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqs)
+            .set_fieldnorms(true),
+    );
+    let fields = Fields {
+        file_key: builder.add_u64_field(FIELD_NAMES[0], FAST),
+        chunk: builder.add_u64_field(FIELD_NAMES[1], FAST),
+        path: builder.add_text_field(FIELD_NAMES[2], text.clone()),
+        symbols: builder.add_text_field(FIELD_NAMES[3], text.clone()),
+        body: builder.add_text_field(FIELD_NAMES[4], text),
+        // Exact token counts: the snapshot's average field lengths are sums of these (tantivy's
+        // per-document field norms are quantised).
+        path_tokens: builder.add_u64_field(FIELD_NAMES[5], FAST),
+        symbol_tokens: builder.add_u64_field(FIELD_NAMES[6], FAST),
+        body_tokens: builder.add_u64_field(FIELD_NAMES[7], FAST),
+    };
+    (builder.build(), fields)
+}
+
+/// One chunk to index.
+#[derive(Debug, Clone, Copy)]
+pub struct ChunkDoc<'a> {
+    pub file_key: u64,
+    pub chunk: u32,
+    pub path: &'a str,
+    /// Qualified name of the chunk and of the definitions inside it, one per line.
+    pub symbols: &'a str,
+    pub body: &'a str,
+}
+
+/// Where a snapshot file's chunks live in the snapshot's chunk id space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileChunks {
+    pub first_chunk_id: u32,
+    pub chunk_count: u32,
+}
+
+/// Indexing resources.
+#[derive(Debug, Clone, Copy)]
+pub struct WriterOptions {
+    pub threads: usize,
+    /// Memory budget per indexing thread, in bytes (tantivy needs at least 15 MB).
+    pub memory_per_thread: usize,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        WriterOptions {
+            threads: std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .min(4),
+            memory_per_thread: 64 << 20,
+        }
+    }
+}
+
+/// A pool index on disk.
+pub struct LexicalPool {
+    dir: PathBuf,
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+}
+
+impl LexicalPool {
+    /// Opens the pool in `dir`, creating an empty one if `dir` holds none. A pool whose schema is
+    /// not this version's is reported as [`LexicalError::Corrupt`].
+    pub fn open_or_create(dir: &Path) -> Result<LexicalPool, LexicalError> {
+        let (expected_schema, fields) = schema();
+        std::fs::create_dir_all(dir).map_err(|source| LexicalError::Io {
+            path: dir.display().to_string(),
+            source,
+        })?;
+        let tantivy_err = |source| LexicalError::Tantivy {
+            path: dir.display().to_string(),
+            source,
+        };
+        let mmap =
+            tantivy::directory::MmapDirectory::open(dir).map_err(|e| LexicalError::Tantivy {
+                path: dir.display().to_string(),
+                source: e.into(),
+            })?;
+        let index = Index::open_or_create(mmap, expected_schema.clone()).map_err(tantivy_err)?;
+        if index.schema() != expected_schema {
+            return Err(LexicalError::Corrupt {
+                path: dir.display().to_string(),
+                message: "schema differs from this version's".into(),
+            });
+        }
+        index
+            .tokenizers()
+            .register(CODE_TOKENIZER, TextAnalyzer::from(CodeTokenizer::default()));
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(tantivy_err)?;
+        Ok(LexicalPool {
+            dir: dir.to_path_buf(),
+            index,
+            reader,
+            fields,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn tantivy_err(&self, source: tantivy::TantivyError) -> LexicalError {
+        LexicalError::Tantivy {
+            path: self.dir.display().to_string(),
+            source,
+        }
+    }
+
+    /// Checks the checksum of every file of the committed segments (reads them all).
+    pub fn validate_checksums(&self) -> Result<(), LexicalError> {
+        let damaged = self
+            .index
+            .validate_checksum()
+            .map_err(|e| self.tantivy_err(e))?;
+        if damaged.is_empty() {
+            Ok(())
+        } else {
+            let mut names: Vec<String> = damaged.iter().map(|p| p.display().to_string()).collect();
+            names.sort();
+            Err(LexicalError::Corrupt {
+                path: self.dir.display().to_string(),
+                message: format!("damaged files: {}", names.join(", ")),
+            })
+        }
+    }
+
+    /// Sees the latest commit (of this or another process).
+    pub fn reload(&self) -> Result<(), LexicalError> {
+        self.reader.reload().map_err(|e| self.tantivy_err(e))
+    }
+
+    /// Documents in the pool, over all file versions.
+    pub fn num_docs(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    pub fn num_segments(&self) -> usize {
+        self.reader.searcher().segment_readers().len()
+    }
+
+    /// The file keys that have documents in the pool.
+    pub fn file_keys(&self) -> Result<HashSet<u64>, LexicalError> {
+        let searcher = self.reader.searcher();
+        let mut keys = HashSet::new();
+        for segment in searcher.segment_readers() {
+            let column = segment
+                .fast_fields()
+                .u64(FIELD_NAMES[0])
+                .map_err(|e| self.tantivy_err(e))?;
+            for doc in 0..segment.max_doc() {
+                if let Some(key) = column.first(doc) {
+                    keys.insert(key);
+                }
+            }
+        }
+        Ok(keys)
+    }
+
+    /// Starts adding documents. The caller holds the pool's write lock and has checked (after
+    /// [`LexicalPool::reload`]) that the pool lacks the file versions it will add.
+    pub fn writer(&self, options: &WriterOptions) -> Result<PoolWriter<'_>, LexicalError> {
+        let writer_options = IndexWriterOptions::builder()
+            .num_worker_threads(options.threads.max(1))
+            .memory_budget_per_thread(options.memory_per_thread.max(15 << 20))
+            .num_merge_threads(1)
+            .build();
+        let writer: IndexWriter = self
+            .index
+            .writer_with_options(writer_options)
+            .map_err(|e| self.tantivy_err(e))?;
+        writer.set_merge_policy(Box::new(NoMergePolicy));
+        Ok(PoolWriter {
+            pool: self,
+            writer,
+            added: 0,
+        })
+    }
+
+    /// Bytes of the pool's files on disk.
+    pub fn size_on_disk(&self) -> u64 {
+        std::fs::read_dir(&self.dir)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .filter_map(|e| e.metadata().ok())
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0)
+    }
+
+    /// The view of one snapshot: `files` maps each snapshot file's key to its chunk ids. Files of
+    /// the snapshot the pool lacks are listed by [`PoolView::missing_files`].
+    pub fn view(&self, files: &HashMap<u64, FileChunks>) -> Result<PoolView, LexicalError> {
+        let searcher = self.reader.searcher();
+        let mut doc_chunk = Vec::with_capacity(searcher.segment_readers().len());
+        let mut full_segments = Vec::new();
+        let mut found_per_file: HashMap<u64, u32> = HashMap::with_capacity(files.len());
+        let mut num_docs = 0u64;
+        let mut total_tokens = [0u64; 3];
+        let corrupt = |message: String| LexicalError::Corrupt {
+            path: self.dir.display().to_string(),
+            message,
+        };
+        let mut seen_chunk_ids: HashSet<u32> = HashSet::new();
+        for segment in searcher.segment_readers() {
+            let fast = segment.fast_fields();
+            let column = |name: &str| fast.u64(name).map_err(|e| self.tantivy_err(e));
+            let keys = column(FIELD_NAMES[0])?;
+            let chunks = column(FIELD_NAMES[1])?;
+            let token_columns = [
+                column(FIELD_NAMES[5])?,
+                column(FIELD_NAMES[6])?,
+                column(FIELD_NAMES[7])?,
+            ];
+            let mut map = vec![NOT_IN_SNAPSHOT; segment.max_doc() as usize];
+            let mut mapped = 0u32;
+            for doc in 0..segment.max_doc() {
+                let (Some(key), Some(chunk)) = (keys.first(doc), chunks.first(doc)) else {
+                    return Err(corrupt(format!("document {doc} lacks its key")));
+                };
+                let Some(file) = files.get(&key) else {
+                    continue;
+                };
+                if chunk >= u64::from(file.chunk_count) {
+                    return Err(corrupt(format!(
+                        "chunk {chunk} of file key {key:016x} is past its {} chunks",
+                        file.chunk_count
+                    )));
+                }
+                let chunk_id = file.first_chunk_id + chunk as u32;
+                // A file version indexed twice (never by this code's locking) must not count twice.
+                if !seen_chunk_ids.insert(chunk_id) {
+                    continue;
+                }
+                map[doc as usize] = chunk_id;
+                mapped += 1;
+                *found_per_file.entry(key).or_default() += 1;
+                num_docs += 1;
+                for (total, col) in total_tokens.iter_mut().zip(&token_columns) {
+                    *total += col.first(doc).unwrap_or(0);
+                }
+            }
+            full_segments.push(mapped == segment.max_doc());
+            doc_chunk.push(map);
+        }
+        let mut missing = Vec::new();
+        for (key, file) in files {
+            let found = found_per_file.get(key).copied().unwrap_or(0);
+            if found == 0 && file.chunk_count > 0 {
+                missing.push(*key);
+            } else if found != file.chunk_count {
+                return Err(corrupt(format!(
+                    "file key {key:016x} has {found} of its {} chunks",
+                    file.chunk_count
+                )));
+            }
+        }
+        missing.sort_unstable();
+        Ok(PoolView {
+            searcher,
+            fields: self.fields,
+            doc_chunk,
+            full_segments,
+            num_docs,
+            total_tokens,
+            doc_freqs: Mutex::new(HashMap::new()),
+            missing,
+            dir: self.dir.clone(),
+        })
+    }
+}
+
+/// Adds documents to a pool; nothing is visible until [`PoolWriter::commit`], and dropping the
+/// writer without committing leaves the pool as it was.
+pub struct PoolWriter<'p> {
+    pool: &'p LexicalPool,
+    writer: IndexWriter,
+    added: u64,
+}
+
+impl PoolWriter<'_> {
+    /// Queues `docs` (documents are prepared in parallel). Returns how many were queued.
+    pub fn add(&mut self, docs: &[ChunkDoc<'_>]) -> Result<u64, LexicalError> {
+        let f = self.pool.fields;
+        let documents: Vec<TantivyDocument> = docs
+            .par_iter()
+            .map(|doc| {
+                let mut document = TantivyDocument::new();
+                document.add_u64(f.file_key, doc.file_key);
+                document.add_u64(f.chunk, u64::from(doc.chunk));
+                document.add_text(f.path, doc.path);
+                document.add_text(f.symbols, doc.symbols);
+                document.add_text(f.body, doc.body);
+                document.add_u64(f.path_tokens, count_tokens(doc.path));
+                document.add_u64(f.symbol_tokens, count_tokens(doc.symbols));
+                document.add_u64(f.body_tokens, count_tokens(doc.body));
+                document
+            })
+            .collect();
+        for document in documents {
+            self.writer
+                .add_document(document)
+                .map_err(|e| self.pool.tantivy_err(e))?;
+        }
+        self.added += docs.len() as u64;
+        Ok(docs.len() as u64)
+    }
+
+    /// Commits atomically, merges segments when there are too many, and makes the new documents
+    /// visible to the pool's reader. Returns the number of documents added.
+    pub fn commit(mut self) -> Result<u64, LexicalError> {
+        let pool = self.pool;
+        if self.added == 0 {
+            return Ok(0);
+        }
+        self.writer.commit().map_err(|e| pool.tantivy_err(e))?;
+        let segments = pool
+            .index
+            .searchable_segment_ids()
+            .map_err(|e| pool.tantivy_err(e))?;
+        if segments.len() > MAX_SEGMENTS {
+            self.writer
+                .merge(&segments)
+                .wait()
+                .map_err(|e| pool.tantivy_err(e))?;
+        }
+        self.writer
+            .wait_merging_threads()
+            .map_err(|e| pool.tantivy_err(e))?;
+        pool.reload()?;
+        Ok(self.added)
+    }
+}
+
+/// One snapshot's view of a pool. Cheap to query from many threads.
+pub struct PoolView {
+    searcher: Searcher,
+    fields: Fields,
+    /// Per segment: document → snapshot chunk id, or [`NOT_IN_SNAPSHOT`].
+    doc_chunk: Vec<Vec<u32>>,
+    /// Per segment: every document belongs to the snapshot (document frequencies come straight
+    /// from the term dictionary).
+    full_segments: Vec<bool>,
+    num_docs: u64,
+    /// Exact token totals of the snapshot's documents: path, symbols, body.
+    total_tokens: [u64; 3],
+    doc_freqs: Mutex<HashMap<Term, u64>>,
+    missing: Vec<u64>,
+    dir: PathBuf,
+}
+
+impl PoolView {
+    /// Keys of snapshot files with chunks that the pool lacks (sorted).
+    pub fn missing_files(&self) -> &[u64] {
+        &self.missing
+    }
+
+    /// Chunks of the snapshot present in the pool.
+    pub fn num_docs(&self) -> u64 {
+        self.num_docs
+    }
+
+    fn tantivy_err(&self, source: tantivy::TantivyError) -> LexicalError {
+        LexicalError::Tantivy {
+            path: self.dir.display().to_string(),
+            source,
+        }
+    }
+
+    fn snapshot_doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        if let Some(&n) = self.doc_freqs.lock().expect("doc freq cache").get(term) {
+            return Ok(n);
+        }
+        let mut n = 0u64;
+        for (ord, segment) in self.searcher.segment_readers().iter().enumerate() {
+            let inverted = segment.inverted_index(term.field())?;
+            if self.full_segments[ord] {
+                n += u64::from(inverted.doc_freq(term)?);
+                continue;
+            }
+            let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::Basic)? else {
+                continue;
+            };
+            let map = &self.doc_chunk[ord];
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                if map[doc as usize] != NOT_IN_SNAPSHOT {
+                    n += 1;
+                }
+                doc = postings.advance();
+            }
+        }
+        self.doc_freqs
+            .lock()
+            .expect("doc freq cache")
+            .insert(term.clone(), n);
+        Ok(n)
+    }
+
+    /// The best `limit` chunks for `query` among those `accept` lets through, as
+    /// `(chunk id, score)`, best first (ties by chunk id). Chunks with no matching token are never
+    /// returned.
+    pub fn search(
+        &self,
+        query: &LexicalQuery,
+        config: &LexicalConfig,
+        limit: usize,
+        accept: &dyn Fn(u32) -> bool,
+    ) -> Result<Vec<(u32, f32)>, LexicalError> {
+        if limit == 0 || self.num_docs == 0 || query.is_empty() {
+            return Ok(Vec::new());
+        }
+        let f = self.fields;
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for (token, weight) in &query.tokens {
+            for (field, boost) in [
+                (f.path, config.path_boost),
+                (f.symbols, config.symbol_boost),
+                (f.body, config.body_boost),
+            ] {
+                let boost = weight * boost;
+                if boost <= 0.0 {
+                    continue;
+                }
+                let term = Term::from_field_text(field, token);
+                let term_query = TermQuery::new(term, IndexRecordOption::WithFreqs);
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(term_query), boost)),
+                ));
+            }
+        }
+        if clauses.is_empty() {
+            return Ok(Vec::new());
+        }
+        let boolean = BooleanQuery::new(clauses);
+        let stats = SnapshotStatistics { view: self };
+        let weight = boolean
+            .weight(EnableScoring::enabled_from_statistics_provider(
+                &stats,
+                &self.searcher,
+            ))
+            .map_err(|e| self.tantivy_err(e))?;
+        // Min-heap of the best hits so far; its smallest score is the pruning threshold.
+        let mut heap: BinaryHeap<Hit> = BinaryHeap::with_capacity(limit + 1);
+        for (ord, segment) in self.searcher.segment_readers().iter().enumerate() {
+            let map = &self.doc_chunk[ord];
+            let mut threshold = if heap.len() >= limit {
+                heap.peek().map_or(0.0, |h| h.score)
+            } else {
+                0.0
+            };
+            weight
+                .for_each_pruning(threshold, segment, &mut |doc: DocId, score| {
+                    let chunk = map[doc as usize];
+                    if chunk != NOT_IN_SNAPSHOT && score > 0.0 && accept(chunk) {
+                        heap.push(Hit { score, chunk });
+                        if heap.len() > limit {
+                            heap.pop();
+                        }
+                        if heap.len() >= limit {
+                            threshold = heap.peek().map_or(0.0, |h| h.score);
+                        }
+                    }
+                    threshold
+                })
+                .map_err(|e| self.tantivy_err(e))?;
+        }
+        let mut hits: Vec<(u32, f32)> = heap.into_iter().map(|h| (h.chunk, h.score)).collect();
+        hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        Ok(hits)
+    }
+}
+
+/// Heap entry ordered so that `BinaryHeap` pops the *worst* hit (lowest score, then highest chunk
+/// id) first.
+#[derive(PartialEq)]
+struct Hit {
+    score: f32,
+    chunk: u32,
+}
+
+impl Eq for Hit {}
+
+impl Ord for Hit {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then(self.chunk.cmp(&other.chunk))
+    }
+}
+
+impl PartialOrd for Hit {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// BM25 statistics of the viewed snapshot alone.
+struct SnapshotStatistics<'a> {
+    view: &'a PoolView,
+}
+
+impl Bm25StatisticsProvider for SnapshotStatistics<'_> {
+    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+        let f = self.view.fields;
+        Ok(if field == f.path {
+            self.view.total_tokens[0]
+        } else if field == f.symbols {
+            self.view.total_tokens[1]
+        } else if field == f.body {
+            self.view.total_tokens[2]
+        } else {
+            0
+        })
+    }
+
+    fn total_num_docs(&self) -> tantivy::Result<u64> {
+        Ok(self.view.num_docs)
+    }
+
+    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+        self.view.snapshot_doc_freq(term)
+    }
+}

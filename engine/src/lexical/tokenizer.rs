@@ -1,0 +1,408 @@
+//! The code-aware analyzer shared by indexing and querying.
+//!
+//! Text is cut into *compounds*: runs of identifier characters (Unicode letters, digits, `_`)
+//! joined by connectors (`.`, `/`, `\`, `-`, `::`) that sit between two identifier characters.
+//! Every compound yields, lowercased:
+//! - the whole compound when it has connectors (`django.db.models`, `src/foo/bar.py`), and its
+//!   suffixes of two segments or more (`db.models`; `foo/bar.py`, `bar.py`),
+//! - each connector-separated segment (`django`, `db`, `models`),
+//! - each segment's sub-words when it splits on `_` or camelCase (`getUserName` gives
+//!   `getusername`, `get`, `user`, `name`; `HTTPServer` gives `httpserver`, `http`, `server`;
+//!   `__init__` gives `__init__`, `init`).
+//!
+//! Numbers are ordinary tokens (`404`, `1.5.2` with `1`, `5`, `2`); a letter-digit transition is
+//! not a boundary (`utf8`, `sha256`, `v2` stay whole) but a digit-to-capital one is (`base64Encode`).
+//! Over-long tokens (hashes, base64 blobs) are dropped: they never match a query and only bloat the
+//! term dictionary. The same function analyses documents and queries, so a query for an identifier
+//! matches it whole (rare, high idf) and by its parts (common, low idf).
+//!
+//! This module knows nothing about tantivy's index; [`CodeTokenizer`] only adapts the function to
+//! tantivy's `Tokenizer` trait.
+
+use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+
+/// Longest segment or sub-word token kept, in bytes.
+pub const MAX_PART_LEN: usize = 64;
+/// Longest whole-compound token kept, in bytes (paths and dotted names run longer than words).
+pub const MAX_COMPOUND_LEN: usize = 160;
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Length in bytes of the connector starting at `rest`, if `rest` starts with one.
+fn connector_len(rest: &str) -> Option<usize> {
+    if rest.starts_with("::") {
+        return Some(2);
+    }
+    match rest.as_bytes().first() {
+        Some(b'.' | b'/' | b'\\' | b'-') => Some(1),
+        _ => None,
+    }
+}
+
+fn starts_with_word_char(s: &str) -> bool {
+    s.chars().next().is_some_and(is_word_char)
+}
+
+/// Where a token comes from in its compound; query analysis weighs sub-words below whole names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenLevel {
+    /// A whole compound with connectors (`django.db.models`).
+    Compound,
+    /// A connector-separated segment, i.e. a whole identifier (`getUserName`).
+    Segment,
+    /// A sub-word of a segment (`get`, `user`, `name`).
+    Subword,
+}
+
+/// Calls `emit(token, byte_from, byte_to)` for every token of `text`, in text order. Tokens are
+/// lowercased; `byte_from..byte_to` is the span of the original text the token comes from.
+pub fn for_each_token(text: &str, mut emit: impl FnMut(&str, usize, usize)) {
+    for_each_token_with_level(text, |token, from, to, _| emit(token, from, to));
+}
+
+/// [`for_each_token`] that also says which [`TokenLevel`] each token is.
+pub fn for_each_token_with_level(text: &str, mut emit: impl FnMut(&str, usize, usize, TokenLevel)) {
+    let mut lower = String::new();
+    let mut segments: Vec<(usize, usize)> = Vec::new();
+    let mut pos = 0;
+    let bytes = text.as_bytes();
+    while pos < text.len() {
+        // Fast skip of ASCII non-word bytes.
+        let b = bytes[pos];
+        if b.is_ascii() && !(b.is_ascii_alphanumeric() || b == b'_') {
+            pos += 1;
+            continue;
+        }
+        let c = text[pos..].chars().next().expect("pos is a char boundary");
+        if !is_word_char(c) {
+            pos += c.len_utf8();
+            continue;
+        }
+        // A compound starts here.
+        segments.clear();
+        loop {
+            let seg_start = pos;
+            while pos < text.len() {
+                let b = bytes[pos];
+                if b.is_ascii() {
+                    if b.is_ascii_alphanumeric() || b == b'_' {
+                        pos += 1;
+                        continue;
+                    }
+                    break;
+                }
+                let c = text[pos..].chars().next().expect("char boundary");
+                if !is_word_char(c) {
+                    break;
+                }
+                pos += c.len_utf8();
+            }
+            segments.push((seg_start, pos));
+            match connector_len(&text[pos..]) {
+                Some(n) if starts_with_word_char(&text[pos + n..]) => pos += n,
+                _ => break,
+            }
+        }
+        let end = pos;
+        if segments.len() > 1 {
+            // The whole compound and its suffixes of two segments or more: `views.py` finds
+            // `app/views.py`, `model.save` finds `self.model.save`.
+            for &(suffix_start, _) in &segments[..segments.len() - 1] {
+                if end - suffix_start <= MAX_COMPOUND_LEN {
+                    emit(
+                        lowercase_into(&mut lower, &text[suffix_start..end]),
+                        suffix_start,
+                        end,
+                        TokenLevel::Compound,
+                    );
+                }
+            }
+        }
+        for &(s, e) in &segments {
+            emit_segment(text, s, e, &mut lower, &mut emit);
+        }
+    }
+}
+
+/// Emits a segment whole and, when it splits, its sub-words.
+fn emit_segment(
+    text: &str,
+    start: usize,
+    end: usize,
+    lower: &mut String,
+    emit: &mut impl FnMut(&str, usize, usize, TokenLevel),
+) {
+    let segment = &text[start..end];
+    let mut parts: [(usize, usize); 16] = [(0, 0); 16];
+    let mut count = 0usize;
+    // Sub-words past the 16th (generated names, long constants) are not worth a token each.
+    split_subwords(segment, |s, e| {
+        if count < parts.len() {
+            parts[count] = (s, e);
+            count += 1;
+        }
+    });
+    let single_equal = count == 1 && parts[0] == (0, segment.len());
+    if segment.len() <= MAX_PART_LEN {
+        emit(
+            lowercase_into(lower, segment),
+            start,
+            end,
+            TokenLevel::Segment,
+        );
+    }
+    if single_equal {
+        return;
+    }
+    for &(s, e) in &parts[..count] {
+        if e - s <= MAX_PART_LEN {
+            emit(
+                lowercase_into(lower, &segment[s..e]),
+                start + s,
+                start + e,
+                TokenLevel::Subword,
+            );
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CharClass {
+    Lower,
+    Upper,
+    Digit,
+    Other,
+}
+
+fn class_of(c: char) -> CharClass {
+    if c.is_lowercase() {
+        CharClass::Lower
+    } else if c.is_uppercase() {
+        CharClass::Upper
+    } else if c.is_numeric() {
+        CharClass::Digit
+    } else {
+        CharClass::Other
+    }
+}
+
+/// Splits one identifier segment on `_` and camelCase boundaries; calls `part(start, end)` with
+/// byte offsets inside the segment.
+fn split_subwords(segment: &str, mut part: impl FnMut(usize, usize)) {
+    let mut chars = segment.char_indices().peekable();
+    let mut part_start: Option<usize> = None;
+    let mut prev = CharClass::Other;
+    while let Some((offset, c)) = chars.next() {
+        if c == '_' {
+            if let Some(s) = part_start.take() {
+                part(s, offset);
+            }
+            prev = CharClass::Other;
+            continue;
+        }
+        let here = class_of(c);
+        match part_start {
+            None => part_start = Some(offset),
+            Some(s) => {
+                let boundary = match (prev, here) {
+                    // fooBar, base64Encode
+                    (CharClass::Lower | CharClass::Digit, CharClass::Upper) => true,
+                    // HTTPServer: the last capital of a run starts the next word.
+                    (CharClass::Upper, CharClass::Upper) => chars
+                        .peek()
+                        .is_some_and(|&(_, n)| class_of(n) == CharClass::Lower),
+                    _ => false,
+                };
+                if boundary {
+                    part(s, offset);
+                    part_start = Some(offset);
+                }
+            }
+        }
+        prev = here;
+    }
+    if let Some(s) = part_start {
+        part(s, segment.len());
+    }
+}
+
+fn lowercase_into<'a>(buffer: &'a mut String, text: &str) -> &'a str {
+    buffer.clear();
+    if text.is_ascii() {
+        buffer.push_str(text);
+        buffer.make_ascii_lowercase();
+    } else {
+        buffer.extend(text.chars().flat_map(char::to_lowercase));
+    }
+    buffer.as_str()
+}
+
+/// All tokens of `text` as owned strings (tests, query analysis).
+pub fn tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_token(text, |t, _, _| out.push(t.to_string()));
+    out
+}
+
+/// Number of tokens [`for_each_token`] yields for `text`.
+pub fn count_tokens(text: &str) -> u64 {
+    let mut n = 0u64;
+    for_each_token(text, |_, _, _| n += 1);
+    n
+}
+
+/// The analyzer as a tantivy tokenizer (registered under [`CODE_TOKENIZER`]).
+#[derive(Clone, Default)]
+pub struct CodeTokenizer {
+    buffer: Vec<Token>,
+}
+
+/// Name under which [`CodeTokenizer`] is registered in the pool index.
+pub const CODE_TOKENIZER: &str = "swex_code";
+
+/// Tokens of one text, produced eagerly into the tokenizer's reusable buffer.
+pub struct CodeTokenStream<'a> {
+    tokens: &'a mut Vec<Token>,
+    len: usize,
+    next: usize,
+}
+
+impl Tokenizer for CodeTokenizer {
+    type TokenStream<'a> = CodeTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
+        let tokens = &mut self.buffer;
+        let mut len = 0usize;
+        for_each_token(text, |t, from, to| {
+            if len == tokens.len() {
+                tokens.push(Token::default());
+            }
+            let token = &mut tokens[len];
+            token.text.clear();
+            token.text.push_str(t);
+            token.offset_from = from;
+            token.offset_to = to;
+            token.position = len;
+            token.position_length = 1;
+            len += 1;
+        });
+        CodeTokenStream {
+            tokens,
+            len,
+            next: 0,
+        }
+    }
+}
+
+impl TokenStream for CodeTokenStream<'_> {
+    fn advance(&mut self) -> bool {
+        if self.next < self.len {
+            self.next += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn token(&self) -> &Token {
+        &self.tokens[self.next - 1]
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.tokens[self.next - 1]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(input: &str, expected: &[&str]) {
+        assert_eq!(tokens(input), expected, "tokens of {input:?}");
+    }
+
+    #[test]
+    fn tokenization_cases() {
+        check("foo", &["foo"]);
+        check("getUserName", &["getusername", "get", "user", "name"]);
+        check(
+            "snake_case_name",
+            &["snake_case_name", "snake", "case", "name"],
+        );
+        check("HTTPServer", &["httpserver", "http", "server"]);
+        check("__init__", &["__init__", "init"]);
+        check("_private", &["_private", "private"]);
+        check(
+            "django.db.models",
+            &["django.db.models", "db.models", "django", "db", "models"],
+        );
+        check(
+            "src/foo/bar.py",
+            &[
+                "src/foo/bar.py",
+                "foo/bar.py",
+                "bar.py",
+                "src",
+                "foo",
+                "bar",
+                "py",
+            ],
+        );
+        check("crate::a::B", &["crate::a::b", "a::b", "crate", "a", "b"]);
+        check("utf8 sha256 v2", &["utf8", "sha256", "v2"]);
+        check("base64Encode", &["base64encode", "base64", "encode"]);
+        check("404", &["404"]);
+        check("1.5.2", &["1.5.2", "5.2", "1", "5", "2"]);
+        check("end of sentence.", &["end", "of", "sentence"]);
+        check("./rel/path", &["rel/path", "rel", "path"]);
+        check(
+            "self.assertEqual(a, b)",
+            &[
+                "self.assertequal",
+                "self",
+                "assertequal",
+                "assert",
+                "equal",
+                "a",
+                "b",
+            ],
+        );
+        check("ÉcoleNormale", &["écolenormale", "école", "normale"]);
+        check("a - b", &["a", "b"]);
+        check("x-y", &["x-y", "x", "y"]);
+        check("ALL_CAPS", &["all_caps", "all", "caps"]);
+        check("", &[]);
+        check("   \n\t", &[]);
+    }
+
+    #[test]
+    fn overlong_tokens_are_dropped() {
+        let blob = "a".repeat(MAX_PART_LEN + 1);
+        check(&blob, &[]);
+        // The compound is within its own, longer limit; the over-long segment alone is dropped.
+        let compound = format!("{blob}.b");
+        check(&compound, &[compound.as_str(), "b"]);
+        let long_compound = format!("{}.b", "a.".repeat(MAX_COMPOUND_LEN));
+        assert!(
+            !tokens(&long_compound)
+                .iter()
+                .any(|t| t.len() > MAX_COMPOUND_LEN)
+        );
+    }
+
+    #[test]
+    fn tantivy_stream_matches_function() {
+        let mut tokenizer = CodeTokenizer::default();
+        for text in ["getUserName(x)", "", "a.b c", "fooBar baz"] {
+            let mut stream = tokenizer.token_stream(text);
+            let mut from_stream = Vec::new();
+            while stream.advance() {
+                from_stream.push(stream.token().text.clone());
+            }
+            assert_eq!(from_stream, tokens(text));
+            assert_eq!(from_stream.len() as u64, count_tokens(text));
+        }
+    }
+}

@@ -1,0 +1,588 @@
+//! Engine::open end to end on small fixture repositories written by the tests: lexical ranking,
+//! cache reuse across snapshots, the stat fast path, corruption and version bumps, concurrent
+//! builders, and the per-snapshot BM25 statistics of the shared pool.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, SystemTime};
+use swex_engine::analysis::Language;
+use swex_engine::cache::CACHE_FORMAT_VERSION;
+use swex_engine::index::{Engine, EngineConfig, Progress, SearchFilters, SnapshotIndex, Stage};
+use swex_engine::lexical::pool::WriterOptions;
+use swex_engine::scan::DiagnosticKind;
+
+const MODELS: &str = r#"from app.db import connection
+
+
+class QuerySet:
+    """A lazy database lookup."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def bulk_create(self, objs, batch_size=None):
+        if not objs:
+            return objs
+        return connection.insert_many(self.model, objs, batch_size)
+
+    def filter(self, **kwargs):
+        return QuerySet(self.model)
+"#;
+
+const VIEWS: &str = r#"from app.models import QuerySet
+
+
+def render_page(request, template_name):
+    context = {"user": request.user}
+    return template_name.format(**context)
+
+
+def list_articles(request):
+    return render_page(request, "articles.html")
+"#;
+
+const UTILS: &str = r#"import re
+import unicodedata
+
+
+def slugify(value, allow_unicode=False):
+    value = str(value)
+    if allow_unicode:
+        value = unicodedata.normalize("NFKC", value)
+    value = re.sub(r"[^\w\s-]", "", value.lower())
+    return re.sub(r"[-\s]+", "-", value).strip("-_")
+"#;
+
+const NOTES: &str = "# Notes\n\nQueries are lazy. Templates are rendered by views.\n";
+
+fn fixture() -> Vec<(&'static str, &'static [u8])> {
+    vec![
+        ("app/models.py", MODELS.as_bytes()),
+        ("app/views.py", VIEWS.as_bytes()),
+        ("app/utils.py", UTILS.as_bytes()),
+        ("app/__init__.py", b""),
+        ("docs/notes.md", NOTES.as_bytes()),
+        ("static/logo.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"),
+        ("data/latin1.txt", b"caf\xe9 cr\xe8me\n"),
+    ]
+}
+
+fn write_repo(root: &Path, files: &[(&str, &[u8])]) {
+    for (path, bytes) in files {
+        let abs = root.join(path);
+        fs::create_dir_all(abs.parent().unwrap()).unwrap();
+        fs::write(&abs, bytes).unwrap();
+    }
+}
+
+/// Sets every file's mtime an hour back, as a checkout made earlier would have (files written
+/// just now are "racy" for the stat fast path).
+fn age_files(root: &Path) {
+    for entry in walk(root) {
+        age_file(&entry);
+    }
+}
+
+fn age_file(path: &Path) {
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+}
+
+fn walk(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(root).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+fn config(cache: &Path) -> EngineConfig {
+    EngineConfig {
+        cache_dir: cache.to_path_buf(),
+        writer: WriterOptions {
+            threads: 1,
+            memory_per_thread: 15 << 20,
+        },
+        ..EngineConfig::default()
+    }
+}
+
+fn engine(cache: &Path) -> Engine {
+    Engine::new(config(cache))
+}
+
+/// `(path, start, end)` of the top hits.
+fn top(index: &SnapshotIndex, text: &str, n: usize) -> Vec<(String, u32, u32)> {
+    index
+        .search_text(text, n, &SearchFilters::default())
+        .unwrap()
+        .into_iter()
+        .map(|h| (h.path, h.start, h.end))
+        .collect()
+}
+
+fn top_path(index: &SnapshotIndex, text: &str) -> String {
+    top(index, text, 1)
+        .into_iter()
+        .next()
+        .map(|(p, _, _)| p)
+        .unwrap_or_default()
+}
+
+#[test]
+fn lexical_search_ranks_the_obvious_chunk_first() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    write_repo(repo.path(), &fixture());
+    let index = engine(cache.path()).open(repo.path()).unwrap();
+    for (query, expected) in [
+        (
+            "QuerySet.bulk_create() returns nothing when objs is empty",
+            "app/models.py",
+        ),
+        ("slugify should keep unicode letters", "app/utils.py"),
+        ("render_page ignores the template", "app/views.py"),
+        ("bug in views.py", "app/views.py"),
+        (
+            "Traceback:\n  File \"/srv/site-packages/app/utils.py\", line 9, in slugify\n",
+            "app/utils.py",
+        ),
+        ("lazy queries in the notes", "docs/notes.md"),
+    ] {
+        assert_eq!(top_path(&index, query), expected, "query {query:?}");
+    }
+    // Filters restrict results.
+    let only_docs = SearchFilters {
+        path_glob: Some(swex_engine::index::glob::Glob::new("docs/**").unwrap()),
+        ..SearchFilters::default()
+    };
+    let hits = index
+        .search_text("render_page views", 5, &only_docs)
+        .unwrap();
+    assert!(hits.iter().all(|h| h.path.starts_with("docs/")), "{hits:?}");
+    let only_python = SearchFilters {
+        languages: vec![Language::Python],
+        ..SearchFilters::default()
+    };
+    let hits = index.search_text("lazy", 5, &only_python).unwrap();
+    assert!(hits.iter().all(|h| h.path.ends_with(".py")), "{hits:?}");
+    // No matching token: no hits, not arbitrary ones.
+    assert!(
+        index
+            .search_text("zzzqqq", 5, &SearchFilters::default())
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[test]
+fn snapshot_api_files_lines_grep_and_diagnostics() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    write_repo(repo.path(), &fixture());
+    let index = engine(cache.path()).open(repo.path()).unwrap();
+    let paths: Vec<&str> = index.files().iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "app/__init__.py",
+            "app/models.py",
+            "app/utils.py",
+            "app/views.py",
+            "data/latin1.txt",
+            "docs/notes.md"
+        ]
+    );
+    let models = index.file("app/models.py").unwrap();
+    assert_eq!(models.language, Some(Language::Python));
+    assert_eq!(models.line_count, MODELS.lines().count() as u32);
+    assert_eq!(
+        index.read_lines("app/models.py", 4, 5).unwrap(),
+        ["class QuerySet:", "    \"\"\"A lazy database lookup.\"\"\""]
+    );
+    assert_eq!(
+        index.read_lines("app/models.py", 15, 99).unwrap(),
+        [
+            "    def filter(self, **kwargs):",
+            "        return QuerySet(self.model)"
+        ]
+    );
+    assert!(index.read_lines("app/models.py", 5, 4).unwrap().is_empty());
+    assert!(index.read_lines("nope.py", 1, 2).is_err());
+
+    let kinds: Vec<(&str, DiagnosticKind)> = index
+        .diagnostics()
+        .iter()
+        .map(|d| (d.path.as_str(), d.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            ("data/latin1.txt", DiagnosticKind::InvalidUtf8),
+            ("static/logo.png", DiagnosticKind::Binary)
+        ]
+    );
+
+    let hits = index.grep(r"def \w+\(request", Some("*.py"), 10).unwrap();
+    let found: Vec<(&str, u32)> = hits.iter().map(|h| (h.path.as_str(), h.line)).collect();
+    assert_eq!(found, [("app/views.py", 4), ("app/views.py", 9)]);
+    assert_eq!(index.grep("return", None, 2).unwrap().len(), 2);
+    assert!(index.grep("(", None, 1).is_err());
+
+    assert_eq!(
+        index.resolve_path("/usr/lib/python3/site-packages/app/views.py"),
+        ["app/views.py"]
+    );
+    assert_eq!(index.resolve_path("utils.py"), ["app/utils.py"]);
+    assert!(index.resolve_path("missing.py").is_empty());
+
+    // Every chunk id maps back to a chunk of its file, with its text.
+    let mut covered = 0;
+    for id in 0..index.num_chunks() {
+        let (path, chunk) = index.chunk(id).unwrap();
+        assert!(index.chunks_of(path).unwrap().contains(chunk));
+        let text = index.chunk_text(id).unwrap();
+        assert_eq!(text.lines().count() as u32, chunk.end - chunk.start + 1);
+        covered += 1;
+    }
+    assert_eq!(covered as usize, index.stats().chunks);
+    assert!(index.chunk(index.num_chunks()).is_none());
+}
+
+#[test]
+fn second_snapshot_reanalyses_and_reindexes_only_the_changed_file() {
+    let base = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let a = base.path().join("a");
+    let b = base.path().join("b");
+    write_repo(&a, &fixture());
+    let mut changed = fixture();
+    let new_utils = UTILS.replace("def slugify", "def make_slug");
+    changed[2].1 = new_utils.as_bytes();
+    write_repo(&b, &changed);
+
+    let first = engine(cache.path()).open(&a).unwrap();
+    let stats = first.stats();
+    assert_eq!(stats.cache.analyses_computed, 6);
+    assert_eq!(stats.pool.docs_added, stats.chunks as u64);
+
+    let second = engine(cache.path()).open(&b).unwrap();
+    let stats = second.stats();
+    assert_eq!(stats.cache.analyses_computed, 1, "{stats:#?}");
+    assert_eq!(stats.cache.analyses_reused, 5);
+    let utils_chunks = second.chunks_of("app/utils.py").unwrap().len() as u64;
+    assert_eq!(stats.pool.docs_added, utils_chunks);
+    assert_eq!(stats.pool.id, first.stats().pool.id);
+
+    // Each snapshot sees its own version only.
+    assert_eq!(top_path(&second, "make_slug"), "app/utils.py");
+    assert!(
+        second
+            .search_text("slugify", 5, &SearchFilters::default())
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(top_path(&first, "slugify"), "app/utils.py");
+    assert!(
+        first
+            .search_text("make_slug", 5, &SearchFilters::default())
+            .unwrap()
+            .is_empty()
+    );
+
+    // Reopening either costs nothing more.
+    for root in [&a, &b] {
+        let again = engine(cache.path()).open(root).unwrap();
+        assert_eq!(again.stats().cache.analyses_computed, 0);
+        assert_eq!(again.stats().pool.docs_added, 0);
+    }
+}
+
+#[test]
+fn warm_open_uses_the_stat_fast_path() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    write_repo(repo.path(), &fixture());
+    age_files(repo.path());
+    let cold = engine(cache.path()).open(repo.path()).unwrap();
+    assert_eq!(cold.stats().cache.files_read, 7);
+    let warm = engine(cache.path()).open(repo.path()).unwrap();
+    assert_eq!(warm.stats().cache.stat_fast_path, 7, "{:#?}", warm.stats());
+    assert_eq!(warm.stats().cache.files_read, 0);
+    // Diagnostics of files not read again are still reported.
+    assert_eq!(warm.diagnostics(), cold.diagnostics());
+
+    // A changed file is noticed (its ctime moved even if its mtime is put back).
+    let views = repo.path().join("app/views.py");
+    fs::write(&views, VIEWS.replace("render_page", "draw_page")).unwrap();
+    age_file(&views);
+    let changed = engine(cache.path()).open(repo.path()).unwrap();
+    assert_eq!(changed.stats().cache.files_read, 1);
+    assert_eq!(changed.stats().cache.analyses_computed, 1);
+    assert_eq!(top_path(&changed, "draw_page"), "app/views.py");
+}
+
+/// Scores from the shared pool (with other snapshots' documents in it) equal those of an index
+/// holding this snapshot alone.
+#[test]
+fn pool_view_scores_equal_a_fresh_index() {
+    let base = tempfile::tempdir().unwrap();
+    let shared_cache = tempfile::tempdir().unwrap();
+    let fresh_cache = tempfile::tempdir().unwrap();
+    let a = base.path().join("a");
+    let b = base.path().join("b");
+    write_repo(&a, &fixture());
+    let mut changed = fixture();
+    let views = format!(
+        "{VIEWS}\n\ndef render_error(request):\n    return render_page(request, \"error.html\")\n"
+    );
+    changed[1].1 = views.as_bytes();
+    changed.push((
+        "app/extra.py",
+        b"def render_extra():\n    return 'extra page template'\n",
+    ));
+    write_repo(&b, &changed);
+
+    engine(shared_cache.path()).open(&a).unwrap();
+    let pooled = engine(shared_cache.path()).open(&b).unwrap();
+    let fresh = engine(fresh_cache.path()).open(&b).unwrap();
+    assert!(pooled.stats().pool.docs_total > fresh.stats().pool.docs_total);
+    for query in [
+        "render_page template",
+        "QuerySet bulk_create objs",
+        "slugify unicode value",
+        "page",
+    ] {
+        let p = pooled
+            .search_text(query, 10, &SearchFilters::default())
+            .unwrap();
+        let f = fresh
+            .search_text(query, 10, &SearchFilters::default())
+            .unwrap();
+        assert_eq!(p.len(), f.len(), "{query}");
+        for (x, y) in p.iter().zip(&f) {
+            assert_eq!(
+                (&x.path, x.start, x.end),
+                (&y.path, y.start, y.end),
+                "{query}"
+            );
+            assert!(
+                (x.score - y.score).abs() <= 1e-4 * y.score.abs().max(1.0),
+                "{query}: {x:?} vs {y:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn corrupt_cache_entries_are_detected_and_rebuilt() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    write_repo(repo.path(), &fixture());
+    let reference = engine(cache.path()).open(repo.path()).unwrap();
+    let expected = top(&reference, "render_page template", 3);
+
+    // Garble every analysis entry and truncate the stat manifest.
+    let mut garbled = 0;
+    for file in walk(cache.path()) {
+        let text = file.to_string_lossy();
+        if text.contains("/analyses-") {
+            let mut bytes = fs::read(&file).unwrap();
+            let middle = bytes.len() / 2;
+            bytes[middle] ^= 0x55;
+            fs::write(&file, bytes).unwrap();
+            garbled += 1;
+        } else if text.contains("/roots-") {
+            let bytes = fs::read(&file).unwrap();
+            fs::write(&file, &bytes[..bytes.len() / 3]).unwrap();
+            garbled += 1;
+        }
+    }
+    assert_eq!(garbled, 6 + 1);
+    let rebuilt = engine(cache.path()).open(repo.path()).unwrap();
+    let stats = rebuilt.stats();
+    assert_eq!(stats.cache.invalid_entries, 7, "{stats:#?}");
+    assert_eq!(stats.cache.analyses_computed, 6);
+    assert_eq!(top(&rebuilt, "render_page template", 3), expected);
+    // And the rewritten entries are good again.
+    let again = engine(cache.path()).open(repo.path()).unwrap();
+    assert_eq!(again.stats().cache.invalid_entries, 0);
+    assert_eq!(again.stats().cache.analyses_computed, 0);
+}
+
+fn pool_files(cache: &Path) -> Vec<PathBuf> {
+    walk(cache)
+        .into_iter()
+        .filter(|p| {
+            let s = p.to_string_lossy();
+            s.contains("/pools-")
+                && p.parent().unwrap().file_name().unwrap().len() == 16
+                && !s.ends_with(".lock")
+        })
+        .collect()
+}
+
+#[test]
+fn a_damaged_pool_is_rebuilt() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    write_repo(repo.path(), &fixture());
+    let reference = engine(cache.path()).open(repo.path()).unwrap();
+    let expected = top(&reference, "slugify unicode", 3);
+    let chunks = reference.stats().chunks as u64;
+    drop(reference);
+
+    // Garble the largest segment file.
+    let victim = pool_files(cache.path())
+        .into_iter()
+        .filter(|p| !p.ends_with("meta.json"))
+        .max_by_key(|p| fs::metadata(p).unwrap().len())
+        .unwrap();
+    let mut bytes = fs::read(&victim).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    fs::write(&victim, bytes).unwrap();
+    let repaired = engine(cache.path()).open(repo.path()).unwrap();
+    assert_eq!(
+        repaired.stats().cache.pool_repairs.len(),
+        1,
+        "{:#?}",
+        repaired.stats()
+    );
+    assert_eq!(repaired.stats().pool.docs_added, chunks);
+    assert_eq!(top(&repaired, "slugify unicode", 3), expected);
+    drop(repaired);
+
+    // A garbled meta.json as well.
+    let meta = pool_files(cache.path())
+        .into_iter()
+        .find(|p| p.ends_with("meta.json"))
+        .unwrap();
+    fs::write(&meta, b"{ not json").unwrap();
+    let repaired = engine(cache.path()).open(repo.path()).unwrap();
+    assert_eq!(repaired.stats().cache.pool_repairs.len(), 1);
+    assert_eq!(top(&repaired, "slugify unicode", 3), expected);
+}
+
+#[test]
+fn a_format_version_bump_invalidates_everything() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    write_repo(repo.path(), &fixture());
+    let first = engine(cache.path()).open(repo.path()).unwrap();
+    let layout = Engine::new(config(cache.path()))
+        .layout()
+        .at_format_version(CACHE_FORMAT_VERSION + 1);
+    let bumped = Engine::with_layout(config(cache.path()), layout)
+        .open(repo.path())
+        .unwrap();
+    let stats = bumped.stats();
+    assert_eq!(stats.cache.analyses_reused, 0);
+    assert_eq!(stats.cache.analyses_computed, 6);
+    assert_eq!(stats.pool.docs_added, first.stats().chunks as u64);
+    assert_ne!(stats.pool.id, first.stats().pool.id);
+    assert_eq!(
+        top(&bumped, "bulk_create", 2),
+        top(&first, "bulk_create", 2)
+    );
+}
+
+#[test]
+fn concurrent_builders_do_not_corrupt_each_other() {
+    let base = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let a = base.path().join("a");
+    let b = base.path().join("b");
+    write_repo(&a, &fixture());
+    let mut changed = fixture();
+    changed.push((
+        "app/forms.py",
+        b"class ArticleForm:\n    fields = ['title']\n",
+    ));
+    write_repo(&b, &changed);
+
+    // Four builders at once: two on the same snapshot, two on another snapshot of the same repo.
+    let roots = [a.clone(), a.clone(), b.clone(), b.clone()];
+    let barrier = Arc::new(Barrier::new(roots.len()));
+    let handles: Vec<_> = roots
+        .iter()
+        .cloned()
+        .map(|root| {
+            let barrier = barrier.clone();
+            let cache = cache.path().to_path_buf();
+            std::thread::spawn(move || {
+                let engine = engine(&cache);
+                barrier.wait();
+                let index = engine.open(&root).unwrap();
+                top(&index, "ArticleForm fields title", 3)
+            })
+        })
+        .collect();
+    let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(results[0], results[1]);
+    assert_eq!(results[2], results[3]);
+    assert_eq!(results[2][0].0, "app/forms.py");
+    assert!(results[0].iter().all(|(p, _, _)| p != "app/forms.py"));
+
+    // Afterwards everything is cached, consistent, and in a single pool.
+    for root in [&a, &b] {
+        let index = engine(cache.path()).open(root).unwrap();
+        let stats = index.stats();
+        assert_eq!(stats.cache.analyses_computed, 0);
+        assert_eq!(stats.pool.docs_added, 0);
+        assert!(stats.cache.pool_repairs.is_empty());
+    }
+    let pools = Engine::new(config(cache.path()))
+        .layout()
+        .pools()
+        .pool_ids();
+    assert_eq!(pools.len(), 1, "{pools:?}");
+}
+
+#[derive(Default)]
+struct Recorder(std::sync::Mutex<Vec<(Stage, u64, u64)>>);
+
+impl Progress for Recorder {
+    fn report(&self, stage: Stage, done: u64, total: u64) {
+        self.0.lock().unwrap().push((stage, done, total));
+    }
+}
+
+#[test]
+fn progress_reaches_every_stage() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    write_repo(repo.path(), &fixture());
+    let recorder = Recorder::default();
+    engine(cache.path())
+        .open_with_progress(repo.path(), &recorder)
+        .unwrap();
+    let events = recorder.0.into_inner().unwrap();
+    for stage in [Stage::Walk, Stage::Read, Stage::Analyze, Stage::Index] {
+        assert!(
+            events.iter().any(|(s, _, _)| *s == stage),
+            "{stage:?}: {events:?}"
+        );
+    }
+    assert!(events.contains(&(Stage::Read, 7, 7)));
+    assert!(events.contains(&(Stage::Analyze, 6, 6)));
+}
+
+#[test]
+fn snapshot_index_is_shareable() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<SnapshotIndex>();
+    assert_send_sync::<Engine>();
+}

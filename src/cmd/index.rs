@@ -1,0 +1,187 @@
+//! `swex index`: build (or open) a snapshot's indexes and print what they hold.
+
+use super::progress::StderrProgress;
+use anyhow::Context;
+use clap::Args as ClapArgs;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use swex_engine::index::{Engine, EngineConfig, IndexStats};
+use swex_engine::scan::Diagnostic;
+
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// Snapshot directory (a checkout or a materialised benchmark snapshot).
+    #[arg(long)]
+    pub repo: PathBuf,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Print the statistics and every diagnostic as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Diagnostics to list by path in the text output (all are counted).
+    #[arg(long, default_value_t = 20)]
+    pub show_diagnostics: usize,
+    /// Do not build the code graph (it is otherwise built to report its size).
+    #[arg(long)]
+    pub no_graph: bool,
+}
+
+/// Options shared by the commands that open a snapshot.
+#[derive(ClapArgs, Debug, Clone)]
+pub struct EngineArgs {
+    /// Cache folder for indexes [default: $SWEX_CACHE_DIR, else the user cache dir's swex/].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Files larger than this many bytes are not indexed.
+    #[arg(long, value_name = "BYTES", default_value_t = swex_engine::scan::DEFAULT_MAX_FILE_SIZE)]
+    pub max_file_size: u64,
+    /// No progress on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl EngineArgs {
+    pub fn engine(&self) -> Engine {
+        let mut config = EngineConfig::default();
+        if let Some(dir) = &self.cache_dir {
+            config.cache_dir = dir.clone();
+        }
+        config.scan.max_file_size = self.max_file_size;
+        Engine::new(config)
+    }
+
+    pub fn open(
+        &self,
+        repo: &std::path::Path,
+    ) -> anyhow::Result<std::sync::Arc<swex_engine::index::SnapshotIndex>> {
+        let engine = self.engine();
+        let progress = StderrProgress::new(self.quiet);
+        let index = engine
+            .open_with_progress(repo, &progress)
+            .with_context(|| format!("indexing {}", repo.display()))?;
+        progress.finish();
+        Ok(index)
+    }
+}
+
+#[derive(serde::Serialize)]
+struct Report<'a> {
+    root: String,
+    stats: &'a IndexStats,
+    graph: Option<GraphReport>,
+    diagnostics: &'a [Diagnostic],
+}
+
+#[derive(serde::Serialize)]
+struct GraphReport {
+    nodes: usize,
+    edges: usize,
+    build_ms: f64,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let index = args.engine.open(&args.repo)?;
+    let graph: Option<GraphReport> = None; // GRAPH-TODO: after merging lang
+    let stats = index.stats();
+    if args.json {
+        let report = Report {
+            root: index.root().display().to_string(),
+            stats,
+            graph,
+            diagnostics: index.diagnostics(),
+        };
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("snapshot  {}", index.root().display());
+    let languages: Vec<String> = stats
+        .files_by_language
+        .iter()
+        .map(|(language, n)| format!("{language} {n}"))
+        .collect();
+    println!(
+        "files     {} indexed ({}), {} lines, {}",
+        stats.files,
+        languages.join(", "),
+        stats.lines,
+        human_bytes(stats.bytes)
+    );
+    println!(
+        "chunks    {} chunks, {} definitions",
+        stats.chunks, stats.definitions
+    );
+    if let Some(graph) = &graph {
+        println!(
+            "graph     {} nodes, {} edges (built in {:.0} ms)",
+            graph.nodes, graph.edges, graph.build_ms
+        );
+    }
+    let pool = &stats.pool;
+    println!(
+        "lexical   pool {}: {} chunks of this snapshot, {} in the pool ({} added now), {} segments, {}",
+        pool.id,
+        pool.snapshot_docs,
+        pool.docs_total,
+        pool.docs_added,
+        pool.segments,
+        human_bytes(pool.size_bytes)
+    );
+    let cache = &stats.cache;
+    println!(
+        "cache     {} files unchanged by stat, {} read; analyses {} reused, {} computed; {} invalid entries rebuilt",
+        cache.stat_fast_path,
+        cache.files_read,
+        cache.analyses_reused,
+        cache.analyses_computed,
+        cache.invalid_entries
+    );
+    for repair in &cache.pool_repairs {
+        println!("cache     repaired {repair}");
+    }
+    if cache.write_errors > 0 {
+        println!(
+            "cache     {} writes failed (first: {})",
+            cache.write_errors,
+            cache.first_write_error.as_deref().unwrap_or("")
+        );
+    }
+    let t = &stats.timings_ms;
+    println!(
+        "timings   walk {:.0} ms, read {:.0} ms, analyse {:.0} ms, lexical {:.0} ms, total {:.0} ms",
+        t.walk, t.read, t.analyze, t.lexical, t.total
+    );
+    let diagnostics = index.diagnostics();
+    if !diagnostics.is_empty() {
+        let counts: Vec<String> = stats
+            .diagnostics_by_kind
+            .iter()
+            .map(|(kind, n)| format!("{kind} {n}"))
+            .collect();
+        println!("diagnostics {} ({})", diagnostics.len(), counts.join(", "));
+        for diagnostic in diagnostics.iter().take(args.show_diagnostics) {
+            println!("  {diagnostic}");
+        }
+        if diagnostics.len() > args.show_diagnostics {
+            println!(
+                "  … {} more (--show-diagnostics N, or --json)",
+                diagnostics.len() - args.show_diagnostics
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}

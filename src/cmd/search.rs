@@ -1,0 +1,110 @@
+//! `swex search`: symbol, lexical and graph queries against a snapshot from the terminal.
+
+use super::index::EngineArgs;
+use clap::{ArgGroup, Args as ClapArgs};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use swex_engine::index::SearchFilters;
+use swex_engine::index::glob::Glob;
+
+#[derive(ClapArgs, Debug)]
+#[command(group(ArgGroup::new("query").required(true).args(["symbol", "text", "neighbours"])))]
+pub struct Args {
+    /// Snapshot directory.
+    #[arg(long)]
+    pub repo: PathBuf,
+    /// Definitions with this name (bare, qualified, or a dotted suffix such as `Model.save`).
+    #[arg(long)]
+    pub symbol: Option<String>,
+    /// Lexical (BM25) search with free text, e.g. an issue; identifiers, paths and tracebacks in
+    /// it are weighted up.
+    #[arg(long)]
+    pub text: Option<String>,
+    /// Graph neighbours of a file (imports, references, tests, containment).
+    #[arg(long, value_name = "PATH")]
+    pub neighbours: Option<String>,
+    /// Results to print.
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
+    /// Only files matching this glob (`*.py`, `django/db/**`), for --text.
+    #[arg(long)]
+    pub glob: Option<String>,
+    /// Print a JSON array of {path, start, end, kind, name, score}.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// One result line, the same shape for every query kind.
+#[derive(serde::Serialize)]
+struct Row {
+    path: String,
+    start: u32,
+    end: u32,
+    kind: String,
+    name: Option<String>,
+    score: Option<f32>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let index = args.engine.open(&args.repo)?;
+    let rows: Vec<Row> = if let Some(symbol) = &args.symbol {
+        index
+            .definitions(symbol)
+            .into_iter()
+            .take(args.limit)
+            .map(|d| Row {
+                path: d.path,
+                start: d.start,
+                end: d.end,
+                kind: serde_name(d.kind),
+                name: Some(d.qualified_name),
+                score: None,
+            })
+            .collect()
+    } else if let Some(text) = &args.text {
+        let filters = SearchFilters {
+            path_glob: args.glob.as_deref().map(Glob::new).transpose()?,
+            ..SearchFilters::default()
+        };
+        index
+            .search_text(text, args.limit, &filters)?
+            .into_iter()
+            .map(|hit| Row {
+                path: hit.path,
+                start: hit.start,
+                end: hit.end,
+                kind: serde_name(hit.kind),
+                name: hit.name,
+                score: Some(hit.score),
+            })
+            .collect()
+    } else if let Some(_path) = &args.neighbours {
+        anyhow::bail!("--neighbours needs the code graph (GRAPH-TODO)");
+    } else {
+        unreachable!("clap requires one query");
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else if rows.is_empty() {
+        eprintln!("no results");
+    } else {
+        for row in &rows {
+            let score = row.score.map(|s| format!("{s:8.3}  ")).unwrap_or_default();
+            let name = row.name.as_deref().unwrap_or("");
+            println!(
+                "{score}{}:{}-{}  {} {}",
+                row.path, row.start, row.end, row.kind, name
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn serde_name<T: serde::Serialize>(value: T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
