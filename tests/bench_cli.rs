@@ -395,3 +395,53 @@ fn isolated_explorers_write_the_same_rows_as_in_process_ones() {
         canonical(&root.join("isolated"))
     );
 }
+
+#[test]
+fn index_serves_engine_explorers_from_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fixture(root, 3);
+    let run = |out: &str, index: bool| {
+        let mut args: Vec<String> = [
+            "bench",
+            "--bench",
+            "bench.jsonl",
+            "--repos",
+            "repos",
+            "-e",
+            "bm25",
+            "-k",
+            "2",
+            "--plain",
+            "--cache-dir",
+            "cache",
+            "-o",
+        ]
+        .map(String::from)
+        .to_vec();
+        args.push(format!("{out}/{{explorer}}/top{{k}}.jsonl"));
+        if index {
+            args.push("--index".into());
+        }
+        let output = swex(root, &args);
+        assert_ok(&output);
+        read_results(&root.join(out).join("bm25/top2.jsonl")).unwrap()
+    };
+    // Without the engine's index the explorer cannot search: a failure row that says why.
+    for row in run("plain", false) {
+        let error = row.row.error.unwrap_or_default();
+        assert!(error.contains("lexical_search"), "{error}");
+    }
+    let cold = run("cold", true);
+    let warm = run("warm", true);
+    for (a, b) in cold.iter().zip(&warm) {
+        assert!(a.row.error.is_none(), "{:?}", a.row);
+        assert!(!a.row.regions.is_empty());
+        assert_eq!(
+            a.row.canonical_line(),
+            b.row.canonical_line(),
+            "the cache changes nothing"
+        );
+    }
+    assert!(root.join("cache").is_dir());
+}

@@ -16,11 +16,14 @@ use std::time::{Duration, Instant};
 use swex_bench::dataset::{Benchmark, LoadOptions, load_issue_map};
 use swex_bench::results::OpenMode;
 use swex_bench::runner::{
-    BenchExplorer, DEFAULT_OUTPUT, FsOpener, HostExplorer, InstanceEvent, OutputTemplate, Plan,
-    Run, RunConfig, RunObserver, RunSummary, Shard, SnapshotSource, parse_top_ks, select_instances,
+    BenchExplorer, DEFAULT_OUTPUT, FnOpener, FsOpener, HostExplorer, InstanceEvent, OutputTemplate,
+    Plan, Run, RunConfig, RunObserver, RunSummary, ServicesOpener, Shard, SnapshotSource,
+    parse_top_ks, select_instances,
 };
 use swex_engine::snapshot::RepoLocator;
-use swex_plugin_host::{IsolatedExplorer, IsolatedOptions, WorkerCommand};
+use swex_plugin_host::{
+    EngineBackend, IsolatedExplorer, IsolatedOptions, RawServices, WorkerCommand,
+};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -89,6 +92,12 @@ pub struct BenchArgs {
     /// Plain progress lines even on a terminal.
     #[arg(long)]
     pub plain: bool,
+    /// Serve explorers from the engine's index of each snapshot (built once, then reused from the
+    /// cache) instead of the plain files; explorers that search (`bm25`, ...) need it.
+    #[arg(long)]
+    pub index: bool,
+    #[command(flatten)]
+    pub engine: super::index::EngineArgs,
 }
 
 /// Benchmark-aware defaults of the reference baselines: the oracle reads the ground truth, random
@@ -280,12 +289,27 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     } else {
         OpenMode::Create
     };
+    // One engine for the whole run: its open pools are shared by the snapshots of a repository.
+    let engine = args.index.then(|| args.engine.engine());
+    let engine_opener = engine.as_ref().map(|engine| FnOpener {
+        name: "engine".into(),
+        open: move |dir: &Path| -> Result<(Box<dyn RawServices>, Vec<String>), String> {
+            let index = engine
+                .open(dir)
+                .map_err(|e| format!("indexing {}: {e}", dir.display()))?;
+            Ok((Box::new(EngineBackend::new(index)), Vec::new()))
+        },
+    });
+    let services: &dyn ServicesOpener = match &engine_opener {
+        Some(opener) => opener,
+        None => &FsOpener,
+    };
     let run = Run {
         bench: &bench,
         instances,
         explorers: &explorers,
         snapshots: &snapshots,
-        services: &FsOpener,
+        services,
         config: RunConfig {
             top_ks,
             workers,
@@ -294,8 +318,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             shard: args.shard,
         },
     };
-    let fancy = std::io::stderr().is_terminal() && !args.plain;
-    let observer = Progress::new(fancy);
+    let fancy = std::io::stderr().is_terminal() && !args.plain && !args.engine.quiet;
+    let observer = Progress::new(fancy, args.engine.quiet);
     let summary = run.execute(&observer)?;
     observer.finish();
     print_summary(&summary);
@@ -305,6 +329,8 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
 /// Progress on stderr: a bar with ETA on a terminal, one line per instance otherwise.
 struct Progress {
     bar: Option<ProgressBar>,
+    /// Only failures, warnings and the summary (`--quiet`).
+    quiet: bool,
     state: Mutex<ProgressState>,
 }
 
@@ -316,7 +342,7 @@ struct ProgressState {
 }
 
 impl Progress {
-    fn new(fancy: bool) -> Progress {
+    fn new(fancy: bool, quiet: bool) -> Progress {
         let bar = fancy.then(|| {
             let bar = ProgressBar::new(0);
             bar.set_style(
@@ -329,6 +355,7 @@ impl Progress {
         });
         Progress {
             bar,
+            quiet,
             state: Mutex::new(ProgressState {
                 total: 0,
                 done: 0,
@@ -404,6 +431,7 @@ impl RunObserver for Progress {
                 });
                 bar.inc(1);
             }
+            None if self.quiet => {}
             None => {
                 let elapsed = state.started.elapsed().as_secs_f64();
                 let eta = elapsed / state.done as f64 * (state.total - state.done) as f64;

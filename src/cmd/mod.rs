@@ -3,13 +3,13 @@
 pub mod bench;
 pub mod explore;
 pub mod explorers;
+mod index;
 pub mod merge;
+mod progress;
 pub mod report;
 pub mod score;
-pub mod snapshot;
-mod index;
-mod progress;
 mod search;
+pub mod snapshot;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
