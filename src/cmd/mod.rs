@@ -28,7 +28,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run explorers over a benchmark, score them at each top-k, write result rows.
-    Bench(bench::BenchArgs),
+    Bench(Box<bench::BenchArgs>),
     /// Means, breakdowns, paired comparisons, charts and an HTML page from result files.
     Report(report::ReportArgs),
     /// Merge result files (shards of a run), refusing conflicting rows.
@@ -52,7 +52,7 @@ pub enum Command {
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Bench(args) => bench::run(args),
+        Command::Bench(args) => bench::run(*args),
         Command::Report(args) => report::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Snapshot(args) => snapshot::run(args),
