@@ -169,6 +169,11 @@ pub enum ResultsError {
     #[error("{}: refusing to append a second row for {key}", path.display())]
     DuplicateAppend { path: PathBuf, key: RowKey },
     #[error(
+        "{}: a row for instance `{instance_id}` has no `top_k`, and the file does not fix one",
+        path.display()
+    )]
+    MissingTopK { path: PathBuf, instance_id: String },
+    #[error(
         "{} already holds {rows} result rows; pass --resume to continue it, or --overwrite to start \
          over",
         path.display()
@@ -406,7 +411,14 @@ impl ResultFile {
         let mut row_with_k;
         let row = if row.top_k.is_none() {
             row_with_k = row.clone();
-            row_with_k.top_k = self.default_top_k;
+            row_with_k.top_k =
+                Some(
+                    self.default_top_k
+                        .ok_or_else(|| ResultsError::MissingTopK {
+                            path: self.path.clone(),
+                            instance_id: row.instance_id.clone(),
+                        })?,
+                );
             &row_with_k
         } else {
             row

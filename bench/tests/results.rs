@@ -154,6 +154,19 @@ fn resume_keeps_keys_so_a_key_cannot_be_written_twice() {
     assert_eq!(recovered.rows.len(), 1);
     assert!(file.append(&row("i-1", "x", 5)).is_err());
     file.append(&row("i-2", "x", 5)).unwrap();
+
+    // A row without k goes in only where the file fixes one.
+    let mut without_k = row("i-3", "x", 5);
+    without_k.top_k = None;
+    let error = file.append(&without_k).unwrap_err().to_string();
+    assert!(error.contains("has no `top_k`"), "{error}");
+    let (mut fixed, _) =
+        ResultFile::open(&dir.path().join("top5.jsonl"), OpenMode::Create, Some(5)).unwrap();
+    fixed.append(&without_k).unwrap();
+    assert!(
+        fixed.append(&row("i-3", "x", 5)).is_err(),
+        "same key once k is filled in"
+    );
 }
 
 #[test]
