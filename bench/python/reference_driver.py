@@ -4,12 +4,16 @@
 This file holds no reference code: it imports `eval.py` from a folder given on the command line
 (`--eval-dir`), so the reference stays outside the repository.
 
-Two modes:
+Three modes:
 
   score   Score result rows against a benchmark the way the reference runner does (skip instances
           without core regions, cut each list at every top-k, all 17 metrics in the runner's
           order), `--repeat` times, and print the means of the last pass plus the wall time per
           pass. Reads the files once per pass, like a fresh `swex score` run.
+
+  compare Recompute, with the reference, every metric row `swex score --output` wrote (its
+          `regions` are already cut at `top_k`) and report rows whose values differ by more than
+          `--tolerance` (default 1e-9) from swex's; exit 1 on any difference.
 
   cases   Check the `expected` values of swex's metric case file
           (bench/tests/data/metric-cases.json) against the reference; exit 1 on any difference.
@@ -18,6 +22,8 @@ Examples:
   python3 bench/python/reference_driver.py --eval-dir /tmp/ref score \
       --bench ../shared/data/dev.jsonl --predictions ../shared/data/dev.cosil-top5.jsonl \
       --line-counts ../shared/data/dev.line-counts.json --top-k 5 --repeat 100
+  python3 bench/python/reference_driver.py --eval-dir /tmp/ref compare \
+      --bench ../shared/data/dev.jsonl --line-counts ../shared/data/dev.line-counts.json --rows rows.jsonl
   python3 bench/python/reference_driver.py --eval-dir /tmp/ref cases bench/tests/data/metric-cases.json
 """
 import argparse
@@ -79,6 +85,26 @@ def run_score(evaluator_class, args):
           f"min={times[0] * 1000:.2f}ms")
 
 
+def run_compare(evaluator_class, args):
+    with open(args.line_counts, encoding="utf-8") as f:
+        line_counts = json.load(f)
+    evaluator = evaluator_class(Path(args.bench), file_line_counts=line_counts)
+    rows = read_jsonl(args.rows)
+    differences = 0
+    for row in rows:
+        iid = row["instance_id"]
+        gt = evaluator.bench_data_dict[iid]["ground_truth"]
+        evaluator._current_file_line_counts = line_counts.get(iid, {})
+        preds = [(r["path"], r["start"], r["end"]) for r in row["regions"]]
+        for m in METRICS:
+            reference = getattr(evaluator, f"evaluate_{m}")(preds, gt)
+            if abs(reference - row["metrics"][m]) > args.tolerance:
+                differences += 1
+                print(f"DIFF {iid} {row['explorer']}@{row['top_k']}: {m} swex={row['metrics'][m]!r} reference={reference!r}")
+    print(f"{len(rows)} rows, {len(rows) * len(METRICS)} values, {differences} differences")
+    return 1 if differences else 0
+
+
 def run_cases(evaluator_class, args):
     cases = json.loads(Path(args.cases).read_text(encoding="utf-8"))
     failures = 0
@@ -110,6 +136,11 @@ def main():
     score.add_argument("--line-counts", required=True)
     score.add_argument("--top-k", default="5")
     score.add_argument("--repeat", type=int, default=1)
+    compare = sub.add_parser("compare")
+    compare.add_argument("--bench", required=True)
+    compare.add_argument("--line-counts", required=True)
+    compare.add_argument("--rows", required=True, help="metric rows written by swex score --output")
+    compare.add_argument("--tolerance", type=float, default=1e-9)
     cases = sub.add_parser("cases")
     cases.add_argument("cases")
     args = parser.parse_args()
@@ -120,6 +151,8 @@ def main():
     if args.mode == "score":
         run_score(ExploreEvaluator, args)
         return 0
+    if args.mode == "compare":
+        return run_compare(ExploreEvaluator, args)
     return run_cases(ExploreEvaluator, args)
 
 
