@@ -589,3 +589,54 @@ fn cli_runs_the_engine_backed_bm25_explorer() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[test]
+fn command_explorer_runs_a_command_and_reads_its_answer() {
+    let snapshot = snapshot();
+    let repo = snapshot.path().to_str().unwrap();
+    // A stand-in for a coding agent: reads the prompt on stdin, answers a RELEVANT_FILES block.
+    let config = r#"{"command": "cat > prompt.seen; printf 'Looking...\nRELEVANT_FILES:\n- a.py:2-3\n- b/c.py\n- nowhere.py:1\n'", "cwd": "{repo}"}"#;
+    let output = swex(&[
+        "explore", "-e", "command", "--config", config, "--repo", repo, "--json", "fix f()",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let regions: Vec<(String, i64, i64)> = answer["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap().to_owned(),
+                r["start"].as_i64().unwrap(),
+                r["end"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        regions,
+        [("a.py".to_owned(), 2, 3), ("b/c.py".to_owned(), 1, -1)]
+    );
+    assert_eq!(answer["dropped"]["nonexistent_file"], 1);
+    let prompt = std::fs::read_to_string(snapshot.path().join("prompt.seen")).unwrap();
+    assert!(
+        prompt.contains("fix f()") && prompt.contains("RELEVANT_FILES:"),
+        "{prompt}"
+    );
+
+    // A command that outlives its time limit is killed, and the instance fails with the reason.
+    let config = r#"{"command": ["sleep", "30"], "timeout_secs": 0.5}"#;
+    let output = swex(&[
+        "explore", "-e", "command", "--config", config, "--repo", repo, "x",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("did not finish within 0.5 s; it was killed"),
+        "{stderr}"
+    );
+}
