@@ -445,3 +445,38 @@ fn index_serves_engine_explorers_from_the_cache() {
     }
     assert!(root.join("cache").is_dir());
 }
+
+#[test]
+fn issue_map_texts_win_and_a_missing_issue_is_a_failure_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fixture(root, 3);
+    // Instance 2 loses its problem statement; the map gives instance 0 another text.
+    let bench = std::fs::read_to_string(root.join("bench.jsonl")).unwrap();
+    let bench = bench.replace("f returns the wrong value, issue 2", "");
+    std::fs::write(root.join("bench.jsonl"), bench).unwrap();
+    std::fs::write(
+        root.join("issues.json"),
+        serde_json::json!({"org__repo-0": "b.py:3-4"}).to_string(),
+    )
+    .unwrap();
+    // The explorer answers the issue text itself as its RELEVANT_FILES block.
+    let config = format!(
+        "command={}",
+        serde_json::json!({"command": ["sh", "-c", "printf 'RELEVANT_FILES:\\n%s\\n' \"$1\"", "sh", "{issue}"]})
+    );
+    let mut args = bench_args(root, "out", &["--explorer-config", &config]);
+    args.extend(["--issue-map", "issues.json"].map(String::from));
+    let at = args.iter().position(|a| a == "command,bm25-ref").unwrap();
+    args[at] = "command".into();
+    assert_ok(&swex(root, &args));
+    let rows = read_results(&root.join("out/command/top2.jsonl")).unwrap();
+    assert_eq!(rows[0].row.regions[0].path, "b.py");
+    assert_eq!(
+        (rows[0].row.regions[0].start, rows[0].row.regions[0].end),
+        (3, 4)
+    );
+    assert!(rows[1].row.error.is_none(), "{:?}", rows[1].row);
+    let error = rows[2].row.error.as_deref().unwrap();
+    assert!(error.contains("no issue text"), "{error}");
+}
