@@ -7,4 +7,7 @@ pub mod dataset;
 pub mod gt;
 pub mod linecounts;
 pub mod metrics;
+pub mod report;
+pub mod results;
+pub mod runner;
 pub mod score;

@@ -1,11 +1,14 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
+mod bench;
 pub mod explore;
 pub mod explorers;
 mod gt;
 mod index;
+mod merge;
 mod models;
 mod progress;
+mod report;
 mod score;
 mod search;
 mod snapshot;
@@ -26,38 +29,47 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
+    /// Ask an explorer which code regions an issue needs, on any checkout.
+    Explore(explore::Args),
+    /// List the explorers: built-in ones and plugins (kind, library, ABI version).
+    Explorers(explorers::Args),
+    /// Build or open a snapshot's indexes; print statistics and diagnostics.
+    Index(index::Args),
+    /// Query a snapshot: definitions by name, lexical search, graph neighbours.
+    Search(search::Args),
+    /// Run explorers over a benchmark, score them at each top-k, write result rows.
+    Bench(Box<bench::BenchArgs>),
+    /// Score result rows against SWE-Explore ground truth with the 17 reference metrics.
+    Score(score::ScoreArgs),
+    /// Means, breakdowns, paired comparisons, charts and an HTML page from result files.
+    Report(report::ReportArgs),
+    /// Merge result files (shards of a run), refusing conflicting rows.
+    Merge(merge::MergeArgs),
     /// Materialise benchmark snapshots (`repos/<instance_id>`) from local git directories.
     Snapshot(snapshot::SnapshotArgs),
     /// Ground truth from repair trajectories: build benchmark rows, measure coverage.
     #[command(subcommand)]
     Gt(gt::GtCommand),
-    /// Score result rows against SWE-Explore ground truth with the 17 reference metrics.
-    Score(score::ScoreArgs),
     /// Install and inspect the files dense retrieval needs (ONNX Runtime, embedding model).
     Models(models::ModelsArgs),
-    /// List the explorers: built-in ones and plugins (kind, library, ABI version).
-    Explorers(explorers::Args),
-    /// Ask an explorer which code regions an issue needs, on any checkout.
-    Explore(explore::Args),
     /// The child process of `swex explore --isolated` (internal).
     #[command(name = "__plugin-worker", hide = true)]
     PluginWorker,
-    /// Build or open a snapshot's indexes; print statistics and diagnostics.
-    Index(index::Args),
-    /// Query a snapshot: definitions by name, lexical search, graph neighbours.
-    Search(search::Args),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Snapshot(args) => snapshot::run(args),
-        Command::Gt(command) => gt::run(command),
-        Command::Score(args) => score::run(args),
-        Command::Models(args) => models::run(args),
-        Command::Explorers(args) => explorers::run(args),
         Command::Explore(args) => explore::run(args),
-        Command::PluginWorker => explore::run_worker(),
+        Command::Explorers(args) => explorers::run(args),
         Command::Index(args) => index::run(args),
         Command::Search(args) => search::run(args),
+        Command::Bench(args) => bench::run(*args),
+        Command::Score(args) => score::run(args),
+        Command::Report(args) => report::run(args),
+        Command::Merge(args) => merge::run(args),
+        Command::Snapshot(args) => snapshot::run(args),
+        Command::Gt(command) => gt::run(command),
+        Command::Models(args) => models::run(args),
+        Command::PluginWorker => explore::run_worker(),
     }
 }

@@ -1,0 +1,307 @@
+//! Charts of a report, as SVG written here and as PNG rasterised from that same SVG with resvg,
+//! so the two always agree.
+//!
+//! Two charts per k: recall against the line budget (`recall_at_100/300/500`, then full recall),
+//! one line per explorer; and grouped bars of the key metrics per explorer. All values are rates,
+//! so the y axis is always 0–1.
+//!
+//! PNG text needs a font: resvg uses the system's fonts (DejaVu Sans, Liberation Sans or any
+//! sans-serif). Without any, the PNG is drawn without its text and [`png`] says so.
+
+use super::Report;
+use super::render::KEY_METRICS;
+use std::fmt::Write as _;
+use std::sync::{Arc, OnceLock};
+
+/// How a chart draws its series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartKind {
+    /// One polyline with markers per series.
+    Lines,
+    /// One bar per series in each x group.
+    Bars,
+}
+
+/// One named series of values, one per x label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub values: Vec<f64>,
+}
+
+/// A chart with categorical x and a 0–1 y axis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    /// File stem, e.g. `recall-budget-k5`.
+    pub id: String,
+    pub title: String,
+    pub x_title: String,
+    pub y_title: String,
+    pub x_labels: Vec<String>,
+    pub series: Vec<Series>,
+    pub kind: ChartKind,
+}
+
+const WIDTH: f64 = 760.0;
+const HEIGHT: f64 = 440.0;
+const LEFT: f64 = 64.0;
+const RIGHT: f64 = 180.0;
+const TOP: f64 = 48.0;
+const BOTTOM: f64 = 100.0;
+const FONT: &str = "DejaVu Sans, Liberation Sans, Arial, sans-serif";
+/// Colour-blind-friendly palette (Okabe–Ito), repeated when there are more series.
+const PALETTE: [&str; 8] = [
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+];
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The chart as a standalone SVG document.
+pub fn svg(chart: &Chart) -> String {
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = HEIGHT - TOP - BOTTOM;
+    let y_of = |v: f64| TOP + plot_h * (1.0 - v.clamp(0.0, 1.0));
+    let groups = chart.x_labels.len().max(1) as f64;
+    let group_w = plot_w / groups;
+    let x_center = |i: usize| LEFT + group_w * (i as f64 + 0.5);
+
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="{FONT}" role="img" aria-label="{title}">"##,
+        title = escape(&chart.title)
+    );
+    let _ = write!(
+        s,
+        r##"<rect width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/><text x="{}" y="28" font-size="16" font-weight="bold" text-anchor="middle">{}</text>"##,
+        LEFT + plot_w / 2.0,
+        escape(&chart.title)
+    );
+    // Grid and y axis.
+    for tick in 0..=5 {
+        let value = tick as f64 / 5.0;
+        let y = y_of(value);
+        let _ = write!(
+            s,
+            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#dddddd" stroke-width="1"/><text x="{:.1}" y="{:.1}" font-size="11" text-anchor="end">{value:.1}</text>"##,
+            LEFT + plot_w,
+            LEFT - 6.0,
+            y + 4.0
+        );
+    }
+    let _ = write!(
+        s,
+        r##"<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{:.1}" stroke="#333333"/><line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333333"/>"##,
+        TOP + plot_h,
+        TOP + plot_h,
+        LEFT + plot_w,
+        TOP + plot_h
+    );
+    let _ = write!(
+        s,
+        r##"<text x="16" y="{:.1}" font-size="12" text-anchor="middle" transform="rotate(-90 16 {:.1})">{}</text>"##,
+        TOP + plot_h / 2.0,
+        TOP + plot_h / 2.0,
+        escape(&chart.y_title)
+    );
+    // X labels (slanted when many) and title.
+    let slanted = chart.x_labels.len() > 5;
+    for (i, label) in chart.x_labels.iter().enumerate() {
+        let x = x_center(i);
+        let y = TOP + plot_h + 16.0;
+        if slanted {
+            let _ = write!(
+                s,
+                r##"<text x="{x:.1}" y="{y:.1}" font-size="10" text-anchor="end" transform="rotate(-30 {x:.1} {y:.1})">{}</text>"##,
+                escape(label)
+            );
+        } else {
+            let _ = write!(
+                s,
+                r##"<text x="{x:.1}" y="{y:.1}" font-size="11" text-anchor="middle">{}</text>"##,
+                escape(label)
+            );
+        }
+    }
+    let _ = write!(
+        s,
+        r##"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="middle">{}</text>"##,
+        LEFT + plot_w / 2.0,
+        HEIGHT - 10.0,
+        escape(&chart.x_title)
+    );
+    // Series.
+    let n = chart.series.len().max(1) as f64;
+    for (index, series) in chart.series.iter().enumerate() {
+        let colour = PALETTE[index % PALETTE.len()];
+        match chart.kind {
+            ChartKind::Lines => {
+                let points: Vec<String> = series
+                    .values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| format!("{:.1},{:.1}", x_center(i), y_of(*v)))
+                    .collect();
+                let _ = write!(
+                    s,
+                    r##"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2.5"/>"##,
+                    points.join(" ")
+                );
+                for (i, v) in series.values.iter().enumerate() {
+                    let _ = write!(
+                        s,
+                        r##"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{colour}"><title>{}: {} = {v:.4}</title></circle>"##,
+                        x_center(i),
+                        y_of(*v),
+                        escape(&series.name),
+                        escape(&chart.x_labels[i])
+                    );
+                }
+            }
+            ChartKind::Bars => {
+                let bar_w = group_w * 0.8 / n;
+                for (i, v) in series.values.iter().enumerate() {
+                    let x = LEFT + group_w * i as f64 + group_w * 0.1 + bar_w * index as f64;
+                    let y = y_of(*v);
+                    let _ = write!(
+                        s,
+                        r##"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{colour}"><title>{}: {} = {v:.4}</title></rect>"##,
+                        bar_w.max(1.0),
+                        (TOP + plot_h - y).max(0.0),
+                        escape(&series.name),
+                        escape(&chart.x_labels[i])
+                    );
+                }
+            }
+        }
+        // Legend.
+        let y = TOP + 8.0 + 20.0 * index as f64;
+        let x = LEFT + plot_w + 16.0;
+        let _ = write!(
+            s,
+            r##"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{colour}"/><text x="{:.1}" y="{:.1}" font-size="12">{}</text>"##,
+            y - 10.0,
+            x + 18.0,
+            y,
+            escape(&series.name)
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// Recall against the line budget at `k`: one line per explorer.
+pub fn recall_budget_chart(report: &Report, k: usize) -> Chart {
+    let series = report
+        .overall
+        .iter()
+        .filter(|r| r.top_k == k)
+        .map(|r| Series {
+            name: r.explorer.clone(),
+            values: vec![
+                r.mean.recall_at_100,
+                r.mean.recall_at_300,
+                r.mean.recall_at_500,
+                r.mean.recall,
+            ],
+        })
+        .collect();
+    Chart {
+        id: format!("recall-budget-k{k}"),
+        title: format!("Recall vs. line budget (k = {k})"),
+        x_title: "lines read (budget)".into(),
+        y_title: "mean recall".into(),
+        x_labels: ["100", "300", "500", "all"].map(String::from).to_vec(),
+        series,
+        kind: ChartKind::Lines,
+    }
+}
+
+/// The key metrics at `k` as grouped bars, one bar per explorer.
+pub fn metrics_chart(report: &Report, k: usize) -> Chart {
+    let series = report
+        .overall
+        .iter()
+        .filter(|r| r.top_k == k)
+        .map(|r| Series {
+            name: r.explorer.clone(),
+            values: KEY_METRICS
+                .iter()
+                .map(|m| r.mean.get(m).expect("known metric"))
+                .collect(),
+        })
+        .collect();
+    Chart {
+        id: format!("metrics-k{k}"),
+        title: format!("Key metrics (k = {k})"),
+        x_title: "metric".into(),
+        y_title: "mean".into(),
+        x_labels: KEY_METRICS.map(String::from).to_vec(),
+        series,
+        kind: ChartKind::Bars,
+    }
+}
+
+/// Every chart of a report: for each k, the recall-budget curve and the metric bars.
+pub fn charts(report: &Report) -> Vec<Chart> {
+    report
+        .top_ks()
+        .into_iter()
+        .flat_map(|k| [recall_budget_chart(report, k), metrics_chart(report, k)])
+        .collect()
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ChartError {
+    #[error("rendering the chart: {0}")]
+    Svg(String),
+    #[error("encoding the PNG: {0}")]
+    Png(String),
+}
+
+fn fonts() -> Arc<resvg::usvg::fontdb::Database> {
+    static FONTS: OnceLock<Arc<resvg::usvg::fontdb::Database>> = OnceLock::new();
+    FONTS
+        .get_or_init(|| {
+            let mut db = resvg::usvg::fontdb::Database::new();
+            db.load_system_fonts();
+            Arc::new(db)
+        })
+        .clone()
+}
+
+/// Whether any system font is available to draw PNG text.
+pub fn have_fonts() -> bool {
+    !fonts().is_empty()
+}
+
+/// Rasterises an SVG document (normally from [`svg`]) to PNG bytes, at 2× for sharp text.
+pub fn png(svg: &str) -> Result<Vec<u8>, ChartError> {
+    let options = resvg::usvg::Options {
+        fontdb: fonts(),
+        ..resvg::usvg::Options::default()
+    };
+    let tree =
+        resvg::usvg::Tree::from_str(svg, &options).map_err(|e| ChartError::Svg(e.to_string()))?;
+    let scale = 2.0;
+    let size = tree
+        .size()
+        .to_int_size()
+        .scale_by(scale)
+        .ok_or_else(|| ChartError::Svg("the chart has no size".into()))?;
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| ChartError::Svg("the chart has no size".into()))?;
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::from_scale(scale, scale),
+        &mut pixmap.as_mut(),
+    );
+    pixmap
+        .encode_png()
+        .map_err(|e| ChartError::Png(e.to_string()))
+}

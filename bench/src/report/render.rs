@@ -1,0 +1,265 @@
+//! Text renderings of a [`Report`]: Markdown (for people and pull requests), CSV (one file per
+//! table, every metric, for spreadsheets) and JSON (everything, for programs).
+//!
+//! Markdown shows four decimals, CSV six; JSON keeps full precision.
+
+use super::{GroupMeans, MeanRow, Report};
+use crate::metrics::Metrics;
+use std::fmt::Write as _;
+
+/// Metrics shown in the Markdown breakdown tables (all 17 are in the overall table and the CSV).
+pub const KEY_METRICS: [&str; 9] = [
+    "precision",
+    "recall",
+    "f1_score",
+    "hit_file_rate",
+    "hit_region_rate",
+    "weighted_core_coverage",
+    "ndcg_at_500",
+    "recall_at_500",
+    "first_useful_hit",
+];
+
+fn md_table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
+    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let align: Vec<&str> = header
+        .iter()
+        .enumerate()
+        .map(|(i, _)| if i == 0 { "---" } else { "---:" })
+        .collect();
+    let _ = writeln!(out, "| {} |", align.join(" | "));
+    for row in rows {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push('\n');
+}
+
+fn mean_cells(row: &MeanRow, metrics: &[&str], decimals: usize) -> Vec<String> {
+    let mut cells = vec![
+        row.explorer.clone(),
+        row.top_k.to_string(),
+        row.instances.to_string(),
+        row.failures.to_string(),
+    ];
+    cells.extend(
+        metrics
+            .iter()
+            .map(|m| format!("{:.*}", decimals, row.mean.get(m).expect("known metric"))),
+    );
+    cells
+}
+
+fn mean_header(metrics: &[&str]) -> Vec<String> {
+    let mut header: Vec<String> = ["explorer", "k", "n", "failed"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    header.extend(metrics.iter().map(|m| m.to_string()));
+    header
+}
+
+/// The report as Markdown.
+pub fn markdown(report: &Report) -> String {
+    let mut out = String::from("# swex report\n\n");
+    let _ = writeln!(out, "Results: {}\n", report.sources.join(", "));
+    out.push_str(
+        "Means over instances; a failed explorer call (`error` row) counts as 0 on every metric \
+         and is counted under *failed*.\n\n",
+    );
+    out.push_str("## Means per explorer and k\n\n");
+    let all: Vec<&str> = Metrics::NAMES.to_vec();
+    let rows: Vec<Vec<String>> = report
+        .overall
+        .iter()
+        .map(|r| mean_cells(r, &all, 4))
+        .collect();
+    md_table(&mut out, &mean_header(&all), &rows);
+
+    for (title, groups) in [
+        ("Per repository", &report.by_repo),
+        ("Per language", &report.by_language),
+    ] {
+        let _ = writeln!(out, "## {title}\n");
+        let mut header = vec!["group".to_string()];
+        header.extend(mean_header(&KEY_METRICS));
+        let rows: Vec<Vec<String>> = groups
+            .iter()
+            .flat_map(|g| {
+                g.means.iter().map(|m| {
+                    let mut cells = vec![g.group.clone()];
+                    cells.extend(mean_cells(m, &KEY_METRICS, 4));
+                    cells
+                })
+            })
+            .collect();
+        md_table(&mut out, &header, &rows);
+    }
+
+    if !report.paired.is_empty() {
+        out.push_str("## Paired comparisons\n\n");
+        out.push_str(
+            "Per instance, *wins* counts instances where the first explorer scores higher. The \
+             interval is a percentile bootstrap of the mean difference (first − second).\n\n",
+        );
+        let header: Vec<String> = [
+            "first",
+            "second",
+            "k",
+            "metric",
+            "n",
+            "wins",
+            "losses",
+            "ties",
+            "mean diff",
+            "CI",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let rows: Vec<Vec<String>> = report
+            .paired
+            .iter()
+            .map(|p| {
+                vec![
+                    p.a.clone(),
+                    p.b.clone(),
+                    p.top_k.to_string(),
+                    p.metric.clone(),
+                    p.instances.to_string(),
+                    p.wins.to_string(),
+                    p.losses.to_string(),
+                    p.ties.to_string(),
+                    format!("{:+.4}", p.mean_difference),
+                    format!(
+                        "{:.0}% [{:+.4}, {:+.4}] ({} resamples, seed {})",
+                        p.confidence * 100.0,
+                        p.ci_low,
+                        p.ci_high,
+                        p.resamples,
+                        p.seed
+                    ),
+                ]
+            })
+            .collect();
+        md_table(&mut out, &header, &rows);
+    }
+    if !report.unknown_instances.is_empty() {
+        let _ = writeln!(
+            out,
+            "Note: {} instances of the results are not in the benchmark: {}\n",
+            report.unknown_instances.len(),
+            report.unknown_instances.join(", ")
+        );
+    }
+    out
+}
+
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+fn csv_line(cells: &[String]) -> String {
+    let mut line = cells
+        .iter()
+        .map(|c| csv_field(c))
+        .collect::<Vec<_>>()
+        .join(",");
+    line.push('\n');
+    line
+}
+
+fn csv_header(prefix: &[&str]) -> String {
+    let mut header: Vec<String> = prefix.iter().map(|s| s.to_string()).collect();
+    header.extend(
+        ["explorer", "top_k", "instances", "failures"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    header.extend(Metrics::NAMES.iter().map(|s| s.to_string()));
+    csv_line(&header)
+}
+
+/// `means.csv`: explorer, k, counts and the 17 means.
+pub fn csv_means(report: &Report) -> String {
+    let mut out = csv_header(&[]);
+    for row in &report.overall {
+        out.push_str(&csv_line(&mean_cells(row, &Metrics::NAMES, 6)));
+    }
+    out
+}
+
+/// `breakdown.csv`: the per-repository and per-language means, `kind` = `repo` or `language`.
+pub fn csv_breakdown(report: &Report) -> String {
+    let mut out = csv_header(&["kind", "group"]);
+    for (kind, groups) in [("repo", &report.by_repo), ("language", &report.by_language)] {
+        for group in groups.iter() {
+            out.push_str(&breakdown_lines(kind, group));
+        }
+    }
+    out
+}
+
+fn breakdown_lines(kind: &str, group: &GroupMeans) -> String {
+    group
+        .means
+        .iter()
+        .map(|m| {
+            let mut cells = vec![kind.to_string(), group.group.clone()];
+            cells.extend(mean_cells(m, &Metrics::NAMES, 6));
+            csv_line(&cells)
+        })
+        .collect()
+}
+
+/// `paired.csv`: one line per comparison and k.
+pub fn csv_paired(report: &Report) -> String {
+    let mut out = csv_line(
+        &[
+            "first",
+            "second",
+            "top_k",
+            "metric",
+            "instances",
+            "wins",
+            "losses",
+            "ties",
+            "mean_difference",
+            "ci_low",
+            "ci_high",
+            "confidence",
+            "resamples",
+            "seed",
+        ]
+        .map(String::from),
+    );
+    for p in &report.paired {
+        out.push_str(&csv_line(&[
+            p.a.clone(),
+            p.b.clone(),
+            p.top_k.to_string(),
+            p.metric.clone(),
+            p.instances.to_string(),
+            p.wins.to_string(),
+            p.losses.to_string(),
+            p.ties.to_string(),
+            format!("{:.6}", p.mean_difference),
+            format!("{:.6}", p.ci_low),
+            format!("{:.6}", p.ci_high),
+            p.confidence.to_string(),
+            p.resamples.to_string(),
+            p.seed.to_string(),
+        ]));
+    }
+    out
+}
+
+/// The report as pretty JSON (without the per-instance drill-down, which is in the HTML).
+pub fn json(report: &Report) -> String {
+    let mut text = serde_json::to_string_pretty(report).expect("a report serialises");
+    text.push('\n');
+    text
+}

@@ -1,0 +1,234 @@
+//! Report golden tests: Markdown, CSV and JSON of a fixed set of rows against files in
+//! `tests/golden/report/`. Run with `SWEX_UPDATE_GOLDEN=1` to rewrite them after an intended
+//! change (and review the diff).
+
+use std::path::{Path, PathBuf};
+use swex_bench::dataset::{Benchmark, LoadOptions, Region};
+use swex_bench::metrics::Metrics;
+use swex_bench::report::{CompareOptions, Report, bootstrap_ci, chart, html, render};
+use swex_bench::results::ResultRow;
+
+const INSTANCES: [(&str, &str, &str); 4] = [
+    ("org__alpha-1", "org/alpha", "src/a.py"),
+    ("org__alpha-2", "org/alpha", "src/b.py"),
+    ("team__beta-7", "team/beta", "lib/x.rs"),
+    ("team__beta-9", "team/beta", "lib/y.rs"),
+];
+
+fn bench(dir: &Path) -> Benchmark {
+    let mut text = String::new();
+    for (id, repo, path) in INSTANCES {
+        let row = serde_json::json!({
+            "instance_id": id,
+            "repo": repo,
+            "ground_truth": {
+                "read_core_files": [path],
+                "read_core_regions": [{"path": path, "start": 10, "end": 20}],
+            }
+        });
+        text.push_str(&format!("{row}\n"));
+    }
+    let path = dir.join("bench.jsonl");
+    std::fs::write(&path, text).unwrap();
+    Benchmark::load(&path, &LoadOptions::default()).unwrap()
+}
+
+/// Rows of two explorers at k = 1 and 2 with metrics chosen by hand; `beta` fails on one.
+fn rows() -> Vec<ResultRow> {
+    let mut rows = Vec::new();
+    for (i, (id, _, path)) in INSTANCES.iter().enumerate() {
+        for (explorer, base) in [("alpha", 0.5), ("beta", 0.25)] {
+            for k in [1usize, 2] {
+                let failed = explorer == "beta" && i == 3;
+                let value = if failed {
+                    0.0
+                } else {
+                    base + 0.125 * i as f64 / k as f64
+                };
+                let mut values = [0.0; 17];
+                for (j, v) in values.iter_mut().enumerate() {
+                    *v = (value + 0.01 * j as f64).min(1.0);
+                }
+                if failed {
+                    values = [0.0; 17];
+                }
+                rows.push(ResultRow {
+                    instance_id: id.to_string(),
+                    explorer: explorer.into(),
+                    top_k: Some(k),
+                    regions: if failed {
+                        vec![]
+                    } else {
+                        vec![Region::new(*path, 12, 30), Region::new("README.md", 1, -1)]
+                            .into_iter()
+                            .take(k)
+                            .collect()
+                    },
+                    metrics: Metrics::from_values(values),
+                    num_regions: if failed { 0 } else { k },
+                    error: failed.then(|| "scripted failure".to_string()),
+                    explorer_config: serde_json::Value::Null,
+                    dropped: Default::default(),
+                    notes: vec![],
+                    extra: Default::default(),
+                    timings: None,
+                });
+            }
+        }
+    }
+    rows
+}
+
+fn report(dir: &Path) -> Report {
+    let bench = bench(dir);
+    let compare = CompareOptions {
+        resamples: 2000,
+        ..CompareOptions::new("alpha", "beta")
+    };
+    Report::build(
+        vec!["fixture.jsonl".into()],
+        rows(),
+        Some(&bench),
+        &[compare],
+    )
+    .unwrap()
+}
+
+fn golden_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/report")
+}
+
+/// Compares `actual` with the golden file, or rewrites it when `SWEX_UPDATE_GOLDEN` is set.
+fn check_golden(name: &str, actual: &str) {
+    let path = golden_dir().join(name);
+    if std::env::var_os("SWEX_UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(golden_dir()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; run with SWEX_UPDATE_GOLDEN=1 to create it",
+            path.display()
+        )
+    });
+    assert!(
+        expected == actual,
+        "{} differs from the output; rerun with SWEX_UPDATE_GOLDEN=1 if the change is intended.\n--- output ---\n{actual}",
+        path.display()
+    );
+}
+
+#[test]
+fn golden_markdown_csv_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = report(dir.path());
+    check_golden("report.md", &render::markdown(&report));
+    check_golden("means.csv", &render::csv_means(&report));
+    check_golden("breakdown.csv", &render::csv_breakdown(&report));
+    check_golden("paired.csv", &render::csv_paired(&report));
+    check_golden("report.json", &render::json(&report));
+}
+
+#[test]
+fn breakdowns_group_by_repository_and_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = report(dir.path());
+    let groups = |g: &[swex_bench::report::GroupMeans]| -> Vec<(String, usize)> {
+        g.iter()
+            .map(|g| (g.group.clone(), g.means[0].instances))
+            .collect()
+    };
+    assert_eq!(
+        groups(&report.by_repo),
+        [("org/alpha".to_string(), 2), ("team/beta".to_string(), 2)]
+    );
+    assert_eq!(
+        groups(&report.by_language),
+        [("Python".to_string(), 2), ("Rust".to_string(), 2)]
+    );
+    let beta = report
+        .overall
+        .iter()
+        .find(|m| m.explorer == "beta" && m.top_k == 1)
+        .unwrap();
+    assert_eq!((beta.instances, beta.failures), (4, 1));
+    // Means include the failure as zero: (0.25 + 0.375 + 0.5 + 0) / 4.
+    assert!((beta.mean.precision - 0.28125).abs() < 1e-12);
+}
+
+#[test]
+fn paired_comparison_counts_and_bootstraps() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = report(dir.path());
+    let p = &report.paired[0];
+    assert_eq!(
+        (p.top_k, p.instances, p.wins, p.losses, p.ties),
+        (1, 4, 4, 0, 0)
+    );
+    assert!(p.ci_low <= p.mean_difference && p.mean_difference <= p.ci_high);
+
+    // (values, expected interval) — constant samples give a point; the interval is seeded.
+    type Interval = Option<(f64, f64)>;
+    let cases: [(&[f64], Interval); 3] = [
+        (&[0.5, 0.5, 0.5], Some((0.5, 0.5))),
+        (&[], Some((0.0, 0.0))),
+        (&[0.0, 1.0, 0.0, 1.0, 0.5], None),
+    ];
+    for (values, expected) in cases {
+        let (low, high) = bootstrap_ci(values, 1000, 0.95, 7);
+        assert_eq!((low, high), bootstrap_ci(values, 1000, 0.95, 7), "seeded");
+        match expected {
+            Some(interval) => assert_eq!((low, high), interval, "{values:?}"),
+            None => assert!(
+                0.0 < low && low < 0.5 && 0.5 < high && high < 1.0,
+                "{low} {high}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn charts_render_as_svg_and_png() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = report(dir.path());
+    let charts = chart::charts(&report);
+    let ids: Vec<&str> = charts.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "recall-budget-k1",
+            "metrics-k1",
+            "recall-budget-k2",
+            "metrics-k2"
+        ]
+    );
+    let svg = chart::svg(&charts[0]);
+    assert!(svg.starts_with("<svg") && svg.contains("alpha") && svg.contains("polyline"));
+    let png = chart::png(&svg).unwrap();
+    let pixmap = resvg::tiny_skia::Pixmap::decode_png(&png).unwrap();
+    assert_eq!((pixmap.width(), pixmap.height()), (1520, 880));
+    let distinct: std::collections::BTreeSet<[u8; 4]> = pixmap
+        .pixels()
+        .iter()
+        .map(|p| [p.red(), p.green(), p.blue(), p.alpha()])
+        .collect();
+    assert!(distinct.len() > 10, "a drawn chart, not a blank image");
+}
+
+#[test]
+fn html_is_self_contained_and_has_the_drill_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = report(dir.path());
+    let page = html::page(&report, &chart::charts(&report));
+    // The only URL is the SVG namespace, which is a name, not a fetch.
+    assert_eq!(
+        page.matches("http").count(),
+        page.matches("http://www.w3.org/2000/svg").count()
+    );
+    assert!(!page.contains("<link") && !page.contains("src="));
+    assert_eq!(page.matches("<details class=\"instance\"").count(), 4);
+    assert!(page.contains("src/a.py:10-20"), "ground truth shown");
+    assert!(page.contains("<tr class=\"hit\"><td>1</td><td class=\"l\">src/a.py:12-30</td>"));
+    assert!(page.contains("failed: scripted failure"));
+}

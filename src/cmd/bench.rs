@@ -1,0 +1,504 @@
+//! `swex bench`: run explorers over a benchmark file, score every answer at every top-k, and write
+//! result rows (`results/{explorer}/top{k}.jsonl` by default). Argument parsing, explorer setup
+//! and printing; the run itself is `swex_bench::runner`.
+
+use crate::cmd::explore::WORKER_SUBCOMMAND;
+use crate::cmd::explorers::registry;
+use anyhow::{Context, bail};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use swex_bench::dataset::{Benchmark, LoadOptions, load_issue_map};
+use swex_bench::results::OpenMode;
+use swex_bench::runner::{
+    BenchExplorer, DEFAULT_OUTPUT, FnOpener, FsOpener, HostExplorer, InstanceEvent, OutputTemplate,
+    Plan, Run, RunConfig, RunObserver, RunSummary, ServicesOpener, Shard, SnapshotSource,
+    parse_top_ks, select_instances,
+};
+use swex_engine::snapshot::RepoLocator;
+use swex_plugin_host::{
+    EngineBackend, IsolatedExplorer, IsolatedOptions, RawServices, WorkerCommand,
+};
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Benchmark JSONL (the reference's bench.jsonl schema).
+    #[arg(long, value_name = "FILE")]
+    pub bench: PathBuf,
+    /// JSON object {instance_id: issue text}; its texts take precedence over problem_statement.
+    #[arg(long, value_name = "FILE")]
+    pub issue_map: Option<PathBuf>,
+    /// Snapshot folder: repos/<instance_id>. With --git-dir or --mirrors, missing snapshots are
+    /// materialised here on the fly.
+    #[arg(long, value_name = "DIR", default_value = "repos")]
+    pub repos: PathBuf,
+    /// A git directory for a repository, `owner/name=DIR`, to materialise missing snapshots from.
+    /// Repeatable.
+    #[arg(long = "git-dir", value_name = "OWNER/NAME=DIR")]
+    pub git_dirs: Vec<String>,
+    /// A folder of git mirrors (layouts as in `swex snapshot`). Repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub mirrors: Vec<PathBuf>,
+    /// JSON object {"owner/name": "holder/name"}: which repository holds a repository's commits.
+    #[arg(long, value_name = "FILE")]
+    pub sources: Option<PathBuf>,
+    /// Explorers to run, comma-separated (see `swex explorers`).
+    #[arg(long, short = 'e', value_delimiter = ',', required = true)]
+    pub explorers: Vec<String>,
+    /// Top-k cuts, comma-separated: each explorer runs once at the largest, the others are cuts.
+    #[arg(long, short = 'k', default_value = "5")]
+    pub top_k: String,
+    /// Instances worked on at the same time [default: the number of CPUs].
+    #[arg(long, short = 'w')]
+    pub workers: Option<usize>,
+    /// Output path template; placeholders {explorer}, {k}, {shard}.
+    #[arg(long, short = 'o', default_value = DEFAULT_OUTPUT)]
+    pub output: String,
+    /// Keep the rows already in the output files and run only the missing (instance, explorer, k).
+    #[arg(long, conflicts_with = "overwrite")]
+    pub resume: bool,
+    /// Replace existing output files.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Run only shard i of N (0-based): the instances at positions i, i+N, ... of the sorted ids.
+    #[arg(long, value_name = "i/N")]
+    pub shard: Option<Shard>,
+    /// Run explorers in child processes: a crash or hang fails one instance, not the run.
+    #[arg(long)]
+    pub isolated: bool,
+    /// Time limit per explorer call in seconds (isolated mode).
+    #[arg(long, default_value_t = 600.0)]
+    pub timeout: f64,
+    /// Only the first N instances (after --instances).
+    #[arg(long, short = 'n')]
+    pub limit: Option<usize>,
+    /// Only these instances, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "ID,ID")]
+    pub instances: Vec<String>,
+    /// An explorer's config: `NAME=JSON` or `NAME=@FILE`. Repeatable.
+    #[arg(long = "explorer-config", value_name = "NAME=JSON")]
+    pub explorer_configs: Vec<String>,
+    /// Explorers whose requests carry the ground truth [default: oracle]. Repeatable.
+    #[arg(long = "ground-truth-for", value_name = "NAME")]
+    pub ground_truth_for: Vec<String>,
+    /// A plugin library or a folder of them (repeatable).
+    #[arg(long = "plugin", value_name = "PATH")]
+    pub plugins: Vec<PathBuf>,
+    /// Plain progress lines even on a terminal.
+    #[arg(long)]
+    pub plain: bool,
+    /// Serve explorers from the engine's index of each snapshot (built once, then reused from the
+    /// cache) instead of the plain files; explorers that search (`bm25`, ...) need it.
+    #[arg(long)]
+    pub index: bool,
+    #[command(flatten)]
+    pub engine: super::index::EngineArgs,
+}
+
+/// Benchmark-aware defaults of the reference baselines: the oracle reads the ground truth, random
+/// samples the benchmark file's pool of core regions.
+fn default_setup(name: &str, bench: &Path) -> (serde_json::Value, bool) {
+    match name {
+        "oracle" => (serde_json::Value::Null, true),
+        "random" => (
+            serde_json::json!({ "bench_file": bench.display().to_string() }),
+            false,
+        ),
+        _ => (serde_json::Value::Null, false),
+    }
+}
+
+fn parse_configs(items: &[String]) -> anyhow::Result<BTreeMap<String, serde_json::Value>> {
+    let mut configs = BTreeMap::new();
+    for item in items {
+        let (name, text) = item.split_once('=').with_context(|| {
+            format!("--explorer-config {item:?}: expected NAME=JSON or NAME=@FILE")
+        })?;
+        let (json, origin) = match text.strip_prefix('@') {
+            Some(path) => (
+                std::fs::read_to_string(path)
+                    .with_context(|| format!("--explorer-config {name}: reading {path}"))?,
+                path.to_string(),
+            ),
+            None => (text.to_string(), format!("--explorer-config {name}")),
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(&json).with_context(|| format!("{origin}: not valid JSON"))?;
+        if configs.insert(name.to_string(), value).is_some() {
+            bail!("--explorer-config {name} is given twice");
+        }
+    }
+    Ok(configs)
+}
+
+fn build_locator(args: &BenchArgs) -> anyhow::Result<Option<RepoLocator>> {
+    if args.git_dirs.is_empty() && args.mirrors.is_empty() {
+        return Ok(None);
+    }
+    let mut locator = RepoLocator {
+        mirror_dirs: args.mirrors.clone(),
+        ..RepoLocator::default()
+    };
+    for item in &args.git_dirs {
+        let (repo, dir) = item
+            .split_once('=')
+            .with_context(|| format!("--git-dir {item:?}: expected OWNER/NAME=DIR"))?;
+        if !repo.contains('/') {
+            bail!("--git-dir {item:?}: expected OWNER/NAME=DIR");
+        }
+        locator
+            .git_dirs
+            .insert(repo.to_string(), PathBuf::from(dir));
+    }
+    if let Some(path) = &args.sources {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        locator.sources = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{}: expected a JSON object {{\"owner/name\": \"holder/name\"}}",
+                path.display()
+            )
+        })?;
+    }
+    Ok(Some(locator))
+}
+
+pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    let top_ks = parse_top_ks(&args.top_k)?;
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        bail!("--timeout must be a positive number of seconds");
+    }
+    let output = OutputTemplate::new(args.output.clone())?;
+    if args.shard.is_some() && !output.has("shard") {
+        eprintln!(
+            "note: --output has no {{shard}} placeholder; run each shard on its own machine or give \
+             each its own --output, then `swex merge`"
+        );
+    }
+    let bench_path = std::fs::canonicalize(&args.bench)
+        .with_context(|| format!("--bench {}", args.bench.display()))?;
+    let mut bench = Benchmark::load(&bench_path, &LoadOptions::default())?;
+    if !bench.excluded_empty_core.is_empty() {
+        eprintln!(
+            "note: {} rows without core regions are left out (as the reference runner does)",
+            bench.excluded_empty_core.len()
+        );
+    }
+    if let Some(path) = &args.issue_map {
+        let issues = load_issue_map(path)?;
+        let join = bench.join_issues(&issues);
+        eprintln!(
+            "{}: issue texts for {} instances",
+            path.display(),
+            join.from_map
+        );
+    }
+    let instances = select_instances(&bench, &args.instances, args.limit, args.shard)?;
+
+    // Explorers: built-ins and plugins through the host, each created once with its config.
+    let mut configs = parse_configs(&args.explorer_configs)?;
+    for name in configs.keys() {
+        if !args.explorers.contains(name) {
+            bail!("--explorer-config {name}: `{name}` is not among --explorers");
+        }
+    }
+    let registry = registry(&args.plugins)?;
+    // Every name is checked before any explorer is created.
+    for name in &args.explorers {
+        registry.find(name)?;
+    }
+    let mut explorers = Vec::new();
+    for name in &args.explorers {
+        let (default_config, default_sees) = default_setup(name, &bench_path);
+        let config = configs.remove(name).unwrap_or(default_config);
+        let sees_ground_truth = if args.ground_truth_for.is_empty() {
+            default_sees
+        } else {
+            args.ground_truth_for.contains(name)
+        };
+        let entry = registry.find(name)?;
+        let explorer = if args.isolated {
+            let target = entry.target();
+            let command = WorkerCommand::current_exe(&[WORKER_SUBCOMMAND])?;
+            let options = IsolatedOptions {
+                timeout: Duration::from_secs_f64(args.timeout),
+                forward_stderr: false,
+            };
+            let worker_config = config.clone();
+            // One worker is started now so that a bad config fails before the run.
+            let first = IsolatedExplorer::start(
+                command.clone(),
+                target.clone(),
+                worker_config.clone(),
+                options.clone(),
+            )
+            .with_context(|| format!("starting explorer {name} in a worker"))?;
+            let host = HostExplorer::isolated(Box::new(move || {
+                IsolatedExplorer::start(
+                    command.clone(),
+                    target.clone(),
+                    worker_config.clone(),
+                    options.clone(),
+                )
+            }));
+            if let HostExplorer::Isolated { idle, .. } = &host {
+                idle.lock().expect("fresh pool").push(first);
+            }
+            host
+        } else {
+            HostExplorer::InProcess(
+                entry
+                    .plugin
+                    .instantiate(&config)
+                    .with_context(|| format!("creating explorer {name}"))?,
+            )
+        };
+        explorers.push(BenchExplorer {
+            name: name.clone(),
+            config,
+            sees_ground_truth,
+            explorer: Box::new(explorer),
+        });
+    }
+
+    let snapshots = SnapshotSource {
+        repos: args.repos.clone(),
+        locator: build_locator(&args)?,
+    };
+    if snapshots.locator.is_none() && !args.repos.is_dir() {
+        bail!(
+            "--repos {}: not a folder (make snapshots with `swex snapshot`, or pass --git-dir / \
+             --mirrors to make them on the fly)",
+            args.repos.display()
+        );
+    }
+    let workers = args.workers.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    let mode = if args.resume {
+        OpenMode::Resume
+    } else if args.overwrite {
+        OpenMode::Overwrite
+    } else {
+        OpenMode::Create
+    };
+    // One engine for the whole run: its open pools are shared by the snapshots of a repository.
+    let engine = args.index.then(|| args.engine.engine());
+    let engine_opener = engine.as_ref().map(|engine| FnOpener {
+        name: "engine".into(),
+        open: move |dir: &Path| -> Result<(Box<dyn RawServices>, Vec<String>), String> {
+            let index = engine
+                .open(dir)
+                .map_err(|e| format!("indexing {}: {e}", dir.display()))?;
+            Ok((Box::new(EngineBackend::new(index)), Vec::new()))
+        },
+    });
+    let services: &dyn ServicesOpener = match &engine_opener {
+        Some(opener) => opener,
+        None => &FsOpener,
+    };
+    let run = Run {
+        bench: &bench,
+        instances,
+        explorers: &explorers,
+        snapshots: &snapshots,
+        services,
+        config: RunConfig {
+            top_ks,
+            workers,
+            mode,
+            output,
+            shard: args.shard,
+        },
+    };
+    let fancy = std::io::stderr().is_terminal() && !args.plain && !args.engine.quiet;
+    let observer = Progress::new(fancy, args.engine.quiet);
+    let summary = run.execute(&observer)?;
+    observer.finish();
+    print_summary(&summary);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Progress on stderr: a bar with ETA on a terminal, one line per instance otherwise.
+struct Progress {
+    bar: Option<ProgressBar>,
+    /// Only failures, warnings and the summary (`--quiet`).
+    quiet: bool,
+    state: Mutex<ProgressState>,
+}
+
+struct ProgressState {
+    total: usize,
+    done: usize,
+    failed_calls: usize,
+    started: Instant,
+}
+
+impl Progress {
+    fn new(fancy: bool, quiet: bool) -> Progress {
+        let bar = fancy.then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{bar:30} {pos}/{len} instances  {elapsed} elapsed, ETA {eta}  {msg}",
+                )
+                .expect("valid template"),
+            );
+            bar
+        });
+        Progress {
+            bar,
+            quiet,
+            state: Mutex::new(ProgressState {
+                total: 0,
+                done: 0,
+                failed_calls: 0,
+                started: Instant::now(),
+            }),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn say(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+}
+
+impl RunObserver for Progress {
+    fn started(&self, plan: &Plan) {
+        for (path, line, bytes) in &plan.torn_lines {
+            self.say(&format!(
+                "repaired {}: cut off a torn last line {line} ({bytes} bytes) left by an interrupted run",
+                path.display()
+            ));
+        }
+        self.say(&format!(
+            "{} instances: {} to run ({} explorer calls), {} rows already present; writing {}",
+            plan.instances,
+            plan.to_run,
+            plan.calls,
+            plan.rows_present,
+            plan.files
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let mut state = self.state.lock().expect("progress lock");
+        state.total = plan.to_run;
+        state.started = Instant::now();
+        if let Some(bar) = &self.bar {
+            bar.set_length(plan.to_run as u64);
+            bar.reset_elapsed();
+        }
+    }
+
+    fn instance_done(&self, event: &InstanceEvent) {
+        let mut state = self.state.lock().expect("progress lock");
+        state.done += 1;
+        state.failed_calls += event.failures.len();
+        for (explorer, reason) in &event.failures {
+            self.say(&format!(
+                "{}: {explorer} failed: {}",
+                event.instance_id,
+                first_line(reason)
+            ));
+        }
+        for warning in &event.warnings {
+            self.say(&format!("{}: warning: {warning}", event.instance_id));
+        }
+        match &self.bar {
+            Some(bar) => {
+                bar.set_message(if state.failed_calls > 0 {
+                    format!("{} failed calls", state.failed_calls)
+                } else {
+                    String::new()
+                });
+                bar.inc(1);
+            }
+            None if self.quiet => {}
+            None => {
+                let elapsed = state.started.elapsed().as_secs_f64();
+                let eta = elapsed / state.done as f64 * (state.total - state.done) as f64;
+                eprintln!(
+                    "[{}/{}] {} ({} calls, {} failed, {:.1}s)  elapsed {:.0}s, ETA {:.0}s",
+                    state.done,
+                    state.total,
+                    event.instance_id,
+                    event.calls,
+                    event.failures.len(),
+                    event.seconds,
+                    elapsed,
+                    eta
+                );
+            }
+        }
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+/// The end-of-run table: means per explorer × k over the selected instances (failures as zeros).
+fn print_summary(summary: &RunSummary) {
+    eprintln!(
+        "done in {:.1}s: {} rows written, {} failed explorer calls",
+        summary.seconds, summary.rows_written, summary.failures
+    );
+    const SHOWN: [(&str, &str); 9] = [
+        ("precision", "P"),
+        ("recall", "R"),
+        ("f1_score", "F1"),
+        ("hit_file_rate", "hitF"),
+        ("hit_region_rate", "hitR"),
+        ("weighted_core_coverage", "WCC"),
+        ("ndcg_at_500", "nDCG@500"),
+        ("recall_at_500", "R@500"),
+        ("first_useful_hit", "FUH"),
+    ];
+    let width = summary
+        .means
+        .iter()
+        .map(|m| m.explorer.len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
+    let mut header = format!(
+        "{:<width$} {:>4} {:>5} {:>6}",
+        "explorer", "k", "n", "failed"
+    );
+    for (_, label) in SHOWN {
+        header.push_str(&format!(" {label:>8}"));
+    }
+    println!("{header}");
+    for row in &summary.means {
+        let mut line = format!(
+            "{:<width$} {:>4} {:>5} {:>6}",
+            row.explorer, row.top_k, row.instances, row.failures
+        );
+        for (metric, _) in SHOWN {
+            line.push_str(&format!(
+                " {:>8.4}",
+                row.mean.get(metric).expect("known metric")
+            ));
+        }
+        println!("{line}");
+    }
+    println!("(means over instances, failures as zeros; all 17 metrics: swex report)");
+}

@@ -1,0 +1,135 @@
+//! `swex report RESULTS…`: means, breakdowns, paired comparisons, charts and an HTML page from
+//! result files. Argument parsing and writing files; the work is `swex_bench::report`.
+
+use anyhow::{Context, bail};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use swex_bench::dataset::{Benchmark, LoadOptions};
+use swex_bench::report::{CompareOptions, Report, chart, html, render};
+use swex_bench::results::read_results;
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Result files (JSONL rows of `swex bench`, or of the reference runner named `top<k>.jsonl`).
+    #[arg(required = true, value_name = "RESULTS")]
+    pub results: Vec<PathBuf>,
+    /// The benchmark file: repositories, languages and the ground truth for the drill-down.
+    #[arg(long, value_name = "FILE")]
+    pub bench: Option<PathBuf>,
+    /// Output folder.
+    #[arg(long, short = 'o', default_value = "report", value_name = "DIR")]
+    pub out: PathBuf,
+    /// Compare two explorers per instance: `A,B`. Repeatable.
+    #[arg(long, value_name = "A,B")]
+    pub compare: Vec<String>,
+    /// The metric of the paired comparisons.
+    #[arg(long, default_value = "recall")]
+    pub metric: String,
+    /// Bootstrap resamples of the paired comparisons.
+    #[arg(long, default_value_t = 10_000)]
+    pub resamples: usize,
+    /// Seed of the bootstrap.
+    #[arg(long, default_value_t = 20_260_607)]
+    pub seed: u64,
+    /// Skip the PNG copies of the charts (SVG only).
+    #[arg(long)]
+    pub no_png: bool,
+}
+
+fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let mut rows = Vec::new();
+    for path in &args.results {
+        rows.extend(read_results(path)?.into_iter().map(|r| r.row));
+    }
+    // The same key in two inputs would be averaged twice.
+    let mut seen = std::collections::HashSet::new();
+    for row in &rows {
+        if !seen.insert(row.key()) {
+            bail!(
+                "{} appears in more than one input file; merge shards with `swex merge` first",
+                row.key()
+            );
+        }
+    }
+    let bench = match &args.bench {
+        Some(path) => Some(Benchmark::load(path, &LoadOptions::default())?),
+        None => None,
+    };
+    let mut compare = Vec::new();
+    for pair in &args.compare {
+        let (a, b) = pair
+            .split_once(',')
+            .with_context(|| format!("--compare {pair:?}: expected A,B"))?;
+        compare.push(CompareOptions {
+            metric: args.metric.clone(),
+            resamples: args.resamples,
+            seed: args.seed,
+            ..CompareOptions::new(a.trim(), b.trim())
+        });
+    }
+    let sources = args
+        .results
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let report = Report::build(sources, rows, bench.as_ref(), &compare)?;
+    if !report.unknown_instances.is_empty() {
+        eprintln!(
+            "warning: {} result instances are not in the benchmark (e.g. {})",
+            report.unknown_instances.len(),
+            report.unknown_instances[0]
+        );
+    }
+
+    let out = &args.out;
+    std::fs::create_dir_all(out.join("charts"))
+        .with_context(|| format!("creating {}", out.display()))?;
+    let markdown = render::markdown(&report);
+    write(&out.join("report.md"), markdown.as_bytes())?;
+    write(&out.join("report.json"), render::json(&report).as_bytes())?;
+    write(
+        &out.join("means.csv"),
+        render::csv_means(&report).as_bytes(),
+    )?;
+    write(
+        &out.join("breakdown.csv"),
+        render::csv_breakdown(&report).as_bytes(),
+    )?;
+    write(
+        &out.join("paired.csv"),
+        render::csv_paired(&report).as_bytes(),
+    )?;
+    let charts = chart::charts(&report);
+    if !args.no_png && !chart::have_fonts() {
+        eprintln!(
+            "warning: no system fonts found: PNG charts are drawn without text (install \
+             fonts-dejavu-core)"
+        );
+    }
+    for c in &charts {
+        let svg = chart::svg(c);
+        write(
+            &out.join("charts").join(format!("{}.svg", c.id)),
+            svg.as_bytes(),
+        )?;
+        if !args.no_png {
+            let png = chart::png(&svg)?;
+            write(&out.join("charts").join(format!("{}.png", c.id)), &png)?;
+        }
+    }
+    let page = html::page(&report, &charts);
+    write(&out.join("report.html"), page.as_bytes())?;
+
+    print!("{markdown}");
+    eprintln!(
+        "wrote {0}/report.md, report.json, means.csv, breakdown.csv, paired.csv, report.html and {1} charts in {0}/charts",
+        out.display(),
+        charts.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
