@@ -26,7 +26,7 @@
 //! let embedder = Embedder::open(&root, &EmbedderConfig::default())?;
 //! let cache = EmbeddingCache::open(&root, embedder.identity())?;
 //! let items = [("a.py:1-9", "def parse_url(u): ..."), ("b.py:1-5", "class Session: ...")];
-//! let (index, _report) = DenseIndex::build(&embedder, &cache, &items, &IndexOptions::default(), &mut |_| {})?;
+//! let (index, _report) = DenseIndex::build(&embedder, &cache, &items, &IndexOptions::default(), &mut |_done, _total| {})?;
 //! let query = embedder.embed_query("url parsing fails")?;
 //! for hit in index.search(&query, 5) {
 //!     println!("{} {:.3}", hit.key, hit.score);
