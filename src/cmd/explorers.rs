@@ -12,6 +12,7 @@ use swex_plugin_host::{DiscoveryOptions, Registry};
 /// The explorers linked into this binary, registered through their vtable getters.
 pub fn builtin_explorers() -> Vec<SwexVTableGetter> {
     vec![
+        swex_explorer_swex::swex_explorer_vtable,
         swex_explorer_bm25::swex_explorer_vtable,
         swex_explorer_bm25_ref::swex_explorer_vtable,
         swex_explorer_tfidf_ref::swex_explorer_vtable,

@@ -1,0 +1,285 @@
+//! What the explorer reads out of an issue text: the title, the body without environment dumps,
+//! code-like identifiers, dotted names, file paths, traceback frames, and a weighted bag of
+//! normalised words for matching file and directory names.
+//!
+//! Why clean the body: issue templates end with `key: version` listings (`numpy: 1.23.4`,
+//! `python: 3.10.8 (main, …)`) and site-packages paths. Those words are rare in a repository and
+//! therefore score high in BM25, pulling version-printing helpers (`print_versions.py`) and
+//! configuration modules to the top. They never say where the bug is.
+//!
+//! Why weight by segment: the title and inline code spans name the subject of the issue far more
+//! often than the prose around them; fenced code blocks are reproductions that mention the public
+//! API (useful) along with much incidental code.
+
+use regex::Regex;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::LazyLock;
+
+/// A traceback frame or source location named by the issue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Frame {
+    /// The path as written (absolute paths and site-packages prefixes included).
+    pub path: String,
+    pub line: Option<u32>,
+    pub function: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Issue {
+    pub title: String,
+    /// Title and body, environment dumps removed.
+    pub cleaned: String,
+    /// Code-like identifiers as written (`separability_matrix`, `CompoundModel`, `RST`), in order
+    /// of first appearance, deduplicated.
+    pub identifiers: Vec<String>,
+    /// Dotted names as written (`astropy.modeling.separable`, `m.Pix2Sky_TAN`).
+    pub dotted: Vec<String>,
+    /// Path-like words (`django/db/models/base.py`, `setup.cfg`).
+    pub paths: Vec<String>,
+    pub frames: Vec<Frame>,
+    /// Normalised word (lowercase, underscores removed) → weight from the segments it occurs in.
+    pub words: BTreeMap<String, f64>,
+    /// The same for words that occur outside plain prose (title, code spans, code blocks) or look
+    /// like code anywhere: the words that can name a file or a definition.
+    pub strong_words: BTreeMap<String, f64>,
+    /// Identifier as written → the heaviest segment weight it occurs in (title 3, inline code 2,
+    /// code block 1, prose 0.7).
+    pub identifier_weight: BTreeMap<String, f64>,
+}
+
+static ENV_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\s*[-*]?\s*[\w\-. ]{1,40}\s*:\s*(None|[vV]?\d.*|\S+\s*\(.*\))\s*$")
+        .expect("valid regex")
+});
+static FENCE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?s)```.*?(```|$)").expect("valid regex"));
+static INLINE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"`([^`\n]+)`").expect("valid regex"));
+static IDENT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("valid regex"));
+static DOTTED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+").expect("valid regex")
+});
+static PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"[A-Za-z0-9_.\-/\\]*[A-Za-z0-9_\-]\.(?:py|pyx|pyi|js|jsx|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|rb|php|cfg|toml|ini|txt|rst|md|yml|yaml|json)\b")
+        .expect("valid regex")
+});
+static PY_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>.]*))?"#)
+        .expect("valid regex")
+});
+
+/// Words that never discriminate between files, even when written like code.
+const STOP: &[&str] = &[
+    "the", "and", "for", "not", "but", "with", "this", "that", "from", "are", "was", "when",
+    "which", "would", "should", "can", "have", "has", "use", "using", "used", "does", "get", "set",
+    "none", "true", "false", "self", "return", "def", "class", "import", "new", "all", "any",
+    "some", "more", "like", "also", "there", "then", "than", "these", "those", "such", "into",
+    "only", "just", "what", "how", "why", "where", "who", "way", "make", "made", "may", "might",
+    "will", "could", "here", "see", "file", "line", "code", "example", "error", "bug", "issue",
+    "problem", "expected", "behavior", "behaviour", "actual", "result", "results", "output",
+    "input", "value", "values", "following", "case", "cases", "work", "works", "working",
+    "version", "python", "print", "test", "tests", "traceback", "recent", "call", "last", "most",
+    "raise", "raises", "lib", "site", "packages", "usr", "local", "home", "users", "you", "your",
+    "our", "its", "one", "two", "out", "now", "want", "need", "instead", "because", "same",
+    "other", "each", "both", "either", "well", "still", "already", "however", "though", "thanks",
+    "please", "seems", "seem", "think", "know", "got", "let", "lets", "being", "been", "were",
+    "them", "they", "their", "his", "her", "she", "him", "our", "own", "yes", "via", "per",
+];
+
+pub fn is_stop(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
+    lower.len() < 2 || STOP.contains(&lower.as_str())
+}
+
+/// Lowercase with underscores and dashes removed: `k_means_` and `KMeans` both give `kmeans`.
+pub fn normalise(word: &str) -> String {
+    word.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The parts of an identifier split on snake_case and camelCase boundaries, lowercased.
+pub fn identifier_parts(word: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    for piece in word.split(['_', '-']) {
+        let chars: Vec<char> = piece.chars().collect();
+        let mut current = String::new();
+        for (i, &c) in chars.iter().enumerate() {
+            let boundary = i > 0
+                && c.is_uppercase()
+                && (chars[i - 1].is_lowercase()
+                    || chars[i - 1].is_ascii_digit()
+                    || chars.get(i + 1).is_some_and(|n| n.is_lowercase()) && chars[i - 1].is_uppercase());
+            if boundary && !current.is_empty() {
+                parts.push(current.to_lowercase());
+                current.clear();
+            }
+            current.push(c);
+        }
+        if !current.is_empty() {
+            parts.push(current.to_lowercase());
+        }
+    }
+    parts
+}
+
+fn is_code_like(word: &str) -> bool {
+    word.contains('_')
+        || word.chars().skip(1).any(char::is_uppercase) && word.chars().any(char::is_lowercase)
+        || word.len() >= 2 && word.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+}
+
+/// Removes environment listings (`numpy: 1.23.4`), site-packages noise lines and HTML detail tags.
+pub fn clean_body(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        if ENV_LINE.is_match(line) {
+            continue;
+        }
+        let lower = line.to_ascii_lowercase();
+        if (lower.contains("site-packages") || lower.contains("dist-packages"))
+            && !line.contains("File \"")
+        {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+pub fn parse(text: &str) -> Issue {
+    let text = text.replace("\r\n", "\n");
+    let (title, body) = match text.split_once('\n') {
+        Some((t, b)) => (t.trim().to_owned(), b.to_owned()),
+        None => (text.trim().to_owned(), String::new()),
+    };
+    let body = clean_body(&body);
+    let mut issue = Issue {
+        title: title.clone(),
+        cleaned: format!("{title}\n{body}"),
+        ..Issue::default()
+    };
+
+    // Segments and their weights.
+    let blocks: Vec<&str> = FENCE.find_iter(&body).map(|m| m.as_str()).collect();
+    let prose = FENCE.replace_all(&body, " ");
+    let inline: Vec<String> = INLINE
+        .captures_iter(&prose)
+        .map(|c| c[1].to_owned())
+        .collect();
+    let plain = INLINE.replace_all(&prose, " ");
+    let mut segments: Vec<(f64, &str)> = vec![(3.0, title.as_str())];
+    segments.extend(inline.iter().map(|s| (2.0, s.as_str())));
+    segments.extend(blocks.iter().map(|s| (1.0, *s)));
+    segments.push((0.7, &plain));
+
+    let mut seen_ident = HashSet::new();
+    for (weight, segment) in &segments {
+        for m in IDENT.find_iter(segment) {
+            let word = m.as_str();
+            if is_stop(word) {
+                continue;
+            }
+            let code_like = is_code_like(word);
+            let boost = if code_like { 1.5 } else { 1.0 };
+            let strong = code_like || *weight >= 1.0;
+            *issue.words.entry(normalise(word)).or_default() += weight * boost;
+            if strong {
+                *issue.strong_words.entry(normalise(word)).or_default() += weight * boost;
+            }
+            let best = issue.identifier_weight.entry(word.to_owned()).or_default();
+            *best = best.max(*weight);
+            let parts = identifier_parts(word);
+            if parts.len() > 1 {
+                for part in parts {
+                    if part.len() > 2 && !is_stop(&part) {
+                        *issue.words.entry(part.clone()).or_default() += 0.3 * weight;
+                        if strong {
+                            *issue.strong_words.entry(part).or_default() += 0.3 * weight;
+                        }
+                    }
+                }
+            }
+            if (code_like || *weight >= 2.0) && word.len() >= 3 && seen_ident.insert(word.to_owned())
+            {
+                issue.identifiers.push(word.to_owned());
+            }
+        }
+    }
+    // Plain words of the title and code spans are candidate names too (`Subs`, `rst`).
+    let mut seen_dotted = HashSet::new();
+    for (_, segment) in &segments {
+        for m in DOTTED.find_iter(segment) {
+            let word = m.as_str().trim_matches('.');
+            if seen_dotted.insert(word.to_owned()) {
+                issue.dotted.push(word.to_owned());
+            }
+        }
+    }
+    let mut seen_path = HashSet::new();
+    for m in PATH.find_iter(&text) {
+        let path = m.as_str().replace('\\', "/");
+        if seen_path.insert(path.clone()) {
+            issue.paths.push(path);
+        }
+    }
+    for c in PY_FRAME.captures_iter(&text) {
+        issue.frames.push(Frame {
+            path: c[1].replace('\\', "/"),
+            line: c[2].parse().ok(),
+            function: c.get(3).map(|m| m.as_str().to_owned()),
+        });
+    }
+    issue
+}
+
+/// The text handed to the engine's lexical search: the title twice (the query builder up-weights
+/// repeated terms), the inline code spans, then the cleaned body.
+pub fn lexical_query(issue: &Issue) -> String {
+    format!("{}\n{}\n{}", issue.title, issue.title, issue.cleaned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn environment_listings_are_removed() {
+        let body = "Bug text\nINSTALLED VERSIONS\ncommit: None\npython: 3.10.8 (main, Oct 13 2022, 10:17:43) [Clang 14.0.0]\nnumpy: 1.23.4\nxarray: 2022.10.0\nreal sentence: with words here\n";
+        let cleaned = clean_body(body);
+        assert!(cleaned.contains("Bug text"));
+        assert!(!cleaned.contains("numpy"));
+        assert!(!cleaned.contains("python"));
+        assert!(!cleaned.contains("xarray"));
+        assert!(cleaned.contains("real sentence"));
+    }
+
+    #[test]
+    fn identifier_parts_split_snake_and_camel() {
+        let check = |word: &str, expected: &[&str]| assert_eq!(identifier_parts(word), expected, "{word}");
+        check("separability_matrix", &["separability", "matrix"]);
+        check("CompoundModel", &["compound", "model"]);
+        check("HTTPServer", &["http", "server"]);
+        check("Pix2Sky_TAN", &["pix2", "sky", "tan"]);
+        check("rst", &["rst"]);
+    }
+
+    #[test]
+    fn names_paths_and_frames_are_extracted() {
+        let text = "Modeling's `separability_matrix` fails for nested CompoundModels\n\
+            ```python\nfrom astropy.modeling.separable import separability_matrix\n```\n\
+            Traceback (most recent call last):\n  File \"/usr/lib/python3/dist-packages/astropy/io/ascii/ui.py\", line 856, in write\n\
+            see astropy/io/ascii/rst.py too\n";
+        let issue = parse(text);
+        assert!(issue.identifiers.iter().any(|i| i == "separability_matrix"));
+        assert!(issue.identifiers.iter().any(|i| i == "CompoundModels"));
+        assert!(issue.dotted.iter().any(|d| d == "astropy.modeling.separable"));
+        assert!(issue.paths.iter().any(|p| p == "astropy/io/ascii/rst.py"));
+        assert_eq!(issue.frames.len(), 1);
+        assert_eq!(issue.frames[0].line, Some(856));
+        assert_eq!(issue.frames[0].function.as_deref(), Some("write"));
+        assert!(issue.words["separabilitymatrix"] > issue.words.get("nested").copied().unwrap_or(0.0));
+    }
+}

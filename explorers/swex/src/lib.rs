@@ -1,0 +1,163 @@
+//! The `swex` explorer: swex's default explorer. No LLM, no network: it ranks the files of a
+//! snapshot from the engine's evidence, then plans regions for the benchmark's budgets.
+//!
+//! Pipeline (each stage is its own module):
+//! 1. [`issue`]: read the issue — title, body without environment dumps, identifiers, dotted
+//!    names, paths, traceback frames, weighted words.
+//! 2. Ask the engine (through the services table): the files of the snapshot, BM25 chunk hits for
+//!    the cleaned issue, and the definitions of every identifier the issue names.
+//! 3. [`rank`]: one feature vector per touched file (lexical, symbols, mentions, frames, file and
+//!    directory names, kind priors) and a linear score.
+//! 4. [`plan`]: source files whole, test files focused on their best chunk, one region per file,
+//!    most confident first.
+//!
+//! Config (all optional): `{"weights": {...}, "plan": "SStSS", "candidates": 400,
+//! "max_identifiers": 40}`; see [`SwexConfig`]. The weights make ablations a config change.
+
+pub mod issue;
+pub mod plan;
+pub mod rank;
+
+use serde::Deserialize;
+use std::ffi::CStr;
+use swex_plugin::types::SearchArgs;
+use swex_plugin::{Explorer, ExplorerError, Request, Response, Services, parse_config};
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SwexConfig {
+    pub weights: rank::Weights,
+    /// Slot pattern of the planner (see [`plan`]).
+    pub plan: String,
+    /// Chunk hits asked from lexical search.
+    pub candidates: usize,
+    /// At most this many issue identifiers are looked up as definitions.
+    pub max_identifiers: usize,
+    /// Test modules of this many top source files are preferred among tests.
+    pub partner_sources: usize,
+    /// Lines of a focused region when a file has no matching chunk.
+    pub focus_fallback_lines: u32,
+    /// Add the top ranked files with their features to the response notes.
+    pub debug: bool,
+}
+
+impl Default for SwexConfig {
+    fn default() -> Self {
+        SwexConfig {
+            weights: rank::Weights::default(),
+            plan: "SStSS".to_owned(),
+            candidates: 400,
+            max_identifiers: 40,
+            partner_sources: 2,
+            focus_fallback_lines: 60,
+            debug: false,
+        }
+    }
+}
+
+pub struct Swex {
+    config: SwexConfig,
+}
+
+impl Swex {
+    fn unavailable(e: swex_plugin::ServiceError) -> ExplorerError {
+        if e.is_unavailable() {
+            ExplorerError::failed(format!(
+                "swex needs the engine's index ({e}); run `swex explore --index`"
+            ))
+        } else {
+            e.into()
+        }
+    }
+}
+
+impl Explorer for Swex {
+    const NAME: &'static CStr = c"swex";
+    const DESCRIPTION: &'static CStr = c"swex's default explorer: files ranked from lexical, symbol, path and name evidence; regions planned for the line budget (needs --index)";
+
+    fn create(config: &serde_json::Value) -> Result<Self, ExplorerError> {
+        let config: SwexConfig = parse_config(config)?;
+        if config.candidates == 0 {
+            return Err(ExplorerError::InvalidConfig("candidates must be positive".into()));
+        }
+        if let Some(bad) = config.plan.chars().find(|c| !"SsTt".contains(*c)) {
+            return Err(ExplorerError::InvalidConfig(format!(
+                "plan: unknown slot {bad:?} (use S, s, T, t)"
+            )));
+        }
+        Ok(Swex { config })
+    }
+
+    fn explore(&self, request: &Request, services: &Services<'_>) -> Result<Response, ExplorerError> {
+        let config = &self.config;
+        let issue = issue::parse(&request.issue);
+        let files = services.list_files(None).map_err(Self::unavailable)?;
+        let hits = services
+            .lexical_search(&SearchArgs {
+                query: issue::lexical_query(&issue),
+                limit: config.candidates,
+                under: None,
+            })
+            .map_err(Self::unavailable)?;
+        let mut names: Vec<String> = issue.identifiers.iter().take(config.max_identifiers).cloned().collect();
+        for dotted in &issue.dotted {
+            if let Some(last) = dotted.rsplit('.').next()
+                && last.len() >= 3
+                && !names.iter().any(|n| n == last)
+            {
+                names.push(last.to_owned());
+            }
+        }
+        let mut definitions = Vec::new();
+        for name in names {
+            let defs = services.definitions(&name).map_err(Self::unavailable)?;
+            if !defs.is_empty() {
+                definitions.push((name, defs));
+            }
+        }
+        let ranked = rank::rank_files(
+            &rank::Evidence {
+                issue: &issue,
+                files: &files,
+                hits: &hits,
+                definitions: &definitions,
+            },
+            &config.weights,
+        );
+        let all_tests: Vec<String> = files
+            .iter()
+            .filter(|f| rank::is_candidate(f) && rank::is_test_path(&f.path))
+            .map(|f| f.path.clone())
+            .collect();
+        let tests = plan::order_tests(&ranked, &all_tests, config.partner_sources);
+        let regions = plan::plan(&plan::PlanInput {
+            ranked: &ranked,
+            tests,
+            hits: &hits,
+            top_k: request.top_k,
+            pattern: &config.plan,
+            focus_fallback_lines: config.focus_fallback_lines,
+        });
+        let mut response = Response::new(regions);
+        if config.debug {
+            for f in ranked.iter().take(12) {
+                response.notes.push(format!(
+                    "{:.2} {} lex={:.2}@{:?} sym={:.2} men={} fr={} names={:.2} dirs={:.2} defs={:?}",
+                    f.score,
+                    f.path,
+                    f.features.lexical,
+                    f.features.lexical_rank,
+                    f.features.symbols,
+                    f.features.mentions,
+                    f.features.frames,
+                    f.features.names,
+                    f.features.dirs,
+                    f.features.defined
+                ));
+            }
+        }
+        Ok(response)
+    }
+}
+
+swex_plugin::export_explorer!(Swex, unless_feature = "builtin");

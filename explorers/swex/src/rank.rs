@@ -1,0 +1,364 @@
+//! File ranking: every file of the snapshot that any signal touches becomes a candidate with a
+//! feature vector; a linear score ranks them.
+//!
+//! Signals (each can be switched off for ablations through [`Weights`]):
+//! - `lexical`: the engine's BM25 over definition-level chunks, aggregated per file (best chunk
+//!   plus a decaying share of the next ones, so a file with several matching functions beats a file
+//!   with one lucky chunk), normalised by the best file.
+//! - `symbols`: identifiers of the issue that some file *defines* (a class, function, method). A
+//!   name defined in few files is strong evidence; a name defined in many is none.
+//! - `mentions`: paths and dotted module names written in the issue (`astropy/io/ascii/rst.py`,
+//!   `astropy.modeling.separable`), and files of traceback frames.
+//! - `names`: the file's own name or its directories equal a word of the issue (`rst.py` for
+//!   "RestructuredText … ascii.rst", `conditionset.py` for `ConditionSet`), weighted by how rare
+//!   that file name is in the repository.
+//! - kind priors: documentation and `__init__.py` files are rarely what an issue needs first.
+
+use crate::issue::{Issue, is_stop, normalise};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use swex_plugin::types::{DefinitionEntry, FileEntry, SearchHit};
+
+/// Weights of the linear file score. Zero switches a signal off.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Weights {
+    pub lexical: f64,
+    pub lexical_rank: f64,
+    pub symbols: f64,
+    pub mentions: f64,
+    pub frames: f64,
+    pub names: f64,
+    pub dirs: f64,
+    pub doc_penalty: f64,
+    pub init_penalty: f64,
+    pub test_penalty: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights {
+            lexical: 9.0,
+            lexical_rank: 4.0,
+            symbols: 1.0,
+            mentions: 1.0,
+            frames: 0.5,
+            names: 0.6,
+            dirs: 1.0,
+            doc_penalty: 3.0,
+            init_penalty: 1.0,
+            test_penalty: 0.0,
+        }
+    }
+}
+
+/// Evidence for one file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Features {
+    pub lexical: f64,
+    pub lexical_rank: Option<usize>,
+    pub symbols: f64,
+    pub mentions: f64,
+    pub frames: f64,
+    pub names: f64,
+    pub dirs: f64,
+    /// Names of the definitions this file holds that the issue names (for provenance).
+    pub defined: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankedFile {
+    pub path: String,
+    pub score: f64,
+    pub features: Features,
+    pub is_test: bool,
+    pub line_count: Option<u32>,
+}
+
+/// Test code by path convention, across the languages the engine parses.
+pub fn is_test_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let file = lower.rsplit('/').next().unwrap_or(&lower);
+    let stem = file.split('.').next().unwrap_or(file);
+    let in_test_dir = lower
+        .split('/')
+        .rev()
+        .skip(1)
+        .any(|d| matches!(d, "test" | "tests" | "testing" | "__tests__" | "spec" | "specs"));
+    in_test_dir
+        || stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_tests")
+        || stem.ends_with("_spec")
+        || file.contains(".test.")
+        || file.contains(".spec.")
+        || file == "conftest.py"
+        || (stem.ends_with("test") && stem.len() > 4 && file.ends_with(".java"))
+}
+
+pub fn is_doc_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.starts_with("doc/")
+        || lower.starts_with("docs/")
+        || lower.contains("/doc/")
+        || lower.contains("/docs/")
+        || [".rst", ".md", ".txt", ".html"].iter().any(|e| lower.ends_with(e))
+}
+
+/// Files an explorer may return as code to read: source files of any parsed language plus
+/// configuration files. Data files, images and the like never become candidates.
+pub fn is_candidate(file: &FileEntry) -> bool {
+    file.language.is_some()
+        || [".py", ".pyx", ".pyi", ".cfg", ".toml", ".ini", ".rst", ".md", ".txt"]
+            .iter()
+            .any(|e| file.path.ends_with(e))
+}
+
+/// The Python-style module path of a file: `a/b/c.py` → `a.b.c`, `a/b/__init__.py` → `a.b`.
+fn module_path(path: &str) -> Option<String> {
+    let stem = path
+        .strip_suffix(".py")
+        .or_else(|| path.strip_suffix(".pyx"))?;
+    let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
+    Some(stem.replace('/', "."))
+}
+
+fn file_stem(path: &str) -> &str {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    let stem = file.split('.').next().unwrap_or(file);
+    if stem == "__init__" {
+        path.rsplit('/').nth(1).unwrap_or(stem)
+    } else {
+        stem
+    }
+}
+
+/// Aggregates chunk hits per file: best chunk + 0.5 × second + 0.25 × third … (decaying).
+pub fn aggregate_lexical(hits: &[SearchHit]) -> BTreeMap<String, f64> {
+    let mut per_file: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for hit in hits {
+        per_file.entry(hit.path.clone()).or_default().push(hit.score);
+    }
+    per_file
+        .into_iter()
+        .map(|(path, mut scores)| {
+            scores.sort_by(|a, b| b.total_cmp(a));
+            let total = scores
+                .iter()
+                .take(4)
+                .enumerate()
+                .map(|(i, s)| s * 0.5f64.powi(i as i32))
+                .sum();
+            (path, total)
+        })
+        .collect()
+}
+
+pub struct Evidence<'a> {
+    pub issue: &'a Issue,
+    pub files: &'a [FileEntry],
+    pub hits: &'a [SearchHit],
+    /// Definitions found for each identifier of the issue.
+    pub definitions: &'a [(String, Vec<DefinitionEntry>)],
+}
+
+/// Ranks every candidate file touched by a signal, best first (ties by path).
+pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile> {
+    let issue = evidence.issue;
+    let candidates: HashMap<&str, &FileEntry> = evidence
+        .files
+        .iter()
+        .filter(|f| is_candidate(f))
+        .map(|f| (f.path.as_str(), f))
+        .collect();
+    let n_files = candidates.len().max(1) as f64;
+    let mut features: BTreeMap<String, Features> = BTreeMap::new();
+
+    // Lexical.
+    let lexical = aggregate_lexical(evidence.hits);
+    let best = lexical.values().copied().fold(0.0, f64::max);
+    let mut by_score: Vec<(&String, &f64)> = lexical.iter().collect();
+    by_score.sort_by(|a, b| b.1.total_cmp(a.1).then(a.0.cmp(b.0)));
+    for (rank, (path, score)) in by_score.into_iter().enumerate() {
+        if !candidates.contains_key(path.as_str()) {
+            continue;
+        }
+        let f = features.entry(path.clone()).or_default();
+        f.lexical = if best > 0.0 { score / best } else { 0.0 };
+        f.lexical_rank = Some(rank);
+    }
+
+    // Symbols defined by files.
+    for (name, defs) in evidence.definitions {
+        let files: HashSet<&str> = defs.iter().map(|d| d.path.as_str()).collect();
+        if files.is_empty() || files.len() > 8 {
+            continue;
+        }
+        // A name the title or a code span gives, written like code (`separability_matrix`,
+        // `ConditionSet`), is specific; a plain word that a code block happens to use (`path`,
+        // `build`) is not.
+        let segment = issue.identifier_weight.get(name).copied().unwrap_or(1.0);
+        let specificity = if crate::issue::identifier_parts(name).len() > 1 || name.len() >= 12 {
+            1.0
+        } else {
+            0.35
+        };
+        let rarity = (1.0 + n_files / files.len() as f64).ln();
+        for path in files {
+            if !candidates.contains_key(path) {
+                continue;
+            }
+            let f = features.entry(path.to_owned()).or_default();
+            f.symbols += rarity * specificity * segment.ln_1p();
+            if !f.defined.contains(name) {
+                f.defined.push(name.clone());
+            }
+        }
+    }
+
+    // Paths, modules and frames written in the issue.
+    let modules: HashMap<String, &str> = candidates
+        .keys()
+        .filter_map(|p| module_path(p).map(|m| (m, *p)))
+        .collect();
+    for path in candidates.keys() {
+        let mentioned = issue.paths.iter().any(|m| {
+            let m = m.trim_start_matches("./");
+            m == *path || path.ends_with(&format!("/{m}")) && m.contains('/') || m.ends_with(&format!("/{path}"))
+        });
+        if mentioned {
+            features.entry((*path).to_owned()).or_default().mentions += 1.0;
+        }
+    }
+    for dotted in &issue.dotted {
+        // The longest prefix of the dotted name that is a module of the repository.
+        let parts: Vec<&str> = dotted.split('.').collect();
+        for len in (1..=parts.len()).rev() {
+            let prefix = parts[..len].join(".");
+            if let Some(path) = modules.get(&prefix) {
+                if len >= 2 {
+                    features.entry((*path).to_owned()).or_default().mentions += 1.0;
+                }
+                break;
+            }
+        }
+    }
+    for frame in &issue.frames {
+        let frame_path = frame.path.trim_start_matches('/');
+        for path in candidates.keys() {
+            if frame_path == *path || frame_path.ends_with(&format!("/{path}")) {
+                features.entry((*path).to_owned()).or_default().frames += 1.0;
+            }
+        }
+    }
+
+    // File and directory names equal to issue words.
+    let mut stem_counts: HashMap<String, usize> = HashMap::new();
+    for path in candidates.keys() {
+        *stem_counts.entry(normalise(file_stem(path))).or_default() += 1;
+    }
+    for path in candidates.keys() {
+        let stem = normalise(file_stem(path));
+        if stem.len() >= 3
+            && !is_stop(&stem)
+            && let Some(weight) = issue.strong_words.get(&stem)
+        {
+            let rarity = (1.0 + n_files / stem_counts[&stem] as f64).ln();
+            features.entry((*path).to_owned()).or_default().names += weight.ln_1p() * rarity;
+        }
+        let dirs: HashSet<String> = path
+            .split('/')
+            .rev()
+            .skip(1)
+            .map(normalise)
+            .filter(|d| d.len() >= 3 && !is_stop(d))
+            .collect();
+        let dir_score: f64 = dirs
+            .iter()
+            .filter_map(|d| issue.strong_words.get(d))
+            .map(|w| w.ln_1p())
+            .sum();
+        if dir_score > 0.0 && features.contains_key(*path) {
+            features.get_mut(*path).expect("checked").dirs = dir_score;
+        }
+    }
+
+    let mut ranked: Vec<RankedFile> = features
+        .into_iter()
+        .map(|(path, f)| {
+            let entry = candidates[path.as_str()];
+            let is_test = is_test_path(&path);
+            let mut score = weights.lexical * f.lexical
+                + weights.lexical_rank * f.lexical_rank.map_or(0.0, |r| 1.0 / (1.0 + r as f64))
+                + weights.symbols * f.symbols.ln_1p()
+                + weights.mentions * f.mentions.min(3.0)
+                + weights.frames * f.frames.min(3.0)
+                + weights.names * f.names.ln_1p()
+                + weights.dirs * f.dirs.ln_1p();
+            if is_doc_path(&path) {
+                score -= weights.doc_penalty;
+            }
+            if path.ends_with("__init__.py") {
+                score -= weights.init_penalty;
+            }
+            if is_test {
+                score -= weights.test_penalty;
+            }
+            RankedFile {
+                line_count: entry.line_count,
+                path,
+                score,
+                features: f,
+                is_test,
+            }
+        })
+        .collect();
+    ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
+    ranked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_paths_by_convention() {
+        for (path, expected) in [
+            ("astropy/modeling/tests/test_separable.py", true),
+            ("testing/test_capture.py", true),
+            ("tests/backends/sqlite/tests.py", true),
+            ("src/foo_test.go", true),
+            ("web/app.spec.ts", true),
+            ("src/main/java/FooTest.java", true),
+            ("sklearn/utils/_testing.py", false),
+            ("src/_pytest/capture.py", false),
+            ("django/test/utils.py", true),
+        ] {
+            assert_eq!(is_test_path(path), expected, "{path}");
+        }
+    }
+
+    #[test]
+    fn module_paths() {
+        assert_eq!(module_path("a/b/c.py").as_deref(), Some("a.b.c"));
+        assert_eq!(module_path("a/b/__init__.py").as_deref(), Some("a.b"));
+        assert_eq!(module_path("a/b/c.rs"), None);
+        assert_eq!(file_stem("sympy/sets/__init__.py"), "sets");
+        assert_eq!(file_stem("sklearn/cluster/k_means_.py"), "k_means_");
+    }
+
+    #[test]
+    fn lexical_aggregation_decays() {
+        let hit = |p: &str, s: f64| SearchHit {
+            path: p.into(),
+            start: 1,
+            end: 2,
+            score: s,
+            kind: None,
+            name: None,
+        };
+        let agg = aggregate_lexical(&[hit("a", 10.0), hit("b", 8.0), hit("b", 6.0), hit("a", 2.0)]);
+        assert_eq!(agg["a"], 11.0);
+        assert_eq!(agg["b"], 11.0);
+    }
+}
