@@ -321,7 +321,11 @@ impl GraphExplorer {
                 )
             };
             let Some((start, end)) = span else { continue };
-            let label = node.name.as_deref().unwrap_or("whole file");
+            let label = match (&node.name, (start, end) == (1, node.end)) {
+                (Some(name), _) => name.as_str(),
+                (None, true) => "whole file",
+                (None, false) => "its best lexical hit",
+            };
             candidates.push(Candidate {
                 path: node.path.clone(),
                 start,
