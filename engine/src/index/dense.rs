@@ -81,10 +81,14 @@ impl std::str::FromStr for DenseMode {
 /// The dense layer's options (part of [`super::EngineConfig`]).
 #[derive(Debug, Clone)]
 pub struct DenseConfig {
-    /// Root of the model assets (`<root>/models`) and the embedding cache (`<root>/embeddings`);
-    /// `None` uses the engine's cache directory, which is also where `swex models fetch` puts them
-    /// by default.
+    /// Root of the embedding cache (`<root>/embeddings`); `None` uses the engine's cache
+    /// directory.
     pub cache_root: Option<PathBuf>,
+    /// Root of the model assets (`<root>/models`, where `swex models fetch --cache-dir <root>`
+    /// puts them). `None`: the embedding cache's root, and when the model is not there, the
+    /// default cache root (`$SWEX_CACHE_DIR`, else the user cache directory's `swex/`), so that
+    /// models fetched once serve engines with any cache directory.
+    pub models_root: Option<PathBuf>,
     pub embedder: EmbedderConfig,
     /// What of a chunk is embedded.
     pub text_unit: TextUnit,
@@ -98,6 +102,7 @@ impl Default for DenseConfig {
     fn default() -> Self {
         DenseConfig {
             cache_root: None,
+            models_root: None,
             embedder: EmbedderConfig::default(),
             text_unit: TextUnit::Full,
             index: IndexOptions::default(),
@@ -218,7 +223,24 @@ impl DenseRuntime {
         if let Some(model) = &*slot {
             return Ok(model.clone());
         }
-        let embedder = Embedder::open(&self.root, &self.config.embedder)?;
+        let embedder = match &self.config.models_root {
+            Some(models_root) => Embedder::open(models_root, &self.config.embedder)?,
+            None => match Embedder::open(&self.root, &self.config.embedder) {
+                Err(first) if first.is_absent() => {
+                    let default = crate::dense::default_cache_root();
+                    if default == self.root {
+                        return Err(first);
+                    }
+                    match Embedder::open(&default, &self.config.embedder) {
+                        Ok(embedder) => embedder,
+                        // Absent in both: name the engine's own cache, which the user chose.
+                        Err(second) if second.is_absent() => return Err(first),
+                        Err(second) => return Err(second),
+                    }
+                }
+                opened => opened?,
+            },
+        };
         let cache = EmbeddingCache::open(&self.root, embedder.identity())?;
         let model = Arc::new(DenseModel { embedder, cache });
         *slot = Some(model.clone());

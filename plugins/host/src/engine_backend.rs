@@ -410,4 +410,54 @@ mod tests {
             .unwrap_err();
         assert_eq!(graph.kind, ServiceErrorKind::Unavailable);
     }
+
+    #[test]
+    fn dense_search_without_the_model_is_unavailable_with_the_fix() {
+        let repo = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let no_models = tempfile::tempdir().unwrap();
+        std::fs::write(
+            repo.path().join("a.py"),
+            "def parse_url(url):\n    return url\n",
+        )
+        .unwrap();
+        let config = EngineConfig {
+            cache_dir: cache.path().to_owned(),
+            dense: swex_engine::index::DenseConfig {
+                models_root: Some(no_models.path().to_owned()),
+                ..Default::default()
+            },
+            ..EngineConfig::default()
+        };
+        let backend = EngineBackend::new(Engine::new(config).open(repo.path()).unwrap());
+        let call = |args: &str| {
+            crate::services::RawServices::call(&backend, ServiceId::DenseSearch, args.as_bytes())
+        };
+        // Plain search arguments are valid dense arguments; every mode gives the same answer.
+        for args in [
+            r#"{"query": "parse_url", "limit": 3}"#,
+            r#"{"query": "parse_url", "limit": 3, "mode": "full"}"#,
+            r#"{"query": "parse_url", "limit": 3, "mode": "rerank", "candidates": 10}"#,
+        ] {
+            let err = call(args).unwrap_err();
+            assert_eq!(err.kind, ServiceErrorKind::Unavailable, "{args}: {err}");
+            assert!(err.message.contains("swex models fetch"), "{err}");
+        }
+        let err = call(r#"{"query": "x", "limit": 3, "mode": "fastest"}"#).unwrap_err();
+        assert_eq!(err.kind, ServiceErrorKind::InvalidArgs, "{err}");
+        let err = call(
+            r#"{"query": "x", "limit": 3, "rerank_regions": [{"path": "a.py", "start": 5, "end": 2}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.kind, ServiceErrorKind::InvalidArgs, "{err}");
+        // Nothing else is affected.
+        let hits = backend
+            .lexical_search(SearchArgs {
+                query: "parse_url".into(),
+                limit: 3,
+                under: None,
+            })
+            .unwrap();
+        assert_eq!(hits.hits[0].path, "a.py");
+    }
 }
