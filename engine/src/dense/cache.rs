@@ -186,10 +186,10 @@ impl EmbeddingCache {
         *hasher.finalize().as_bytes()
     }
 
-    /// Whether a vector is cached under `key`.
-    pub fn contains(&self, key: &TextKey) -> bool {
+    /// Whether every key has a cached vector (stops at the first that has none).
+    pub fn contains_all(&self, keys: &[TextKey]) -> bool {
         let state = self.state.read().unwrap_or_else(|p| p.into_inner());
-        state.slots.contains_key(key)
+        keys.iter().all(|key| state.slots.contains_key(key))
     }
 
     /// Positions of the keys that have no cached vector (every position, duplicates included).
@@ -211,6 +211,13 @@ impl EmbeddingCache {
             out.extend_from_slice(&state.vectors[slot * dim..(slot + 1) * dim]);
         }
         Some(out)
+    }
+
+    /// Every cached vector, flattened, in the order they were loaded or added (for measurements
+    /// and maintenance; a copy).
+    pub fn all_vectors(&self) -> Vec<f32> {
+        let state = self.state.read().unwrap_or_else(|p| p.into_inner());
+        state.vectors.clone()
     }
 
     /// Embeds `texts` with `embedder`, computing only the texts not cached yet (each distinct text
@@ -601,6 +608,67 @@ mod tests {
             )
             .unwrap();
         (vectors, counts, asked.into_inner())
+    }
+
+    #[test]
+    fn derived_keys_embed_only_misses_and_answer_without_texts() {
+        let root = tempfile::tempdir().unwrap();
+        let id = identity("m", 4);
+        let cache = EmbeddingCache::open(root.path(), &id).unwrap();
+        let key = |n: u64| cache.derived_key("chunk/full", &n.to_le_bytes());
+        // Derived keys depend on the domain and never equal the text key of the same bytes.
+        assert_ne!(
+            key(1),
+            cache.derived_key("chunk/head:8", &1u64.to_le_bytes())
+        );
+        assert_ne!(
+            key(1),
+            cache.key(std::str::from_utf8(&[1, 0, 0, 0, 0, 0, 0, 0]).unwrap())
+        );
+        let keys = [key(1), key(2), key(1)];
+        assert_eq!(cache.missing(&keys), vec![0, 1, 2]);
+        assert!(!cache.contains_all(&keys) && cache.contains_all(&[]));
+        assert_eq!(cache.lookup(&keys), None);
+
+        let asked = RefCell::new(Vec::new());
+        let mut compute = |batch: &[&str], _: &mut dyn FnMut(usize, usize)| {
+            asked
+                .borrow_mut()
+                .extend(batch.iter().map(|t| t.to_string()));
+            Ok(batch.iter().map(|t| fake_vector(t, 4)).collect())
+        };
+        let (vectors, counts) = cache
+            .embed_keyed_with(&keys, &["one", "two", "one"], &mut compute, &mut |_, _| {})
+            .unwrap();
+        assert_eq!(
+            counts,
+            EmbedCounts {
+                cached: 1,
+                embedded: 2
+            }
+        );
+        assert_eq!(asked.borrow().len(), 2);
+        assert_eq!(&vectors[8..], fake_vector("one", 4).as_slice());
+        // Known keys need no text: an empty one is never embedded.
+        let (_, counts) = cache
+            .embed_keyed_with(
+                &[key(2), key(3)],
+                &["", "three"],
+                &mut compute,
+                &mut |_, _| {},
+            )
+            .unwrap();
+        assert_eq!(
+            counts,
+            EmbedCounts {
+                cached: 1,
+                embedded: 1
+            }
+        );
+        assert_eq!(asked.borrow().last().map(String::as_str), Some("three"));
+        assert!(cache.contains_all(&[key(1), key(2), key(3)]));
+        assert_eq!(cache.lookup(&[key(3)]), Some(fake_vector("three", 4)));
+        assert_eq!(cache.all_vectors().len(), 3 * 4);
     }
 
     #[test]

@@ -361,6 +361,10 @@ impl SnapshotIndex {
             return Ok(Some(index.clone()));
         }
         let (ids, keys) = self.dense_keys(&model.cache);
+        // Checked first: the common "not built" answer then costs no allocation of all vectors.
+        if !model.cache.contains_all(keys) {
+            return Ok(None);
+        }
         let Some(vectors) = model.cache.lookup(keys) else {
             return Ok(None);
         };
