@@ -21,19 +21,21 @@
 //! read from the snapshot directory on demand ([`SnapshotIndex::read_lines`], `grep`), so the
 //! directory must stay in place while the index is used.
 //!
-//! The dense index (task E, `crate::dense`) attaches here later, as another lazily built member
-//! of [`SnapshotIndex`] next to the graph: it needs chunk ids (`0..num_chunks()`), content keys
-//! that survive across snapshots for its embedding cache ([`SnapshotIndex::chunk_key`]) and chunk
-//! texts ([`SnapshotIndex::chunk_text`]).
+//! Dense search ([`dense`]) is another lazily built member of [`SnapshotIndex`], next to the
+//! graph: the engine's model is opened on the first dense call, vectors are cached by chunk key.
 //!
 //! This module does no printing; long work is reported through [`Progress`].
 
+pub mod dense;
 pub mod glob;
 
 use crate::lang as lang_api;
 use crate::lang::{LineIndex, split_lines};
 
 pub use crate::lang::AnalyzeOptions;
+pub use dense::{
+    CandidateRegion, DenseBuildReport, DenseConfig, DenseMode, DenseQuery, DenseResult, DenseStatus,
+};
 
 use crate::analysis::{Chunk, ChunkKind, FileAnalysis, Language};
 use crate::cache::{
@@ -74,6 +76,8 @@ pub struct EngineConfig {
     /// Verify the checksums of every pool file the first time this engine opens a pool (reads the
     /// whole pool once per process; disable only for benchmarks of the warm path).
     pub verify_pools: bool,
+    /// Dense search: model, text unit, vector index, rerank candidates.
+    pub dense: DenseConfig,
 }
 
 impl Default for EngineConfig {
@@ -85,6 +89,7 @@ impl Default for EngineConfig {
             lexical: LexicalConfig::default(),
             writer: WriterOptions::default(),
             verify_pools: true,
+            dense: DenseConfig::default(),
         }
     }
 }
@@ -116,6 +121,16 @@ pub enum IndexError {
     Glob(#[from] GlobError),
     #[error("invalid regular expression: {0}")]
     Regex(#[from] regex::Error),
+    #[error(transparent)]
+    Dense(#[from] crate::dense::DenseError),
+    #[error(
+        "no full dense index for {root}: {missing} of {chunks} chunks have no vector yet; run `swex index --dense --repo {root}` (or search in rerank mode)"
+    )]
+    DenseNotBuilt {
+        root: String,
+        missing: usize,
+        chunks: usize,
+    },
 }
 
 /// Stages of [`Engine::open`], in order.
@@ -127,6 +142,8 @@ pub enum Stage {
     Analyze,
     Index,
     Graph,
+    /// Embedding chunks for the full dense index.
+    Embed,
 }
 
 /// Receives progress of long work; called from worker threads.
@@ -146,6 +163,7 @@ pub struct Engine {
     config: EngineConfig,
     layout: CacheLayout,
     pools: Mutex<HashMap<String, Arc<LexicalPool>>>,
+    dense: Arc<dense::DenseRuntime>,
 }
 
 /// One indexed file.
@@ -203,7 +221,7 @@ pub struct SearchFilters {
 }
 
 impl SearchFilters {
-    fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.path_glob.is_none() && self.languages.is_empty() && self.kinds.is_empty()
     }
 }
@@ -279,6 +297,8 @@ pub struct SnapshotIndex {
     lexical_config: LexicalConfig,
     /// Built on first use: only some explorers need it.
     graph: OnceLock<CodeGraph>,
+    /// The engine's dense layer and this snapshot's full dense index, on first use.
+    dense: dense::DenseSlot,
     diagnostics: Vec<Diagnostic>,
     stats: IndexStats,
 }
@@ -325,6 +345,7 @@ impl Engine {
         let tag = analysis_tag(&config.analyze);
         let layout = CacheLayout::new(&config.cache_dir, &tag, TOKENIZER_VERSION);
         Engine {
+            dense: Arc::new(dense::DenseRuntime::new(&config.cache_dir, &config.dense)),
             config,
             layout,
             pools: Mutex::new(HashMap::new()),
@@ -334,6 +355,7 @@ impl Engine {
     /// An engine on an explicit cache layout (tests of format-version bumps).
     pub fn with_layout(config: EngineConfig, layout: CacheLayout) -> Engine {
         Engine {
+            dense: Arc::new(dense::DenseRuntime::new(&config.cache_dir, &config.dense)),
             config,
             layout,
             pools: Mutex::new(HashMap::new()),
@@ -670,6 +692,7 @@ impl Engine {
             lexical: view,
             lexical_config: self.config.lexical.clone(),
             graph: OnceLock::new(),
+            dense: dense::DenseSlot::new(self.dense.clone()),
             diagnostics,
             stats,
         }))

@@ -4,8 +4,9 @@
 //! It answers `list_files`, `file_info`, `read_lines`, `chunks`, `lexical_search` (the engine's
 //! BM25 over chunks, the query built from free text by the engine's issue query builder),
 //! `definitions`, `graph_neighbours` and `personalized_pagerank` (the engine's code graph, built
-//! on first use) and `grep`. `dense_search` answers "not available" until the engine's index
-//! carries a dense index.
+//! on first use), `dense_search` (the engine's dense search: the snapshot's full dense index when
+//! it has one, else a rerank of lexical candidates) and `grep`. Without the embedding model,
+//! `dense_search` answers `Unavailable` with the engine's message, which names `swex models fetch`.
 //!
 //! Lines: the engine counts the lines Python's `str.splitlines()` yields on the UTF-8 text with
 //! invalid bytes dropped, which is the services contract, so every line number here is the
@@ -20,7 +21,10 @@ use crate::backend::ServiceBackend;
 use std::sync::Arc;
 use swex_engine::graph::{CodeGraph, EdgeKind, NodeId, NodeKind, PageRankOptions};
 use swex_engine::index::glob::Glob;
-use swex_engine::index::{SearchFilters, SnapshotIndex};
+use swex_engine::index::{
+    CandidateRegion, DenseMode as EngineDenseMode, DenseQuery, IndexError, SearchFilters,
+    SnapshotIndex,
+};
 use swex_plugin::types::*;
 use swex_plugin::{ServiceError, ServiceErrorKind, ServiceId};
 
@@ -65,6 +69,42 @@ fn serde_name<T: serde::Serialize>(value: &T) -> String {
 
 fn failed(service: ServiceId, error: impl std::fmt::Display) -> ServiceError {
     ServiceError::new(service, ServiceErrorKind::Failed, error.to_string())
+}
+
+/// Search filters from the `under` argument of the search services.
+fn under_filter(service: ServiceId, under: Option<&str>) -> Result<SearchFilters, ServiceError> {
+    let mut filters = SearchFilters::default();
+    if let Some(under) = under.map(|d| d.trim_end_matches('/')) {
+        let glob = Glob::new(&format!("{under}/**")).map_err(|e| {
+            ServiceError::new(service, ServiceErrorKind::InvalidArgs, e.to_string())
+        })?;
+        filters.path_glob = Some(glob);
+    }
+    Ok(filters)
+}
+
+/// A dense failure as a service error: what only means "not installed here" or "not built" is
+/// `Unavailable` (callers may fall back), a region naming no file is `NotFound`.
+fn dense_error(error: IndexError) -> ServiceError {
+    let service = ServiceId::DenseSearch;
+    let kind = match &error {
+        IndexError::Dense(e) if e.is_absent() => ServiceErrorKind::Unavailable,
+        IndexError::DenseNotBuilt { .. } => ServiceErrorKind::Unavailable,
+        IndexError::UnknownFile(_) => ServiceErrorKind::NotFound,
+        _ => ServiceErrorKind::Failed,
+    };
+    ServiceError::new(service, kind, error.to_string())
+}
+
+fn search_hit(h: swex_engine::index::ChunkHit) -> SearchHit {
+    SearchHit {
+        path: h.path,
+        start: h.start,
+        end: h.end,
+        score: h.score as f64,
+        kind: Some(serde_name(&h.kind)),
+        name: h.name,
+    }
 }
 
 fn invalid(service: ServiceId, message: impl Into<String>) -> ServiceError {
@@ -238,29 +278,62 @@ impl ServiceBackend for EngineBackend {
 
     fn lexical_search(&self, args: SearchArgs) -> Result<SearchResult, ServiceError> {
         let service = ServiceId::LexicalSearch;
-        let mut filters = SearchFilters::default();
-        if let Some(under) = args.under.as_deref().map(|d| d.trim_end_matches('/')) {
-            let glob = Glob::new(&format!("{under}/**")).map_err(|e| {
-                ServiceError::new(service, ServiceErrorKind::InvalidArgs, e.to_string())
-            })?;
-            filters.path_glob = Some(glob);
-        }
+        let filters = under_filter(service, args.under.as_deref())?;
         let hits = self
             .index
             .search_text(&args.query, args.limit, &filters)
             .map_err(|e| failed(service, e))?;
         Ok(SearchResult {
-            hits: hits
-                .into_iter()
-                .map(|h| SearchHit {
-                    path: h.path,
-                    start: h.start,
-                    end: h.end,
-                    score: h.score as f64,
-                    kind: Some(serde_name(&h.kind)),
-                    name: h.name,
-                })
-                .collect(),
+            hits: hits.into_iter().map(search_hit).collect(),
+            ..SearchResult::default()
+        })
+    }
+
+    fn dense_search(&self, args: DenseSearchArgs) -> Result<SearchResult, ServiceError> {
+        let service = ServiceId::DenseSearch;
+        let mut regions = Vec::with_capacity(args.rerank_regions.len());
+        for region in &args.rerank_regions {
+            let end = match region.end {
+                -1 => None,
+                end if end >= 1 && end >= region.start => Some(end.min(u32::MAX as i64) as u32),
+                _ => {
+                    return Err(ServiceError::new(
+                        service,
+                        ServiceErrorKind::InvalidArgs,
+                        format!(
+                            "rerank region {}:{}-{} is empty or reversed",
+                            region.path, region.start, region.end
+                        ),
+                    ));
+                }
+            };
+            regions.push(CandidateRegion {
+                path: region.path.clone(),
+                start: region.start.clamp(1, u32::MAX as i64) as u32,
+                end,
+            });
+        }
+        let query = DenseQuery {
+            text: args.search.query,
+            limit: args.search.limit,
+            mode: match args.mode.unwrap_or_default() {
+                DenseMode::Auto => EngineDenseMode::Auto,
+                DenseMode::Full => EngineDenseMode::Full,
+                DenseMode::Rerank => EngineDenseMode::Rerank,
+            },
+            filters: under_filter(service, args.search.under.as_deref())?,
+            candidates: args.candidates,
+            regions,
+        };
+        let result = self.index.dense_search(&query).map_err(dense_error)?;
+        Ok(SearchResult {
+            hits: result.hits.into_iter().map(search_hit).collect(),
+            mode: Some(match result.mode {
+                EngineDenseMode::Full => DenseMode::Full,
+                _ => DenseMode::Rerank,
+            }),
+            scored: Some(result.scored),
+            embedded: Some(result.counts.embedded),
         })
     }
 
@@ -404,11 +477,7 @@ impl ServiceBackend for EngineBackend {
     }
 
     fn unavailable(&self, service: ServiceId) -> ServiceError {
-        let why = match service {
-            ServiceId::DenseSearch => "the engine's index has no dense index yet",
-            _ => "the engine backend does not provide it",
-        };
-        ServiceError::unavailable(service, why)
+        ServiceError::unavailable(service, "the engine backend does not provide it")
     }
 }
 
@@ -731,5 +800,55 @@ mod tests {
         };
         assert_eq!(bad(Some(1.5), 1.0), ServiceErrorKind::InvalidArgs);
         assert_eq!(bad(None, f64::NAN), ServiceErrorKind::InvalidArgs);
+    }
+
+    #[test]
+    fn dense_search_without_the_model_is_unavailable_with_the_fix() {
+        let repo = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let no_models = tempfile::tempdir().unwrap();
+        std::fs::write(
+            repo.path().join("a.py"),
+            "def parse_url(url):\n    return url\n",
+        )
+        .unwrap();
+        let config = EngineConfig {
+            cache_dir: cache.path().to_owned(),
+            dense: swex_engine::index::DenseConfig {
+                models_root: Some(no_models.path().to_owned()),
+                ..Default::default()
+            },
+            ..EngineConfig::default()
+        };
+        let backend = EngineBackend::new(Engine::new(config).open(repo.path()).unwrap());
+        let call = |args: &str| {
+            crate::services::RawServices::call(&backend, ServiceId::DenseSearch, args.as_bytes())
+        };
+        // Plain search arguments are valid dense arguments; every mode gives the same answer.
+        for args in [
+            r#"{"query": "parse_url", "limit": 3}"#,
+            r#"{"query": "parse_url", "limit": 3, "mode": "full"}"#,
+            r#"{"query": "parse_url", "limit": 3, "mode": "rerank", "candidates": 10}"#,
+        ] {
+            let err = call(args).unwrap_err();
+            assert_eq!(err.kind, ServiceErrorKind::Unavailable, "{args}: {err}");
+            assert!(err.message.contains("swex models fetch"), "{err}");
+        }
+        let err = call(r#"{"query": "x", "limit": 3, "mode": "fastest"}"#).unwrap_err();
+        assert_eq!(err.kind, ServiceErrorKind::InvalidArgs, "{err}");
+        let err = call(
+            r#"{"query": "x", "limit": 3, "rerank_regions": [{"path": "a.py", "start": 5, "end": 2}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.kind, ServiceErrorKind::InvalidArgs, "{err}");
+        // Nothing else is affected.
+        let hits = backend
+            .lexical_search(SearchArgs {
+                query: "parse_url".into(),
+                limit: 3,
+                under: None,
+            })
+            .unwrap();
+        assert_eq!(hits.hits[0].path, "a.py");
     }
 }
