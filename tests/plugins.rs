@@ -1,7 +1,8 @@
 //! Plugin loading end to end: a Rust plugin crate outside the workspace and a C plugin are built
 //! here, loaded and run; a plugin of another ABI version is refused; panics, crashes, aborts,
 //! hangs and garbage are survived (in process for panics, in isolated mode for the rest); the
-//! CLI lists and runs plugins; a built-in explorer crate built alone loads as a plugin.
+//! CLI lists and runs plugins; every built-in explorer's plugin crate, built in the workspace's
+//! target dir, loads as the same explorer that swex links.
 //!
 //! Needs `cargo` (offline, the registry cache as the workspace build left it) and `cc`.
 
@@ -466,12 +467,75 @@ fn cli_runs_builtin_explorers_on_a_checkout() {
     assert!(String::from_utf8_lossy(&oracle.stderr).contains("needs the ground truth"));
 }
 
+/// Every built-in explorer has a loadable library (its `explorers/*/plugin` crate) built in the
+/// workspace's own target dir, with no feature to switch: the same build that links all
+/// built-ins into `swex` (this test's `swex` binary) yields libraries that export the plugin
+/// entry symbol and load as the same explorers.
 #[test]
-fn builtin_explorer_crate_built_alone_loads_as_a_plugin() {
-    cargo_build(&["-p", "swex-explorer-simple_rule"]);
-    let library = fixture_target()
-        .join("debug")
-        .join(library_name("swex_explorer_simple_rule"));
+fn builtin_explorers_link_into_swex_and_load_from_the_workspace_target_dir() {
+    let metadata = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+        .args([
+            "metadata",
+            "--offline",
+            "--no-deps",
+            "--format-version",
+            "1",
+        ])
+        .current_dir(repo_root())
+        .output()
+        .expect("cargo metadata runs");
+    assert!(metadata.status.success());
+    let metadata: serde_json::Value = serde_json::from_slice(&metadata.stdout).unwrap();
+    let wrappers: Vec<String> = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .filter(|name| name.starts_with("swex-explorer-") && name.ends_with("-plugin"))
+        .map(str::to_owned)
+        .collect();
+    assert!(wrappers.len() >= 7, "{wrappers:?}");
+
+    // The swex binary under test and its profile dir (target/debug or target/release).
+    let swex_exe = PathBuf::from(env!("CARGO_BIN_EXE_swex"));
+    let profile_dir = swex_exe.parent().unwrap().to_owned();
+    let target_dir = profile_dir.parent().unwrap();
+    let mut args = vec!["--target-dir", target_dir.to_str().unwrap()];
+    if profile_dir.file_name().is_some_and(|n| n == "release") {
+        args.push("--release");
+    }
+    for wrapper in &wrappers {
+        args.extend(["-p", wrapper.as_str()]);
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(cargo)
+        .args(["build", "--offline", "--quiet"])
+        .args(&args)
+        .current_dir(repo_root())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "cargo build {args:?} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let listing = swex(&["explorers", "--json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&listing.stdout).unwrap();
+    for wrapper in &wrappers {
+        let stem = wrapper.replace('-', "_");
+        let library = profile_dir.join(library_name(&stem));
+        let plugin =
+            ExplorerPlugin::load(&library).unwrap_or_else(|e| panic!("{}: {e}", library.display()));
+        assert!(
+            rows.iter()
+                .any(|r| r["name"] == plugin.name() && r["kind"] == "builtin"),
+            "{} is not a built-in of swex",
+            plugin.name()
+        );
+    }
+    // A loaded library runs like the built-in.
+    let library = profile_dir.join(library_name("swex_explorer_simple_rule_plugin"));
     let plugin = ExplorerPlugin::load(&library).unwrap();
     assert_eq!(plugin.name(), "simple_rule");
     let snapshot = snapshot();

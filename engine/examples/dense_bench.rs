@@ -7,23 +7,31 @@
 //!   embed <chunks.jsonl> [opts] [--limit N]       chunks/s of the embedder (no cache)
 //!   snapshots <snapshot>... [opts]                embed snapshots in order through a fresh cache
 //!   quality <dev.jsonl> <snapshots dir> <id,...> [opts]   file hit rate of dense top-k
-//!   hnsw <n> [--dim D] [--dry]                    exact query time, HNSW build and query time
-//!                                                 (--dry: exact only)
+//!   hnsw <n> [--dim D] [--dry] [--from-cache DIR] exact query time, HNSW build and query time
+//!                                                 (--dry: exact only; --from-cache: the first n
+//!                                                 real vectors of an embedding cache directory)
+//!   engine-chunks <snapshot> <out.jsonl>          passage texts of the engine's chunks
+//!   engine-snapshots <snapshot>... --cache-root DIR [--dry]
+//!                                                 build each snapshot's full dense index in order
+//!                                                 through the engine (index and embedding caches
+//!                                                 in DIR); --dry: stand-in vectors, same counts
 //! opts: --spin --batch N --threads N --max-tokens N --unit full|head:N --cache-root DIR --k N
 //! ```
 //!
-//! The chunker here is a stand-in (definition boundaries found by indentation and `def`/`class`
-//! lines, windows elsewhere) until the engine's tree-sitter chunker lands; it is only for
-//! measuring, never for serving.
+//! `chunks`, `snapshots` and `quality` use a stand-in chunker (definition boundaries found by
+//! indentation and `def`/`class` lines, windows elsewhere), written before the engine's
+//! tree-sitter chunker landed and kept so earlier numbers can be reproduced; the `engine-*`
+//! commands use the engine itself. Nothing here serves queries.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use swex_engine::dense::{
-    DenseIndex, Embedder, EmbedderConfig, EmbeddingCache, IndexOptions, ModelIdentity, TextUnit,
-    default_cache_root, passage_text,
+    DenseIndex, Embedder, EmbedderConfig, EmbeddingCache, IndexOptions, ModelIdentity, TextKey,
+    TextUnit, default_cache_root, passage_text,
 };
+use swex_engine::index::{DenseConfig, Engine, EngineConfig, Progress, Stage};
 
 type Error = Box<dyn std::error::Error>;
 
@@ -39,6 +47,7 @@ struct Opts {
     dim: usize,
     spin: bool,
     dry: bool,
+    from_cache: Option<PathBuf>,
 }
 
 fn parse_opts(args: &[String]) -> Result<Opts, Error> {
@@ -54,6 +63,7 @@ fn parse_opts(args: &[String]) -> Result<Opts, Error> {
         dim: 384,
         spin: false,
         dry: false,
+        from_cache: None,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -69,6 +79,7 @@ fn parse_opts(args: &[String]) -> Result<Opts, Error> {
             "--dim" => opts.dim = value()?.parse()?,
             "--spin" => opts.spin = true,
             "--dry" => opts.dry = true,
+            "--from-cache" => opts.from_cache = Some(PathBuf::from(value()?)),
             _ => opts.positional.push(arg.clone()),
         }
     }
@@ -412,22 +423,49 @@ fn cmd_hnsw(opts: &Opts) -> Result<(), Error> {
     let [n] = &opts.positional[..] else {
         return Err("usage: hnsw <n> [--dim D]".into());
     };
-    let n: usize = n.parse()?;
-    let dim = opts.dim;
-    let mut state = 0x9E3779B97F4A7C15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f32 / (1u64 << 53) as f32 - 0.5
+    let mut n: usize = n.parse()?;
+    let mut dim = opts.dim;
+    let vectors = match &opts.from_cache {
+        Some(dir) => {
+            let identity: ModelIdentity =
+                serde_json::from_slice(&std::fs::read(dir.join("model.json"))?)?;
+            dim = identity.dim;
+            let mut all = EmbeddingCache::open_dir(dir, &identity)?.all_vectors();
+            if all.len() / dim < n {
+                eprintln!("{} holds only {} vectors", dir.display(), all.len() / dim);
+                n = all.len() / dim;
+            }
+            all.truncate(n * dim);
+            all
+        }
+        None => {
+            let mut state = 0x9E3779B97F4A7C15u64;
+            let mut next = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 11) as f32 / (1u64 << 53) as f32 - 0.5
+            };
+            let mut vectors = Vec::with_capacity(n * dim);
+            for _ in 0..n {
+                let v: Vec<f32> = (0..dim).map(|_| next()).collect();
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                vectors.extend(v.iter().map(|x| x / norm));
+            }
+            vectors
+        }
     };
-    let mut vectors = Vec::with_capacity(n * dim);
-    for _ in 0..n {
-        let v: Vec<f32> = (0..dim).map(|_| next()).collect();
-        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        vectors.extend(v.iter().map(|x| x / norm));
-    }
-    let queries: Vec<f32> = vectors[..100 * dim].to_vec();
+    // Queries: 100 vectors spread over the set, perturbed so none is its own exact match.
+    let stride = (n / 100).max(1);
+    let queries: Vec<f32> = (0..100.min(n))
+        .flat_map(|i| {
+            let v = &vectors[i * stride * dim..(i * stride + 1) * dim];
+            let w = &vectors[((i * stride + 1) % n) * dim..((i * stride + 1) % n + 1) * dim];
+            let mixed: Vec<f32> = v.iter().zip(w).map(|(a, b)| 0.7 * a + 0.3 * b).collect();
+            let norm = mixed.iter().map(|x| x * x).sum::<f32>().sqrt();
+            mixed.into_iter().map(move |x| x / norm)
+        })
+        .collect();
     let identity = ModelIdentity {
         name: "synthetic".into(),
         fingerprint: "0".repeat(64),
@@ -466,16 +504,147 @@ fn cmd_hnsw(opts: &Opts) -> Result<(), Error> {
         index.search(q, 10);
     }
     let hnsw_ms = started.elapsed().as_secs_f64() * 10.0;
+    let mut found = 0;
+    for q in queries.chunks_exact(dim) {
+        let truth: Vec<usize> = exact.search(q, 10).iter().map(|h| h.key).collect();
+        found += index
+            .search(q, 10)
+            .iter()
+            .filter(|h| truth.contains(&h.key))
+            .count();
+    }
     println!(
-        "n {n}, dim {dim}: HNSW build {build:.2} s ({cpu:.1} CPU s); HNSW query {hnsw_ms:.3} ms"
+        "n {n}, dim {dim}: HNSW build {build:.2} s ({cpu:.1} CPU s); HNSW query {hnsw_ms:.3} ms; recall@10 vs exact {:.3}",
+        found as f64 / (queries.len() / dim * 10) as f64
     );
+    Ok(())
+}
+
+/// An engine whose index and embedding caches live in `root` (models from the default root).
+fn engine(root: &Path, opts: &Opts) -> Engine {
+    Engine::new(EngineConfig {
+        cache_dir: root.to_path_buf(),
+        dense: DenseConfig {
+            models_root: Some(default_cache_root()),
+            embedder: EmbedderConfig {
+                max_tokens: opts.max_tokens,
+                batch_size: opts.batch,
+                intra_threads: opts.threads,
+                spin: opts.spin,
+                ..EmbedderConfig::default()
+            },
+            text_unit: opts.unit,
+            ..DenseConfig::default()
+        },
+        ..EngineConfig::default()
+    })
+}
+
+fn cmd_engine_chunks(opts: &Opts) -> Result<(), Error> {
+    let [snapshot, out] = &opts.positional[..] else {
+        return Err("usage: engine-chunks <snapshot> <out.jsonl>".into());
+    };
+    let root = opts.cache_root.clone().unwrap_or_else(default_cache_root);
+    let index = engine(&root, opts).open(Path::new(snapshot))?;
+    let mut file = String::new();
+    let mut count = 0;
+    for id in 0..index.num_chunks() {
+        if index.chunk_key(id).is_none() {
+            continue;
+        }
+        let (path, chunk) = index.chunk(id).expect("a chunk id below num_chunks");
+        let body = index.chunk_text(id)?;
+        let text = passage_text(
+            path,
+            chunk.name.as_deref(),
+            &body,
+            opts.unit,
+            opts.max_tokens * 12,
+        );
+        file.push_str(&serde_json::to_string(&text)?);
+        file.push('\n');
+        count += 1;
+    }
+    std::fs::write(out, file)?;
+    eprintln!("{count} non-blank chunks from {snapshot}");
+    Ok(())
+}
+
+/// Prints embedding progress every 30 seconds.
+struct EveryHalfMinute(std::sync::Mutex<Instant>);
+
+impl Progress for EveryHalfMinute {
+    fn report(&self, stage: Stage, done: u64, total: u64) {
+        let mut last = self.0.lock().unwrap();
+        if stage == Stage::Embed && last.elapsed().as_secs() >= 30 {
+            eprintln!("  {done}/{total}");
+            *last = Instant::now();
+        }
+    }
+}
+
+fn cmd_engine_snapshots(opts: &Opts) -> Result<(), Error> {
+    let root = opts
+        .cache_root
+        .clone()
+        .ok_or("engine-snapshots needs --cache-root (a fresh directory)")?;
+    let engine = engine(&root, opts);
+    // --dry: the derived keys the engine uses, in a cache of a stand-in identity.
+    let dry_cache = if opts.dry {
+        let identity = ModelIdentity {
+            name: "dry-run".into(),
+            fingerprint: "d".repeat(64),
+            dim: 4,
+        };
+        Some(EmbeddingCache::open(&root, &identity)?)
+    } else {
+        None
+    };
+    let domain = match opts.unit {
+        TextUnit::Full => "chunk/full".to_owned(),
+        TextUnit::Head { lines } => format!("chunk/head:{lines}"),
+    };
+    for snapshot in &opts.positional {
+        let index = engine.open(Path::new(snapshot))?;
+        let started = Instant::now();
+        let cpu = cpu_seconds();
+        let (chunks, embedded) = match &dry_cache {
+            Some(cache) => {
+                let keys: Vec<TextKey> = (0..index.num_chunks())
+                    .filter_map(|id| index.chunk_key(id))
+                    .map(|key| cache.derived_key(&domain, &key.to_le_bytes()))
+                    .collect();
+                let missing: std::collections::HashSet<TextKey> =
+                    cache.missing(&keys).into_iter().map(|i| keys[i]).collect();
+                let vector = [0.5f32; 4];
+                let entries: Vec<(TextKey, &[f32])> =
+                    missing.iter().map(|k| (*k, vector.as_slice())).collect();
+                cache.insert_many(&entries)?;
+                (keys.len(), missing.len())
+            }
+            None => {
+                let report =
+                    index.build_dense(&EveryHalfMinute(std::sync::Mutex::new(Instant::now())))?;
+                (report.chunks, report.embedded)
+            }
+        };
+        println!(
+            "{snapshot}: {chunks} chunks, embedded {embedded} ({:.1}%), {:.1} s, {:.1} CPU s",
+            100.0 * embedded as f64 / chunks.max(1) as f64,
+            started.elapsed().as_secs_f64(),
+            cpu_seconds() - cpu,
+        );
+    }
     Ok(())
 }
 
 fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((command, rest)) = args.split_first() else {
-        return Err("usage: dense_bench chunks|embed|snapshots|quality|hnsw ...".into());
+        return Err(
+            "usage: dense_bench chunks|embed|snapshots|quality|hnsw|engine-chunks|engine-snapshots ..."
+                .into(),
+        );
     };
     let opts = parse_opts(rest)?;
     match command.as_str() {
@@ -484,6 +653,8 @@ fn main() -> Result<(), Error> {
         "snapshots" => cmd_snapshots(&opts),
         "quality" => cmd_quality(&opts),
         "hnsw" => cmd_hnsw(&opts),
+        "engine-chunks" => cmd_engine_chunks(&opts),
+        "engine-snapshots" => cmd_engine_snapshots(&opts),
         other => Err(format!("unknown command {other}").into()),
     }
 }

@@ -2,7 +2,7 @@
 //! indexes built on top of them (lexical, graph, dense, cache).
 //!
 //! All line numbers are 1-based and intervals are closed (`start..=end`), like the benchmark's
-//! regions. A [`FileAnalysis`] is a pure function of (path, language, file bytes, analyser
+//! regions, and count the lines Python's `str.splitlines()` yields (see [`crate::lang::lines`]). A [`FileAnalysis`] is a pure function of (path, language, file bytes, analyser
 //! version), which is what makes it cacheable by content.
 
 use serde::{Deserialize, Serialize};
@@ -47,7 +47,7 @@ pub enum ChunkKind {
 }
 
 /// One indexable unit of a file. The chunks of a file are ordered by `start`, do not overlap, and
-/// together cover every `\n`-delimited line of the file (see [`crate::lang`] for the rules).
+/// together cover every line `1..=line_count` of the file (see [`crate::lang`] for the rules).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Chunk {
     pub start: u32,

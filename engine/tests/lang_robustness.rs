@@ -208,8 +208,9 @@ fn syntax_errors_are_reported_and_still_chunked() {
 }
 
 #[test]
-fn line_counts_follow_python_but_chunks_follow_newlines() {
-    // Three `\n`-lines; Python's splitlines also breaks at the form feed and the lone `\r`.
+fn line_counts_and_chunks_follow_python_lines() {
+    // Three `\n`-lines; Python's splitlines also breaks at the form feed and the lone `\r`, and
+    // so do the chunks (the benchmark's lines).
     let text = "a = 1\x0cb = 2\nc = 3\rd = 4\ne = 5\n";
     let analysis = analyze(
         "x.py",
@@ -218,6 +219,6 @@ fn line_counts_follow_python_but_chunks_follow_newlines() {
         &AnalyzeOptions::default(),
     );
     assert_eq!(analysis.line_count, 5);
-    assert_eq!(analysis.chunks.last().map(|c| c.end), Some(3));
+    assert_eq!(analysis.chunks.last().map(|c| c.end), Some(5));
     check_invariants(text, &analysis).expect("invariants");
 }

@@ -291,12 +291,16 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     };
     // One engine for the whole run: its open pools are shared by the snapshots of a repository.
     let engine = args.index.then(|| args.engine.engine());
+    let engine_args = &args.engine;
     let engine_opener = engine.as_ref().map(|engine| FnOpener {
         name: "engine".into(),
         open: move |dir: &Path| -> Result<(Box<dyn RawServices>, Vec<String>), String> {
             let index = engine
                 .open(dir)
                 .map_err(|e| format!("indexing {}: {e}", dir.display()))?;
+            engine_args
+                .build_dense(&index)
+                .map_err(|e| format!("{e:#}"))?;
             Ok((Box::new(EngineBackend::new(index)), Vec::new()))
         },
     });

@@ -140,7 +140,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
 
     let backend: Box<dyn RawServices> = if args.index {
-        Box::new(EngineBackend::new(args.engine.open(&repo)?))
+        let index = args.engine.open(&repo)?;
+        args.engine.build_dense(&index)?;
+        Box::new(EngineBackend::new(index))
     } else {
         let files = FsBackend::new(&repo);
         for diagnostic in files.diagnostics() {

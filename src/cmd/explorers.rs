@@ -14,6 +14,10 @@ pub fn builtin_explorers() -> Vec<SwexVTableGetter> {
     vec![
         swex_explorer_swex::swex_explorer_vtable,
         swex_explorer_bm25::swex_explorer_vtable,
+        swex_explorer_graph::swex_explorer_vtable,
+        swex_explorer_tfidf::swex_explorer_vtable,
+        swex_explorer_dense::swex_explorer_vtable,
+        swex_explorer_hybrid::swex_explorer_vtable,
         swex_explorer_bm25_ref::swex_explorer_vtable,
         swex_explorer_tfidf_ref::swex_explorer_vtable,
         swex_explorer_simple_rule::swex_explorer_vtable,

@@ -5,7 +5,7 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use swex_engine::index::{Engine, EngineConfig, IndexStats};
+use swex_engine::index::{DenseBuildReport, Engine, EngineConfig, IndexStats, SnapshotIndex};
 use swex_engine::scan::Diagnostic;
 
 #[derive(ClapArgs, Debug)]
@@ -38,6 +38,11 @@ pub struct EngineArgs {
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Also build the full dense index: embed every chunk that has no cached vector yet (slow
+    /// the first time for a repository, tens of chunks per second; needs `swex models fetch`).
+    /// Without it, dense search reranks lexical candidates.
+    #[arg(long)]
+    pub dense: bool,
 }
 
 impl EngineArgs {
@@ -62,6 +67,19 @@ impl EngineArgs {
         progress.finish();
         Ok(index)
     }
+
+    /// With `--dense`, builds the snapshot's full dense index (progress on stderr).
+    pub fn build_dense(&self, index: &SnapshotIndex) -> anyhow::Result<Option<DenseBuildReport>> {
+        if !self.dense {
+            return Ok(None);
+        }
+        let progress = StderrProgress::new(self.quiet);
+        let report = index
+            .build_dense(&progress)
+            .with_context(|| format!("dense index of {}", index.root().display()))?;
+        progress.finish();
+        Ok(Some(report))
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -69,6 +87,8 @@ struct Report<'a> {
     root: String,
     stats: &'a IndexStats,
     graph: Option<GraphReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dense: Option<DenseBuildReport>,
     diagnostics: &'a [Diagnostic],
 }
 
@@ -82,6 +102,7 @@ struct GraphReport {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let index = args.engine.open(&args.repo)?;
+    let dense = args.engine.build_dense(&index)?;
     let graph = (!args.no_graph).then(|| {
         let started = std::time::Instant::now();
         let graph = index.graph();
@@ -98,6 +119,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             root: index.root().display().to_string(),
             stats,
             graph,
+            dense,
             diagnostics: index.diagnostics(),
         };
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -125,6 +147,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!(
             "graph     {} nodes, {} edges (contains {}, imports {}, references {}, tests {}), built in {:.0} ms",
             graph.nodes, graph.edges, g.contains, g.imports, g.references, g.tests, graph.build_ms
+        );
+    }
+    if let Some(dense) = &dense {
+        println!(
+            "dense     {} chunks, {} embedded now, {} from the cache ({}); {} search; embed {:.1} s, index {:.1} s",
+            dense.chunks,
+            dense.embedded,
+            dense.cached,
+            dense.model,
+            dense.search,
+            dense.embed_seconds,
+            dense.index_seconds
         );
     }
     let pool = &stats.pool;

@@ -58,6 +58,7 @@ impl Progress for StderrProgress {
             Stage::Analyze => "analysing",
             Stage::Index => "indexing",
             Stage::Graph => "building graph",
+            Stage::Embed => "embedding chunks",
         };
         let counts = if total > 0 {
             format!(" {done}/{total}")

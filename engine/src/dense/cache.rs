@@ -80,6 +80,8 @@ pub struct EmbeddingCache {
     dir: PathBuf,
     identity: ModelIdentity,
     hash_key: [u8; 32],
+    /// Key of the keyed hash of [`EmbeddingCache::derived_key`], derived from `hash_key`.
+    derived_hash_key: [u8; 32],
     state: RwLock<State>,
     writer: Mutex<Option<SegmentWriter>>,
 }
@@ -129,6 +131,8 @@ impl EmbeddingCache {
             dir: dir.to_path_buf(),
             identity: identity.clone(),
             hash_key,
+            derived_hash_key: *blake3::keyed_hash(&hash_key, b"swex derived embedding keys")
+                .as_bytes(),
             state: RwLock::new(State::default()),
             writer: Mutex::new(None),
         };
@@ -170,11 +174,70 @@ impl EmbeddingCache {
             .map(|&slot| state.vectors[slot * dim..(slot + 1) * dim].to_vec())
     }
 
+    /// A key for an item whose identity determines its text (a chunk's content key): lookups by
+    /// such a key need no text, so a caller can ask what is cached without building texts.
+    /// `domain` separates kinds of ids (and text units); derived keys live in another keyed-hash
+    /// space than text keys, so the two never collide.
+    pub fn derived_key(&self, domain: &str, id: &[u8]) -> TextKey {
+        let mut hasher = blake3::Hasher::new_keyed(&self.derived_hash_key);
+        hasher.update(&(domain.len() as u64).to_le_bytes());
+        hasher.update(domain.as_bytes());
+        hasher.update(id);
+        *hasher.finalize().as_bytes()
+    }
+
+    /// Whether every key has a cached vector (stops at the first that has none).
+    pub fn contains_all(&self, keys: &[TextKey]) -> bool {
+        let state = self.state.read().unwrap_or_else(|p| p.into_inner());
+        keys.iter().all(|key| state.slots.contains_key(key))
+    }
+
+    /// Positions of the keys that have no cached vector (every position, duplicates included).
+    pub fn missing(&self, keys: &[TextKey]) -> Vec<usize> {
+        let state = self.state.read().unwrap_or_else(|p| p.into_inner());
+        (0..keys.len())
+            .filter(|&i| !state.slots.contains_key(&keys[i]))
+            .collect()
+    }
+
+    /// The cached vectors of `keys`, flattened in key order (`keys.len() × dim`), or `None` when
+    /// any key is missing.
+    pub fn lookup(&self, keys: &[TextKey]) -> Option<Vec<f32>> {
+        let dim = self.identity.dim;
+        let state = self.state.read().unwrap_or_else(|p| p.into_inner());
+        let mut out = Vec::with_capacity(keys.len() * dim);
+        for key in keys {
+            let slot = *state.slots.get(key)?;
+            out.extend_from_slice(&state.vectors[slot * dim..(slot + 1) * dim]);
+        }
+        Some(out)
+    }
+
+    /// Every cached vector, flattened, in the order they were loaded or added (for measurements
+    /// and maintenance; a copy).
+    pub fn all_vectors(&self) -> Vec<f32> {
+        let state = self.state.read().unwrap_or_else(|p| p.into_inner());
+        state.vectors.clone()
+    }
+
     /// Embeds `texts` with `embedder`, computing only the texts not cached yet (each distinct text
     /// once), and returns all vectors in input order, flattened (`texts.len() × dim`).
     pub fn embed(
         &self,
         embedder: &Embedder,
+        texts: &[&str],
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(Vec<f32>, EmbedCounts), DenseError> {
+        let keys: Vec<TextKey> = texts.iter().map(|t| self.key(t)).collect();
+        self.embed_keyed(embedder, &keys, texts, progress)
+    }
+
+    /// [`EmbeddingCache::embed`] with the caller's keys (for example [`EmbeddingCache::derived_key`]s):
+    /// `texts[i]` is the text of `keys[i]`, embedded only when that key is not cached yet.
+    pub fn embed_keyed(
+        &self,
+        embedder: &Embedder,
+        keys: &[TextKey],
         texts: &[&str],
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<(Vec<f32>, EmbedCounts), DenseError> {
@@ -184,7 +247,8 @@ impl EmbeddingCache {
                 got: embedder.identity().to_string(),
             });
         }
-        self.embed_with(
+        self.embed_keyed_with(
+            keys,
             texts,
             &mut |batch, p| embedder.embed_passages(batch, p),
             progress,
@@ -203,8 +267,24 @@ impl EmbeddingCache {
         ) -> Result<Vec<Vec<f32>>, DenseError>,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<(Vec<f32>, EmbedCounts), DenseError> {
-        let dim = self.identity.dim;
         let keys: Vec<TextKey> = texts.iter().map(|t| self.key(t)).collect();
+        self.embed_keyed_with(&keys, texts, compute, progress)
+    }
+
+    /// [`EmbeddingCache::embed_keyed`] with any function computing vectors.
+    #[allow(clippy::type_complexity)]
+    pub fn embed_keyed_with(
+        &self,
+        keys: &[TextKey],
+        texts: &[&str],
+        compute: &mut dyn FnMut(
+            &[&str],
+            &mut dyn FnMut(usize, usize),
+        ) -> Result<Vec<Vec<f32>>, DenseError>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<(Vec<f32>, EmbedCounts), DenseError> {
+        assert_eq!(keys.len(), texts.len(), "one text per key");
+        let dim = self.identity.dim;
 
         // Distinct misses, longest first so that each group batches texts of similar length.
         let mut missing: Vec<usize> = {
@@ -241,12 +321,9 @@ impl EmbeddingCache {
             progress(done, total);
         }
 
-        let state = self.state.read().unwrap_or_else(|p| p.into_inner());
-        let mut out = Vec::with_capacity(texts.len() * dim);
-        for key in &keys {
-            let slot = state.slots[key];
-            out.extend_from_slice(&state.vectors[slot * dim..(slot + 1) * dim]);
-        }
+        let out = self
+            .lookup(keys)
+            .expect("every key was cached or has just been embedded");
         Ok((
             out,
             EmbedCounts {
@@ -531,6 +608,67 @@ mod tests {
             )
             .unwrap();
         (vectors, counts, asked.into_inner())
+    }
+
+    #[test]
+    fn derived_keys_embed_only_misses_and_answer_without_texts() {
+        let root = tempfile::tempdir().unwrap();
+        let id = identity("m", 4);
+        let cache = EmbeddingCache::open(root.path(), &id).unwrap();
+        let key = |n: u64| cache.derived_key("chunk/full", &n.to_le_bytes());
+        // Derived keys depend on the domain and never equal the text key of the same bytes.
+        assert_ne!(
+            key(1),
+            cache.derived_key("chunk/head:8", &1u64.to_le_bytes())
+        );
+        assert_ne!(
+            key(1),
+            cache.key(std::str::from_utf8(&[1, 0, 0, 0, 0, 0, 0, 0]).unwrap())
+        );
+        let keys = [key(1), key(2), key(1)];
+        assert_eq!(cache.missing(&keys), vec![0, 1, 2]);
+        assert!(!cache.contains_all(&keys) && cache.contains_all(&[]));
+        assert_eq!(cache.lookup(&keys), None);
+
+        let asked = RefCell::new(Vec::new());
+        let mut compute = |batch: &[&str], _: &mut dyn FnMut(usize, usize)| {
+            asked
+                .borrow_mut()
+                .extend(batch.iter().map(|t| t.to_string()));
+            Ok(batch.iter().map(|t| fake_vector(t, 4)).collect())
+        };
+        let (vectors, counts) = cache
+            .embed_keyed_with(&keys, &["one", "two", "one"], &mut compute, &mut |_, _| {})
+            .unwrap();
+        assert_eq!(
+            counts,
+            EmbedCounts {
+                cached: 1,
+                embedded: 2
+            }
+        );
+        assert_eq!(asked.borrow().len(), 2);
+        assert_eq!(&vectors[8..], fake_vector("one", 4).as_slice());
+        // Known keys need no text: an empty one is never embedded.
+        let (_, counts) = cache
+            .embed_keyed_with(
+                &[key(2), key(3)],
+                &["", "three"],
+                &mut compute,
+                &mut |_, _| {},
+            )
+            .unwrap();
+        assert_eq!(
+            counts,
+            EmbedCounts {
+                cached: 1,
+                embedded: 1
+            }
+        );
+        assert_eq!(asked.borrow().last().map(String::as_str), Some("three"));
+        assert!(cache.contains_all(&[key(1), key(2), key(3)]));
+        assert_eq!(cache.lookup(&[key(3)]), Some(fake_vector("three", 4)));
+        assert_eq!(cache.all_vectors().len(), 3 * 4);
     }
 
     #[test]

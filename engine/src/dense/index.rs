@@ -238,6 +238,30 @@ impl<K: Clone> DenseIndex<K> {
         self.hits(self.exact_ranking(query, k))
     }
 
+    /// Exact search among the items `accept` admits (a path filter, a subset): scores only those,
+    /// whatever the index size, so a narrow filter never misses what an approximate graph would.
+    pub fn search_where(
+        &self,
+        query: &[f32],
+        k: usize,
+        accept: &dyn Fn(&K) -> bool,
+    ) -> Result<Vec<DenseHit<K>>, DenseError> {
+        if query.len() != self.identity.dim {
+            return Err(DenseError::Dimension {
+                expected: self.identity.dim,
+                got: query.len(),
+            });
+        }
+        let scores: Vec<(usize, f32)> = self
+            .vectors
+            .chunks_exact(self.identity.dim)
+            .enumerate()
+            .filter(|(i, _)| accept(&self.keys[*i]))
+            .map(|(i, v)| (i, dot(query, v)))
+            .collect();
+        Ok(self.hits(top_k(scores, k)))
+    }
+
     /// Embeds `query` with `embedder` (which must be the index's model) and searches.
     pub fn search_text(
         &self,
@@ -409,6 +433,24 @@ mod tests {
         }
         let recall = found as f64 / (queries * k) as f64;
         assert!(recall >= 0.95, "recall@{k} of HNSW vs exact: {recall}");
+    }
+
+    #[test]
+    fn filtered_search_scores_only_admitted_items() {
+        let vectors = vec![1.0, 0.0, 0.0, 1.0, 0.6, 0.8];
+        let index = DenseIndex::from_vectors(
+            identity(2),
+            vec!["x", "y", "xy"],
+            vectors,
+            &IndexOptions::default(),
+        )
+        .unwrap();
+        let hits = index
+            .search_where(&[1.0, 0.0], 5, &|k: &&str| *k != "x")
+            .unwrap();
+        let keys: Vec<&str> = hits.iter().map(|h| h.key).collect();
+        assert_eq!(keys, vec!["xy", "y"]);
+        assert!(index.search_where(&[1.0], 5, &|_| true).is_err());
     }
 
     #[test]

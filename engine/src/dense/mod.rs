@@ -43,7 +43,7 @@ pub mod model;
 use std::path::{Path, PathBuf};
 
 pub use assets::{AssetStatus, FetchOutcome};
-pub use cache::{CacheStats, EmbeddingCache};
+pub use cache::{CacheStats, EmbedCounts, EmbeddingCache, TextKey};
 pub use embedder::{Embedder, EmbedderConfig, TextUnit, passage_text};
 pub use index::{BuildReport, DenseHit, DenseIndex, IndexOptions, SearchMode, rerank};
 pub use model::{ModelIdentity, ModelSpec};

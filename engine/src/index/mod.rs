@@ -21,18 +21,21 @@
 //! read from the snapshot directory on demand ([`SnapshotIndex::read_lines`], `grep`), so the
 //! directory must stay in place while the index is used.
 //!
-//! The dense index (task E, `crate::dense`) attaches here later, as another lazily built member
-//! of [`SnapshotIndex`] next to the graph: it needs chunk ids (`0..num_chunks()`), content keys
-//! that survive across snapshots for its embedding cache ([`SnapshotIndex::chunk_key`]) and chunk
-//! texts ([`SnapshotIndex::chunk_text`]).
+//! Dense search ([`dense`]) is another lazily built member of [`SnapshotIndex`], next to the
+//! graph: the engine's model is opened on the first dense call, vectors are cached by chunk key.
 //!
 //! This module does no printing; long work is reported through [`Progress`].
 
+pub mod dense;
 pub mod glob;
 
 use crate::lang as lang_api;
+use crate::lang::{LineIndex, split_lines};
 
 pub use crate::lang::AnalyzeOptions;
+pub use dense::{
+    CandidateRegion, DenseBuildReport, DenseConfig, DenseMode, DenseQuery, DenseResult, DenseStatus,
+};
 
 use crate::analysis::{Chunk, ChunkKind, FileAnalysis, Language};
 use crate::cache::{
@@ -73,6 +76,8 @@ pub struct EngineConfig {
     /// Verify the checksums of every pool file the first time this engine opens a pool (reads the
     /// whole pool once per process; disable only for benchmarks of the warm path).
     pub verify_pools: bool,
+    /// Dense search: model, text unit, vector index, rerank candidates.
+    pub dense: DenseConfig,
 }
 
 impl Default for EngineConfig {
@@ -84,6 +89,7 @@ impl Default for EngineConfig {
             lexical: LexicalConfig::default(),
             writer: WriterOptions::default(),
             verify_pools: true,
+            dense: DenseConfig::default(),
         }
     }
 }
@@ -115,6 +121,16 @@ pub enum IndexError {
     Glob(#[from] GlobError),
     #[error("invalid regular expression: {0}")]
     Regex(#[from] regex::Error),
+    #[error(transparent)]
+    Dense(#[from] crate::dense::DenseError),
+    #[error(
+        "no full dense index for {root}: {missing} of {chunks} chunks have no vector yet; run `swex index --dense --repo {root}` (or search in rerank mode)"
+    )]
+    DenseNotBuilt {
+        root: String,
+        missing: usize,
+        chunks: usize,
+    },
 }
 
 /// Stages of [`Engine::open`], in order.
@@ -126,6 +142,8 @@ pub enum Stage {
     Analyze,
     Index,
     Graph,
+    /// Embedding chunks for the full dense index.
+    Embed,
 }
 
 /// Receives progress of long work; called from worker threads.
@@ -145,6 +163,7 @@ pub struct Engine {
     config: EngineConfig,
     layout: CacheLayout,
     pools: Mutex<HashMap<String, Arc<LexicalPool>>>,
+    dense: Arc<dense::DenseRuntime>,
 }
 
 /// One indexed file.
@@ -202,7 +221,7 @@ pub struct SearchFilters {
 }
 
 impl SearchFilters {
-    fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.path_glob.is_none() && self.languages.is_empty() && self.kinds.is_empty()
     }
 }
@@ -278,6 +297,8 @@ pub struct SnapshotIndex {
     lexical_config: LexicalConfig,
     /// Built on first use: only some explorers need it.
     graph: OnceLock<CodeGraph>,
+    /// The engine's dense layer and this snapshot's full dense index, on first use.
+    dense: dense::DenseSlot,
     diagnostics: Vec<Diagnostic>,
     stats: IndexStats,
 }
@@ -324,6 +345,7 @@ impl Engine {
         let tag = analysis_tag(&config.analyze);
         let layout = CacheLayout::new(&config.cache_dir, &tag, TOKENIZER_VERSION);
         Engine {
+            dense: Arc::new(dense::DenseRuntime::new(&config.cache_dir, &config.dense)),
             config,
             layout,
             pools: Mutex::new(HashMap::new()),
@@ -333,6 +355,7 @@ impl Engine {
     /// An engine on an explicit cache layout (tests of format-version bumps).
     pub fn with_layout(config: EngineConfig, layout: CacheLayout) -> Engine {
         Engine {
+            dense: Arc::new(dense::DenseRuntime::new(&config.cache_dir, &config.dense)),
             config,
             layout,
             pools: Mutex::new(HashMap::new()),
@@ -669,6 +692,7 @@ impl Engine {
             lexical: view,
             lexical_config: self.config.lexical.clone(),
             graph: OnceLock::new(),
+            dense: dense::DenseSlot::new(self.dense.clone()),
             diagnostics,
             stats,
         }))
@@ -959,13 +983,13 @@ impl OwnedChunkDoc {
 /// name, symbols, text) and of its rank among identical chunks of the file, so a chunk keeps
 /// its key when other parts of the file change. Blank chunks get [`NO_DOCUMENT`].
 fn chunk_keys(path: &str, text: &str, analysis: &FileAnalysis) -> Vec<u64> {
-    let starts = line_starts(text);
+    let lines = LineIndex::new(text);
     let mut seen: HashMap<u64, u32> = HashMap::new();
     analysis
         .chunks
         .iter()
         .map(|chunk| {
-            let body = slice_lines(text, &starts, chunk.start, chunk.end);
+            let body = slice_lines(text, &lines, chunk.start, chunk.end);
             if body.trim().is_empty() {
                 return NO_DOCUMENT;
             }
@@ -1005,7 +1029,7 @@ fn chunk_documents(
     wanted: &HashSet<u64>,
 ) -> Vec<OwnedChunkDoc> {
     let text = file.text.as_deref().unwrap_or("");
-    let starts = line_starts(text);
+    let lines = LineIndex::new(text);
     stored
         .analysis
         .chunks
@@ -1016,7 +1040,7 @@ fn chunk_documents(
             chunk_key,
             path: file.entry.path.clone(),
             symbols: chunk_symbols(chunk, &stored.analysis),
-            body: slice_lines(text, &starts, chunk.start, chunk.end).to_string(),
+            body: slice_lines(text, &lines, chunk.start, chunk.end).to_string(),
         })
         .collect()
 }
@@ -1041,32 +1065,10 @@ fn chunk_symbols(chunk: &Chunk, analysis: &FileAnalysis) -> String {
     symbols
 }
 
-/// Byte offset of the start of each `\n`-delimited line.
-fn line_starts(text: &str) -> Vec<usize> {
-    let mut starts = vec![0];
-    starts.extend(memchr_newlines(text));
-    if starts.last() == Some(&text.len()) && !text.is_empty() {
-        starts.pop();
-    }
-    starts
-}
-
-fn memchr_newlines(text: &str) -> impl Iterator<Item = usize> + '_ {
-    text.bytes()
-        .enumerate()
-        .filter(|&(_, b)| b == b'\n')
-        .map(|(i, _)| i + 1)
-}
-
-/// Lines `start..=end` (1-based, `\n`-delimited) of `text`, clamped to the text.
-fn slice_lines<'t>(text: &'t str, starts: &[usize], start: u32, end: u32) -> &'t str {
-    let first = (start.max(1) - 1) as usize;
-    if first >= starts.len() || end < start {
-        return "";
-    }
-    let from = starts[first];
-    let to = starts.get(end as usize).copied().unwrap_or(text.len());
-    &text[from..to.max(from)]
+/// Lines `start..=end` (1-based, see [`crate::lang::lines`]) of `text`, terminators included,
+/// clamped to the text.
+fn slice_lines<'t>(text: &'t str, lines: &LineIndex, start: u32, end: u32) -> &'t str {
+    &text[lines.byte_range(start, end)]
 }
 
 fn count_read(cache: &mut CacheStats, fast: bool) {
@@ -1173,8 +1175,10 @@ impl SnapshotIndex {
         Ok(self.read_lines(path, chunk.start, chunk.end)?.join("\n"))
     }
 
-    /// Lines `start..=end` (1-based, `\n`-delimited, without line terminators) of an indexed file;
-    /// `end` is clamped to the file, and `start > end` gives no lines.
+    /// Lines `start..=end` of an indexed file, without terminators, exactly as the benchmark sees
+    /// them: the file decoded as UTF-8 with invalid bytes dropped (Python's `errors="ignore"`) and
+    /// split like `str.splitlines()` (see [`crate::lang::lines`]). `end` is clamped to the file,
+    /// and `start > end` gives no lines.
     pub fn read_lines(&self, path: &str, start: u32, end: u32) -> Result<Vec<String>, IndexError> {
         self.file_index(path)?;
         let text = self.read_text(path)?;
@@ -1182,19 +1186,16 @@ impl SnapshotIndex {
         if end < start {
             return Ok(Vec::new());
         }
-        // A final newline ends the last line; it does not start another one.
-        let body = text.strip_suffix('\n').unwrap_or(&text);
-        if body.is_empty() && text.len() <= 1 {
-            return Ok(Vec::new());
-        }
-        Ok(body
-            .split('\n')
+        Ok(split_lines(&text)
+            .into_iter()
             .skip(start as usize - 1)
             .take((end - start) as usize + 1)
-            .map(|line| line.strip_suffix('\r').unwrap_or(line).to_string())
+            .map(str::to_owned)
             .collect())
     }
 
+    /// The file's text as the benchmark reads it: UTF-8 with invalid bytes dropped. (The analyses
+    /// saw replacement characters there instead; neither is a line boundary, so lines agree.)
     fn read_text(&self, path: &str) -> Result<String, IndexError> {
         let bytes = std::fs::read(self.root.join(path)).map_err(|source| IndexError::Read {
             path: path.to_string(),
@@ -1202,7 +1203,13 @@ impl SnapshotIndex {
         })?;
         Ok(match String::from_utf8(bytes) {
             Ok(text) => text,
-            Err(err) => String::from_utf8_lossy(err.as_bytes()).into_owned(),
+            Err(err) => {
+                let mut text = String::with_capacity(err.as_bytes().len());
+                for chunk in err.as_bytes().utf8_chunks() {
+                    text.push_str(chunk.valid());
+                }
+                text
+            }
         })
     }
 
@@ -1354,6 +1361,12 @@ impl SnapshotIndex {
         limit: usize,
     ) -> Result<Vec<GrepHit>, IndexError> {
         let regex = regex::Regex::new(pattern)?;
+        // A match inside a line is a match in the whole text, so the whole text can rule a file
+        // out at once, except for anchored patterns: `^`/`$`/`\A`/`\z` mean line edges here.
+        let whole_text_prefilter = !(pattern.contains('^')
+            || pattern.contains('$')
+            || pattern.contains("\\A")
+            || pattern.contains("\\z"));
         let glob = path_glob.map(Glob::new).transpose()?;
         let candidates: Vec<&FileInfo> = self
             .files
@@ -1372,15 +1385,14 @@ impl SnapshotIndex {
                     let Ok(text) = self.read_text(&file.path) else {
                         return Vec::new();
                     };
-                    if !regex.is_match(&text) {
+                    if whole_text_prefilter && !regex.is_match(&text) {
                         return Vec::new();
                     }
                     let mut out = Vec::new();
-                    for (n, line) in text.split('\n').enumerate() {
+                    for (n, line) in split_lines(&text).into_iter().enumerate() {
                         if out.len() >= limit {
                             break;
                         }
-                        let line = line.strip_suffix('\r').unwrap_or(line);
                         if regex.is_match(line) {
                             out.push(GrepHit {
                                 path: file.path.clone(),
@@ -1425,17 +1437,19 @@ mod tests {
 
     #[test]
     fn slicing_lines() {
-        let text = "a\nbb\nccc\n";
-        let starts = line_starts(text);
-        assert_eq!(starts, vec![0, 2, 5]);
-        assert_eq!(slice_lines(text, &starts, 1, 1), "a\n");
-        assert_eq!(slice_lines(text, &starts, 2, 3), "bb\nccc\n");
-        assert_eq!(slice_lines(text, &starts, 3, 99), "ccc\n");
-        assert_eq!(slice_lines(text, &starts, 4, 5), "");
-        let no_final_newline = "x\ny";
-        assert_eq!(
-            slice_lines(no_final_newline, &line_starts(no_final_newline), 2, 2),
-            "y"
-        );
+        let check = |text: &str, start: u32, end: u32, expected: &str| {
+            let lines = LineIndex::new(text);
+            assert_eq!(
+                slice_lines(text, &lines, start, end),
+                expected,
+                "{text:?} {start}-{end}"
+            );
+        };
+        check("a\nbb\nccc\n", 1, 1, "a\n");
+        check("a\nbb\nccc\n", 2, 3, "bb\nccc\n");
+        check("a\nbb\nccc\n", 3, 99, "ccc\n");
+        check("a\nbb\nccc\n", 4, 5, "");
+        check("x\ny", 2, 2, "y");
+        check("x\x0cy\rz", 2, 3, "y\rz");
     }
 }

@@ -11,6 +11,7 @@
 
 use tree_sitter::Node;
 
+use super::lines::LineIndex;
 use crate::analysis::{ChunkKind, Definition, Import, Reference, ReferenceKind};
 
 /// What a grammar recognises in one node.
@@ -142,14 +143,24 @@ impl<'t> Preceding<'t> {
 }
 
 /// Imports, references and the package declaration found so far.
-#[derive(Default)]
-pub(crate) struct Findings {
+pub(crate) struct Findings<'l> {
     pub imports: Vec<Import>,
     pub references: Vec<Reference>,
     pub package: Option<String>,
+    /// Lines of the file, to number the findings.
+    lines: &'l LineIndex,
 }
 
-impl Findings {
+impl<'l> Findings<'l> {
+    fn new(lines: &'l LineIndex) -> Self {
+        Findings {
+            imports: Vec::new(),
+            references: Vec::new(),
+            package: None,
+            lines,
+        }
+    }
+
     pub fn reference(&mut self, name: &str, kind: ReferenceKind, at: Node) {
         let name = name.trim();
         if name.is_empty()
@@ -162,7 +173,7 @@ impl Findings {
         }
         self.references.push(Reference {
             name: name.to_owned(),
-            line: line_of(at),
+            line: first_line(self.lines, at),
             kind,
         });
     }
@@ -175,7 +186,7 @@ impl Findings {
         self.imports.push(Import {
             module: module.to_owned(),
             names,
-            line: line_of(at),
+            line: first_line(self.lines, at),
         });
     }
 }
@@ -205,44 +216,39 @@ pub(crate) trait Grammar: Sync {
     }
 }
 
-/// 1-based first line of a node.
-pub(crate) fn line_of(node: Node) -> u32 {
-    u32::try_from(node.start_position().row).unwrap_or(u32::MAX - 1) + 1
+/// 1-based first line of a node, in the engine's lines (see [`super::lines`]; never tree-sitter
+/// rows, which count `\n` only).
+fn first_line(lines: &LineIndex, node: Node) -> u32 {
+    lines.line_of_byte(node.start_byte())
 }
 
-/// 1-based last line of a node. A node that ends at column 0 of a later row (it swallowed the
-/// newline, like C preprocessor directives) ends on the previous line.
-pub(crate) fn end_line_of(node: Node) -> u32 {
-    let start = node.start_position();
-    let end = node.end_position();
-    let row = if end.column == 0 && end.row > start.row {
-        end.row - 1
-    } else {
-        end.row
-    };
-    u32::try_from(row).unwrap_or(u32::MAX - 1) + 1
+/// 1-based last line of a node. A node that swallowed its line's terminator (like C preprocessor
+/// directives) still ends on that line.
+fn last_line(lines: &LineIndex, node: Node) -> u32 {
+    lines.last_line_of(node.start_byte(), node.end_byte())
 }
 
-pub(crate) struct Extraction {
+pub(crate) struct Extraction<'l> {
     pub definitions: Vec<Definition>,
-    pub findings: Findings,
+    pub findings: Findings<'l>,
 }
 
 /// Walks the whole tree once.
-pub(crate) fn extract(
+pub(crate) fn extract<'l>(
     grammar: &dyn Grammar,
     root: Node,
     src: &[u8],
-    line_count: u32,
-) -> Extraction {
+    lines: &'l LineIndex,
+) -> Extraction<'l> {
     let mut definitions: Vec<Definition> = Vec::new();
-    let mut findings = Findings::default();
+    let mut findings = Findings::new(lines);
+    let line_count = lines.line_count();
     let mut cursor = root.walk();
     // frames[d] is the ancestor at depth d of the current node; preceding[d] describes the
     // siblings before the current node's ancestor (or the node itself) at depth d.
     let mut frames: Vec<Frame> = Vec::new();
     let mut preceding: Vec<Preceding> = vec![Preceding::default()];
-    let last_line = line_count.max(1);
+    let final_line = line_count.max(1);
     loop {
         let node = cursor.node();
         let enclosing = frames.last().and_then(|f| f.scope);
@@ -255,8 +261,9 @@ pub(crate) fn extract(
         let mut inner = enclosing;
         if let Some(found) = grammar.definition(node, &cx) {
             let (span, span_depth) = span_of(grammar, node, &frames);
-            let start = attached_start(span, span_depth, &frames, &preceding).min(last_line);
-            let end = end_line_of(span).clamp(start, last_line);
+            let start =
+                attached_start(lines, span, span_depth, &frames, &preceding).min(final_line);
+            let end = last_line(lines, span).clamp(start, final_line);
             let prefix = enclosing.map(|i| definitions[i].qualified_name.as_str());
             let separator = grammar.separator();
             let mut qualified_name = String::new();
@@ -359,8 +366,14 @@ fn wraps_only(parent: Node, child: Node) -> bool {
 /// between, and not a trailing comment of the previous statement's line). A definition that opens
 /// its parent node (the first statement of a body) looks above the parent, where grammars often put
 /// the comments that precede it.
-fn attached_start(span: Node, span_depth: usize, frames: &[Frame], preceding: &[Preceding]) -> u32 {
-    let mut start = line_of(span);
+fn attached_start(
+    lines: &LineIndex,
+    span: Node,
+    span_depth: usize,
+    frames: &[Frame],
+    preceding: &[Preceding],
+) -> u32 {
+    let mut start = first_line(lines, span);
     let mut current = span;
     let mut depth = span_depth;
     while let Some(level) = preceding.get(depth) {
@@ -376,7 +389,7 @@ fn attached_start(span: Node, span_depth: usize, frames: &[Frame], preceding: &[
             }
         }
         for (index, candidate) in level.attached.iter().enumerate().rev() {
-            if end_line_of(*candidate) + 1 < start {
+            if last_line(lines, *candidate) + 1 < start {
                 return start;
             }
             let before = if index > 0 {
@@ -384,10 +397,10 @@ fn attached_start(span: Node, span_depth: usize, frames: &[Frame], preceding: &[
             } else {
                 level.before
             };
-            if before.is_some_and(|b| end_line_of(b) == line_of(*candidate)) {
+            if before.is_some_and(|b| last_line(lines, b) == first_line(lines, *candidate)) {
                 return start;
             }
-            start = line_of(*candidate);
+            start = first_line(lines, *candidate);
         }
         break;
     }

@@ -1,84 +1,210 @@
-//! Line arithmetic shared by the analysers.
+//! The engine's one notion of a line: the lines Python's `str.splitlines()` yields.
 //!
-//! Two notions of "line" coexist and must not be confused:
-//! - **`\n`-lines**: what editors, tree-sitter rows and the benchmark's regions count. Every span
-//!   the analysers produce (chunks, definitions, imports, references) is in `\n`-lines.
-//! - **Python lines**: what `str.splitlines()` yields, which also breaks at `\r`, `\x0b`, `\x0c`,
-//!   `\x1c`–`\x1e`, `\x85`, U+2028 and U+2029. The benchmark's metric clamps `end = -1` regions to
-//!   this count, so [`crate::analysis::FileAnalysis::line_count`] reports it.
+//! The benchmark scores regions in these lines (it reads files as UTF-8 with invalid bytes
+//! ignored and splits them with `str.splitlines()`), so every line number the engine exposes —
+//! chunk and definition spans, import and reference lines, graph nodes, lexical and grep hits,
+//! `read_lines` — counts them. Line boundaries: `\n`, `\r`, `\r\n` (one boundary), `\x0b`,
+//! `\x0c`, `\x1c`, `\x1d`, `\x1e`, `\x85`, U+2028, U+2029. A trailing boundary does not start an
+//! extra empty line; `""` has no lines.
 //!
-//! The two agree on ordinary `\n` or `\r\n` text; they differ for files with lone `\r`, form
-//! feeds and the other separators.
+//! They differ from `\n`-delimited lines (tree-sitter rows, most editors) only for files with lone
+//! `\r`, form feeds (common in older Python and C sources) and the other rare separators. The
+//! analysers therefore never use tree-sitter rows: they map node byte offsets through a
+//! [`LineIndex`].
+//!
+//! Replacement characters (U+FFFD) from lossy decoding are not boundaries, so lossy text and the
+//! benchmark's `errors="ignore"` text have the same lines.
+
+use std::ops::Range;
 
 /// Number of lines Python's `str.splitlines()` yields for `text`.
-///
-/// Line boundaries: `\n`, `\r`, `\r\n` (one boundary), `\x0b`, `\x0c`, `\x1c`, `\x1d`, `\x1e`,
-/// `\x85`, U+2028, U+2029. A trailing boundary does not start an extra empty line; `""` has 0 lines.
 pub fn python_line_count(text: &str) -> u32 {
     let mut count: u32 = 0;
     let mut line_open = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\r' => {
-                if chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
-                count = count.saturating_add(1);
-                line_open = false;
-            }
-            '\n' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}'
-            | '\u{2029}' => {
-                count = count.saturating_add(1);
-                line_open = false;
-            }
-            _ => line_open = true,
-        }
+    for_each_boundary(text.as_bytes(), |_, next| {
+        count = count.saturating_add(1);
+        line_open = next < text.len();
+    });
+    if count == 0 {
+        return u32::from(!text.is_empty());
     }
     count.saturating_add(u32::from(line_open))
 }
 
-/// Number of `\n`-delimited lines: the lines chunks must cover. A trailing `\n` does not start an
-/// extra empty line; `""` has 0 lines.
+/// Number of `\n`-delimited lines (tree-sitter rows). A trailing `\n` does not start an extra
+/// empty line; `""` has 0 lines. Only for comparisons: the engine counts [`python_line_count`].
 pub fn newline_line_count(text: &str) -> u32 {
-    let newlines = memchr_count(text.as_bytes(), b'\n');
+    let newlines = text.bytes().filter(|&b| b == b'\n').count();
     let unterminated_tail = !text.is_empty() && !text.ends_with('\n');
     u32::try_from(newlines + usize::from(unterminated_tail)).unwrap_or(u32::MAX)
 }
 
-fn memchr_count(bytes: &[u8], needle: u8) -> usize {
-    bytes.iter().filter(|&&b| b == needle).count()
+/// The lines of `text` without their terminators, exactly as Python's `str.splitlines()`.
+pub fn split_lines(text: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for_each_boundary(text.as_bytes(), |at, next| {
+        lines.push(&text[start..at]);
+        start = next;
+    });
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    lines
+}
+
+/// Calls `found(at, next)` for each line boundary in order: the terminator occupies bytes
+/// `at..next`. Works on bytes: in valid UTF-8, `C2 85` is exactly U+0085 and `E2 80 A8`/`E2 80
+/// A9` exactly U+2028/U+2029, so no decoding is needed.
+fn for_each_boundary(bytes: &[u8], mut found: impl FnMut(usize, usize)) {
+    let mut index = 0;
+    while index < bytes.len() {
+        let width = match bytes[index] {
+            b'\r' if bytes.get(index + 1) == Some(&b'\n') => 2,
+            b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1e => 1,
+            0xc2 if bytes.get(index + 1) == Some(&0x85) => 2,
+            0xe2 if bytes.get(index + 1) == Some(&0x80)
+                && matches!(bytes.get(index + 2), Some(0xa8 | 0xa9)) =>
+            {
+                3
+            }
+            _ => 0,
+        };
+        if width > 0 {
+            found(index, index + width);
+            index += width;
+        } else {
+            index += 1;
+        }
+    }
+}
+
+/// Byte offsets of the lines of one text: maps byte offsets to 1-based line numbers and line
+/// ranges back to bytes. Built once per file in O(bytes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineIndex {
+    /// Byte offset where each line starts (its first byte), ascending; never holds `len`.
+    starts: Vec<usize>,
+    len: usize,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+        if !text.is_empty() {
+            starts.push(0);
+        }
+        for_each_boundary(text.as_bytes(), |_, next| {
+            if next < text.len() {
+                starts.push(next);
+            }
+        });
+        LineIndex {
+            starts,
+            len: text.len(),
+        }
+    }
+
+    /// Number of lines (equals [`python_line_count`]).
+    pub fn line_count(&self) -> u32 {
+        u32::try_from(self.starts.len()).unwrap_or(u32::MAX)
+    }
+
+    /// The 1-based line holding byte `offset` (a line's terminator belongs to it); offsets at or
+    /// past the end give the last line, and an empty text gives line 1.
+    pub fn line_of_byte(&self, offset: usize) -> u32 {
+        let line = self.starts.partition_point(|&start| start <= offset).max(1);
+        u32::try_from(line).unwrap_or(u32::MAX)
+    }
+
+    /// The line of the last byte of `start..end` (the start's line when the range is empty): a
+    /// syntax node that swallowed its line's terminator still ends on that line.
+    pub fn last_line_of(&self, start: usize, end: usize) -> u32 {
+        self.line_of_byte(if end > start { end - 1 } else { start })
+    }
+
+    /// Bytes of lines `start..=end` (1-based), terminators included, clamped to the text; empty
+    /// when `end < start` or `start` is past the last line.
+    pub fn byte_range(&self, start: u32, end: u32) -> Range<usize> {
+        let first = start.max(1) as usize - 1;
+        if end < start || first >= self.starts.len() {
+            return self.len..self.len;
+        }
+        let from = self.starts[first];
+        let to = self.starts.get(end as usize).copied().unwrap_or(self.len);
+        from..to.max(from)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn check(text: &str, python: u32, newline: u32) {
-        assert_eq!(python_line_count(text), python, "python count of {text:?}");
+    /// Lines as Python 3 `str.splitlines()` gives them (checked against CPython 3.11).
+    fn check(text: &str, expected: &[&str], newline: u32) {
+        assert_eq!(split_lines(text), expected, "splitlines of {text:?}");
+        let count = expected.len() as u32;
+        assert_eq!(python_line_count(text), count, "python count of {text:?}");
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), count, "index count of {text:?}");
         assert_eq!(
             newline_line_count(text),
             newline,
             "newline count of {text:?}"
         );
+        // Every line's byte range starts with its content, and each byte maps back to its line.
+        for (n, line) in expected.iter().enumerate() {
+            let line_number = n as u32 + 1;
+            let range = index.byte_range(line_number, line_number);
+            assert!(
+                text[range.clone()].starts_with(line),
+                "{text:?} line {line_number}"
+            );
+            for offset in range {
+                assert_eq!(
+                    index.line_of_byte(offset),
+                    line_number,
+                    "{text:?} byte {offset}"
+                );
+            }
+        }
     }
 
     #[test]
-    fn counts_match_python_splitlines_and_newline_split() {
-        check("", 0, 0);
-        check("a", 1, 1);
-        check("a\n", 1, 1);
-        check("a\nb", 2, 2);
-        check("\n", 1, 1);
-        check("\n\n", 2, 2);
-        check("a\r\nb\r\n", 2, 2);
-        check("a\rb", 2, 1);
-        check("a\r", 1, 1);
-        check("a\x0cb\n", 2, 1);
-        check("a\x0bb\x1cc\x1dd\x1ee\n", 5, 1);
-        check("a\u{85}b\u{2028}c\u{2029}", 3, 1);
-        check("\r\n\r\n", 2, 2);
-        check("\r\r\n", 2, 1);
-        check("x\n\x0c\ny", 4, 3);
+    fn lines_match_python_splitlines() {
+        check("", &[], 0);
+        check("a", &["a"], 1);
+        check("a\n", &["a"], 1);
+        check("a\nb", &["a", "b"], 2);
+        check("\n", &[""], 1);
+        check("\n\n", &["", ""], 2);
+        check("a\r\nb\r\n", &["a", "b"], 2);
+        check("a\rb", &["a", "b"], 1);
+        check("a\r", &["a"], 1);
+        check("a\x0cb\n", &["a", "b"], 1);
+        check("a\x0bb\x1cc\x1dd\x1ee\n", &["a", "b", "c", "d", "e"], 1);
+        check("a\u{85}b\u{2028}c\u{2029}", &["a", "b", "c"], 1);
+        check("\r\n\r\n", &["", ""], 2);
+        check("\r\r\n", &["", ""], 1);
+        check("x\n\x0c\ny", &["x", "", "", "y"], 3);
+        // Look-alikes that are not boundaries: U+2027, U+0084, U+FFFD, `\x1f`.
+        check(
+            "a\u{2027}b\u{84}c\u{fffd}d\x1fe",
+            &["a\u{2027}b\u{84}c\u{fffd}d\x1fe"],
+            1,
+        );
+    }
+
+    #[test]
+    fn byte_ranges_span_whole_lines() {
+        let text = "a\r\nbb\x0cccc";
+        let index = LineIndex::new(text);
+        assert_eq!(&text[index.byte_range(1, 1)], "a\r\n");
+        assert_eq!(&text[index.byte_range(2, 3)], "bb\x0cccc");
+        assert_eq!(&text[index.byte_range(3, 99)], "ccc");
+        assert_eq!(index.byte_range(4, 5), text.len()..text.len());
+        assert_eq!(index.byte_range(2, 1), text.len()..text.len());
+        assert_eq!(index.last_line_of(0, 3), 1, "a node ending with its CRLF");
+        assert_eq!(index.last_line_of(3, 3), 2, "an empty node");
     }
 }

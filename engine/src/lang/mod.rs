@@ -6,12 +6,12 @@
 //! path and the file's first bytes.
 //!
 //! # Lines
-//! All spans are 1-based closed intervals of **`\n`-delimited lines** (editor lines, tree-sitter
-//! rows, the benchmark's regions), and the chunks of a file cover lines `1..=N` where `N` is the
-//! number of `\n`-lines ([`newline_line_count`]). [`FileAnalysis::line_count`] is instead the
-//! number of lines Python's `str.splitlines()` yields ([`python_line_count`]), which is what the
-//! benchmark's metric uses to resolve `end = -1`; the two differ only for files containing lone
-//! `\r`, form feeds, `\x0b`, `\x1c`–`\x1e`, `\x85`, U+2028 or U+2029.
+//! All spans and line numbers are 1-based closed intervals of the lines Python's
+//! `str.splitlines()` yields — the lines the benchmark scores — and the chunks of a file cover
+//! lines `1..=N` with `N` = [`FileAnalysis::line_count`] ([`python_line_count`]). Tree-sitter
+//! rows count `\n` only, so the analysers map node byte offsets through a [`LineIndex`] instead;
+//! the two notions differ for files containing lone `\r`, form feeds, `\x0b`, `\x1c`–`\x1e`,
+//! `\x85`, U+2028 or U+2029 (see [`lines`]).
 //!
 //! # Chunking rules
 //! Source files (the 11 [`Language`]s):
@@ -53,7 +53,7 @@ mod extract;
 mod go;
 mod java;
 mod javascript;
-mod lines;
+pub mod lines;
 mod php;
 mod python;
 mod ruby;
@@ -68,14 +68,14 @@ use serde::{Deserialize, Serialize};
 use tree_sitter::Parser;
 
 pub use detect::detect_language;
-pub use lines::{newline_line_count, python_line_count};
+pub use lines::{LineIndex, newline_line_count, python_line_count, split_lines};
 
 use crate::analysis::{FileAnalysis, Language};
 use extract::Grammar;
 
 /// Version of the analysis output. Bump on every change that alters what [`analyze`] returns for
 /// some input; caches of [`FileAnalysis`] must include it in their key.
-pub const ANALYZER_VERSION: u32 = 2;
+pub const ANALYZER_VERSION: u32 = 3;
 
 /// Tunables of [`analyze`]. Part of an analysis cache key, hence `Hash` and serde.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -103,12 +103,12 @@ pub fn analyze(
     text: &str,
     options: &AnalyzeOptions,
 ) -> FileAnalysis {
-    let line_count = python_line_count(text);
-    let newline_lines = newline_line_count(text);
+    let lines = LineIndex::new(text);
+    let line_count = lines.line_count();
     let windows = || FileAnalysis {
         language,
         line_count,
-        chunks: text::text_windows(path, text, newline_lines, options.window_lines),
+        chunks: text::text_windows(path, text, line_count, options.window_lines),
         package: manifest_package(path, text),
         ..FileAnalysis::default()
     };
@@ -121,7 +121,7 @@ pub fn analyze(
     // Parsing and extraction are not expected to panic; if a grammar ever does on some input, the
     // file still gets windows rather than taking the whole index down.
     let analysed = catch_unwind(AssertUnwindSafe(|| {
-        analyze_source(language, grammar, text, newline_lines, options)
+        analyze_source(language, grammar, text, &lines, options)
     }));
     match analysed {
         Ok(Some(mut analysis)) => {
@@ -139,17 +139,17 @@ fn analyze_source(
     language: Language,
     grammar: &dyn Grammar,
     text: &str,
-    newline_lines: u32,
+    lines: &LineIndex,
     options: &AnalyzeOptions,
 ) -> Option<FileAnalysis> {
     let tree = parse(language, text)?;
     let root = tree.root_node();
-    let extraction = extract::extract(grammar, root, text.as_bytes(), newline_lines);
+    let extraction = extract::extract(grammar, root, text.as_bytes(), lines);
     let limits = chunk::ChunkLimits {
         window_lines: options.window_lines,
         max_chunk_lines: options.max_chunk_lines,
     };
-    let chunks = chunk::chunk_definitions(&extraction.definitions, newline_lines, &limits);
+    let chunks = chunk::chunk_definitions(&extraction.definitions, lines.line_count(), &limits);
     Some(FileAnalysis {
         language: Some(language),
         line_count: 0,

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use swex_engine::analysis::FileAnalysis;
-use swex_engine::lang::{AnalyzeOptions, analyze, detect_language, newline_line_count};
+use swex_engine::lang::{AnalyzeOptions, analyze, detect_language, python_line_count};
 
 pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -81,10 +81,10 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
 }
 
 /// The analysis invariants every file must satisfy, whatever its content: chunks ordered,
-/// non-overlapping, covering `1..=N` `\n`-lines exactly; definitions inside the file with valid
+/// non-overlapping, covering lines `1..=N` (`str.splitlines()` lines) exactly; definitions inside the file with valid
 /// parents. Returns a description of the first violation.
 pub fn check_invariants(text: &str, analysis: &FileAnalysis) -> Result<(), String> {
-    let line_count = newline_line_count(text);
+    let line_count = python_line_count(text);
     let mut next = 1u32;
     for chunk in &analysis.chunks {
         if chunk.start != next {

@@ -259,7 +259,7 @@ impl Explorer for Bm25Ref {
     }
 }
 
-swex_plugin::export_explorer!(Bm25Ref, unless_feature = "builtin");
+swex_plugin::export_vtable!(Bm25Ref);
 
 #[cfg(test)]
 mod tests {

@@ -102,7 +102,7 @@ impl Explorer for Bm25 {
     }
 }
 
-swex_plugin::export_explorer!(Bm25, unless_feature = "builtin");
+swex_plugin::export_vtable!(Bm25);
 
 #[cfg(test)]
 mod tests {

@@ -474,7 +474,7 @@ fn parse_entry(entry: &str, repo_root: &str) -> Result<Option<Region>, String> {
     ))
 }
 
-swex_plugin::export_explorer!(CommandExplorer, unless_feature = "builtin");
+swex_plugin::export_vtable!(CommandExplorer);
 
 #[cfg(test)]
 mod tests {

@@ -48,4 +48,4 @@ impl Explorer for Oracle {
     }
 }
 
-swex_plugin::export_explorer!(Oracle, unless_feature = "builtin");
+swex_plugin::export_vtable!(Oracle);

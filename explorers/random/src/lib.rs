@@ -271,7 +271,7 @@ impl PyRandom {
     }
 }
 
-swex_plugin::export_explorer!(RandomExplorer, unless_feature = "builtin");
+swex_plugin::export_vtable!(RandomExplorer);
 
 #[cfg(test)]
 mod tests {

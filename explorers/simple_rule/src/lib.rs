@@ -124,7 +124,7 @@ impl Explorer for SimpleRule {
     }
 }
 
-swex_plugin::export_explorer!(SimpleRule, unless_feature = "builtin");
+swex_plugin::export_vtable!(SimpleRule);
 
 #[cfg(test)]
 mod tests {

@@ -160,4 +160,4 @@ impl Explorer for Swex {
     }
 }
 
-swex_plugin::export_explorer!(Swex, unless_feature = "builtin");
+swex_plugin::export_vtable!(Swex);

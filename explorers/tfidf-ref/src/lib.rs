@@ -331,7 +331,7 @@ impl Explorer for TfidfRef {
     }
 }
 
-swex_plugin::export_explorer!(TfidfRef, unless_feature = "builtin");
+swex_plugin::export_vtable!(TfidfRef);
 
 #[cfg(test)]
 mod tests {

@@ -32,7 +32,7 @@ pub trait ServiceBackend: Send + Sync {
     fn lexical_search(&self, _args: SearchArgs) -> Result<SearchResult, ServiceError> {
         Err(self.unavailable(ServiceId::LexicalSearch))
     }
-    fn dense_search(&self, _args: SearchArgs) -> Result<SearchResult, ServiceError> {
+    fn dense_search(&self, _args: DenseSearchArgs) -> Result<SearchResult, ServiceError> {
         Err(self.unavailable(ServiceId::DenseSearch))
     }
     fn definitions(&self, _args: DefinitionsArgs) -> Result<DefinitionsResult, ServiceError> {

@@ -3,18 +3,28 @@
 //!
 //! It answers `list_files`, `file_info`, `read_lines`, `chunks`, `lexical_search` (the engine's
 //! BM25 over chunks, the query built from free text by the engine's issue query builder),
-//! `definitions` and `grep`. `dense_search` and the graph services answer "not available" until the
-//! engine's index carries a dense index and a code graph.
+//! `definitions`, `graph_neighbours` and `personalized_pagerank` (the engine's code graph, built
+//! on first use), `dense_search` (the engine's dense search: the snapshot's full dense index when
+//! it has one, else a rerank of lexical candidates) and `grep`. Without the embedding model,
+//! `dense_search` answers `Unavailable` with the engine's message, which names `swex models fetch`.
 //!
-//! `read_lines` keeps the services contract (Python `str.splitlines()` lines, invalid UTF-8 bytes
-//! dropped) by reading the file itself: the engine's own `read_lines` splits on `\n` only, which
-//! differs on files holding `\r`, `\x0b`, `\x0c`, `\x1c`–`\x1e`, `\x85`, U+2028 or U+2029.
+//! Lines: the engine counts the lines Python's `str.splitlines()` yields on the UTF-8 text with
+//! invalid bytes dropped, which is the services contract, so every line number here is the
+//! engine's own.
+//!
+//! Graph nodes are named by [`NodeRef`]: a file by path, a definition by path and qualified name
+//! (`Class.method`; `.`, `::`, `#` and `\` interchangeable), or by bare name when that is
+//! unambiguous in the file. Edge kinds: `contains`, `imports`, `references` (alias `calls`),
+//! `tests`.
 
 use crate::backend::ServiceBackend;
 use std::sync::Arc;
+use swex_engine::graph::{CodeGraph, EdgeKind, NodeId, NodeKind, PageRankOptions};
 use swex_engine::index::glob::Glob;
-use swex_engine::index::{SearchFilters, SnapshotIndex};
-use swex_plugin::text::{decode_utf8_ignore, split_lines_python};
+use swex_engine::index::{
+    CandidateRegion, DenseMode as EngineDenseMode, DenseQuery, IndexError, SearchFilters,
+    SnapshotIndex,
+};
 use swex_plugin::types::*;
 use swex_plugin::{ServiceError, ServiceErrorKind, ServiceId};
 
@@ -61,6 +71,130 @@ fn failed(service: ServiceId, error: impl std::fmt::Display) -> ServiceError {
     ServiceError::new(service, ServiceErrorKind::Failed, error.to_string())
 }
 
+/// Search filters from the `under` argument of the search services.
+fn under_filter(service: ServiceId, under: Option<&str>) -> Result<SearchFilters, ServiceError> {
+    let mut filters = SearchFilters::default();
+    if let Some(under) = under.map(|d| d.trim_end_matches('/')) {
+        let glob = Glob::new(&format!("{under}/**")).map_err(|e| {
+            ServiceError::new(service, ServiceErrorKind::InvalidArgs, e.to_string())
+        })?;
+        filters.path_glob = Some(glob);
+    }
+    Ok(filters)
+}
+
+/// A dense failure as a service error: what only means "not installed here" or "not built" is
+/// `Unavailable` (callers may fall back), a region naming no file is `NotFound`.
+fn dense_error(error: IndexError) -> ServiceError {
+    let service = ServiceId::DenseSearch;
+    let kind = match &error {
+        IndexError::Dense(e) if e.is_absent() => ServiceErrorKind::Unavailable,
+        IndexError::DenseNotBuilt { .. } => ServiceErrorKind::Unavailable,
+        IndexError::UnknownFile(_) => ServiceErrorKind::NotFound,
+        _ => ServiceErrorKind::Failed,
+    };
+    ServiceError::new(service, kind, error.to_string())
+}
+
+fn search_hit(h: swex_engine::index::ChunkHit) -> SearchHit {
+    SearchHit {
+        path: h.path,
+        start: h.start,
+        end: h.end,
+        score: h.score as f64,
+        kind: Some(serde_name(&h.kind)),
+        name: h.name,
+    }
+}
+
+fn invalid(service: ServiceId, message: impl Into<String>) -> ServiceError {
+    ServiceError::new(service, ServiceErrorKind::InvalidArgs, message)
+}
+
+/// The engine's edge kinds for the services' names; empty means all.
+fn edge_kinds(names: &[String], service: ServiceId) -> Result<Vec<EdgeKind>, ServiceError> {
+    names
+        .iter()
+        .map(|name| match name.as_str() {
+            "contains" => Ok(EdgeKind::Contains),
+            "imports" => Ok(EdgeKind::Imports),
+            "references" | "calls" => Ok(EdgeKind::References),
+            "tests" => Ok(EdgeKind::Tests),
+            other => Err(invalid(
+                service,
+                format!(
+                    "unknown edge kind `{other}` (known: contains, imports, references, calls, tests)"
+                ),
+            )),
+        })
+        .collect()
+}
+
+/// The graph node a [`NodeRef`] names: the file, else the definition of the file whose qualified
+/// name matches (`.`, `::`, `#`, `\` interchangeable), else the only one with that bare name.
+fn resolve_node(
+    graph: &CodeGraph,
+    node: &NodeRef,
+    service: ServiceId,
+) -> Result<NodeId, ServiceError> {
+    let not_found = |what: String| ServiceError::new(service, ServiceErrorKind::NotFound, what);
+    let file = graph
+        .file_node(&node.path)
+        .ok_or_else(|| not_found(format!("no file `{}` in the code graph", node.path)))?;
+    let Some(name) = node.name.as_deref() else {
+        return Ok(file);
+    };
+    let normalize = |s: &str| s.replace("::", ".").replace(['#', '\\'], ".");
+    let wanted = normalize(name.trim());
+    let in_file: Vec<NodeId> = graph
+        .definitions_named(&wanted)
+        .into_iter()
+        .filter(|&id| graph.node(id).file == file)
+        .collect();
+    let exact: Vec<NodeId> = in_file
+        .iter()
+        .copied()
+        .filter(|&id| normalize(&graph.node(id).qualified_name) == wanted)
+        .collect();
+    match (exact.as_slice(), in_file.as_slice()) {
+        ([id, ..], _) => Ok(*id),
+        ([], [id]) => Ok(*id),
+        ([], []) => Err(not_found(format!(
+            "no definition `{name}` in `{}`",
+            node.path
+        ))),
+        ([], several) => Err(ServiceError::new(
+            service,
+            ServiceErrorKind::InvalidArgs,
+            format!(
+                "`{name}` names {} definitions in `{}` ({}); give the qualified name",
+                several.len(),
+                node.path,
+                several
+                    .iter()
+                    .map(|&id| graph.node(id).qualified_name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
+}
+
+fn graph_node(graph: &CodeGraph, id: NodeId) -> GraphNode {
+    let info = graph.node(id);
+    let (name, kind) = match info.kind {
+        NodeKind::File => (None, "file".to_owned()),
+        NodeKind::Definition(kind) => (Some(info.qualified_name.clone()), serde_name(&kind)),
+    };
+    GraphNode {
+        path: info.path.clone(),
+        name,
+        kind,
+        start: info.start,
+        end: info.end,
+    }
+}
+
 impl ServiceBackend for EngineBackend {
     fn backend_name(&self) -> &str {
         "engine"
@@ -99,30 +233,28 @@ impl ServiceBackend for EngineBackend {
 
     fn read_lines(&self, args: ReadLinesArgs) -> Result<ReadLinesResult, ServiceError> {
         let service = ServiceId::ReadLines;
-        if self.index.file(&args.path).is_none() {
-            return Err(Self::not_found(service, &args.path));
-        }
-        let bytes = std::fs::read(self.index.root().join(&args.path))
-            .map_err(|e| failed(service, format!("reading {}: {e}", args.path)))?;
-        let text = decode_utf8_ignore(&bytes);
-        let lines = split_lines_python(&text);
-        let total = lines.len();
+        let info = self
+            .index
+            .file(&args.path)
+            .ok_or_else(|| Self::not_found(service, &args.path))?;
+        let total = info.line_count;
         let start = args.start.unwrap_or(1).max(1);
         let end = match args.end {
             None | Some(-1) => total,
             Some(end) if end < 1 => 0,
-            Some(end) => (end as usize).min(total),
+            Some(end) => u32::try_from(end).unwrap_or(u32::MAX).min(total),
         };
-        let first = start as usize - 1;
-        let selected = if first < end {
-            lines[first..end].iter().map(|l| (*l).to_owned()).collect()
+        let lines = if start <= end {
+            self.index
+                .read_lines(&args.path, start, end)
+                .map_err(|e| failed(service, e))?
         } else {
             Vec::new()
         };
         Ok(ReadLinesResult {
             start,
-            lines: selected,
-            total_lines: total as u32,
+            lines,
+            total_lines: total,
         })
     }
 
@@ -146,29 +278,62 @@ impl ServiceBackend for EngineBackend {
 
     fn lexical_search(&self, args: SearchArgs) -> Result<SearchResult, ServiceError> {
         let service = ServiceId::LexicalSearch;
-        let mut filters = SearchFilters::default();
-        if let Some(under) = args.under.as_deref().map(|d| d.trim_end_matches('/')) {
-            let glob = Glob::new(&format!("{under}/**")).map_err(|e| {
-                ServiceError::new(service, ServiceErrorKind::InvalidArgs, e.to_string())
-            })?;
-            filters.path_glob = Some(glob);
-        }
+        let filters = under_filter(service, args.under.as_deref())?;
         let hits = self
             .index
             .search_text(&args.query, args.limit, &filters)
             .map_err(|e| failed(service, e))?;
         Ok(SearchResult {
-            hits: hits
-                .into_iter()
-                .map(|h| SearchHit {
-                    path: h.path,
-                    start: h.start,
-                    end: h.end,
-                    score: h.score as f64,
-                    kind: Some(serde_name(&h.kind)),
-                    name: h.name,
-                })
-                .collect(),
+            hits: hits.into_iter().map(search_hit).collect(),
+            ..SearchResult::default()
+        })
+    }
+
+    fn dense_search(&self, args: DenseSearchArgs) -> Result<SearchResult, ServiceError> {
+        let service = ServiceId::DenseSearch;
+        let mut regions = Vec::with_capacity(args.rerank_regions.len());
+        for region in &args.rerank_regions {
+            let end = match region.end {
+                -1 => None,
+                end if end >= 1 && end >= region.start => Some(end.min(u32::MAX as i64) as u32),
+                _ => {
+                    return Err(ServiceError::new(
+                        service,
+                        ServiceErrorKind::InvalidArgs,
+                        format!(
+                            "rerank region {}:{}-{} is empty or reversed",
+                            region.path, region.start, region.end
+                        ),
+                    ));
+                }
+            };
+            regions.push(CandidateRegion {
+                path: region.path.clone(),
+                start: region.start.clamp(1, u32::MAX as i64) as u32,
+                end,
+            });
+        }
+        let query = DenseQuery {
+            text: args.search.query,
+            limit: args.search.limit,
+            mode: match args.mode.unwrap_or_default() {
+                DenseMode::Auto => EngineDenseMode::Auto,
+                DenseMode::Full => EngineDenseMode::Full,
+                DenseMode::Rerank => EngineDenseMode::Rerank,
+            },
+            filters: under_filter(service, args.search.under.as_deref())?,
+            candidates: args.candidates,
+            regions,
+        };
+        let result = self.index.dense_search(&query).map_err(dense_error)?;
+        Ok(SearchResult {
+            hits: result.hits.into_iter().map(search_hit).collect(),
+            mode: Some(match result.mode {
+                EngineDenseMode::Full => DenseMode::Full,
+                _ => DenseMode::Rerank,
+            }),
+            scored: Some(result.scored),
+            embedded: Some(result.counts.embedded),
         })
     }
 
@@ -190,6 +355,89 @@ impl ServiceBackend for EngineBackend {
             definitions.truncate(limit);
         }
         Ok(DefinitionsResult { definitions })
+    }
+
+    fn graph_neighbours(&self, args: NeighboursArgs) -> Result<NeighboursResult, ServiceError> {
+        let service = ServiceId::GraphNeighbours;
+        let graph = self.index.graph();
+        let node = resolve_node(graph, &args.node, service)?;
+        let kinds = edge_kinds(&args.edge_kinds, service)?;
+        let mut neighbours = Vec::new();
+        let directions: &[(swex_engine::graph::Direction, Direction)] = match args.direction {
+            Direction::Out => &[(swex_engine::graph::Direction::Outgoing, Direction::Out)],
+            Direction::In => &[(swex_engine::graph::Direction::Incoming, Direction::In)],
+            Direction::Both => &[
+                (swex_engine::graph::Direction::Outgoing, Direction::Out),
+                (swex_engine::graph::Direction::Incoming, Direction::In),
+            ],
+        };
+        for &(engine_direction, direction) in directions {
+            for (id, kind) in graph.neighbours(node, &kinds, engine_direction) {
+                neighbours.push(Neighbour {
+                    node: graph_node(graph, id),
+                    edge: serde_name(&kind),
+                    direction,
+                });
+            }
+        }
+        if let Some(limit) = args.limit {
+            neighbours.truncate(limit);
+        }
+        Ok(NeighboursResult { neighbours })
+    }
+
+    fn personalized_pagerank(&self, args: PageRankArgs) -> Result<PageRankResult, ServiceError> {
+        let service = ServiceId::PersonalizedPagerank;
+        let graph = self.index.graph();
+        let mut seeds = Vec::with_capacity(args.seeds.len());
+        for seed in &args.seeds {
+            if !seed.weight.is_finite() || seed.weight < 0.0 {
+                return Err(invalid(
+                    service,
+                    format!(
+                        "seed {:?} has weight {}; weights must be finite and >= 0",
+                        seed.node, seed.weight
+                    ),
+                ));
+            }
+            seeds.push((resolve_node(graph, &seed.node, service)?, seed.weight));
+        }
+        let mut options = PageRankOptions {
+            limit: args.limit,
+            ..PageRankOptions::default()
+        };
+        if let Some(damping) = args.damping {
+            if !(damping > 0.0 && damping < 1.0) {
+                return Err(invalid(
+                    service,
+                    format!("damping {damping} is outside (0, 1)"),
+                ));
+            }
+            options.damping = damping;
+        }
+        let kinds = edge_kinds(&args.edge_kinds, service)?;
+        if !kinds.is_empty() {
+            let weights = &mut options.weights;
+            for kind in EdgeKind::ALL {
+                if !kinds.contains(&kind) {
+                    match kind {
+                        EdgeKind::Contains => weights.contains = 0.0,
+                        EdgeKind::Imports => weights.imports = 0.0,
+                        EdgeKind::References => weights.references = 0.0,
+                        EdgeKind::Tests => weights.tests = 0.0,
+                    }
+                }
+            }
+        }
+        let nodes = graph
+            .personalized_pagerank(&seeds, &options)
+            .into_iter()
+            .map(|(id, score)| RankedNode {
+                node: graph_node(graph, id),
+                score,
+            })
+            .collect();
+        Ok(PageRankResult { nodes })
     }
 
     fn grep(&self, args: GrepArgs) -> Result<GrepResult, ServiceError> {
@@ -229,14 +477,7 @@ impl ServiceBackend for EngineBackend {
     }
 
     fn unavailable(&self, service: ServiceId) -> ServiceError {
-        let why = match service {
-            ServiceId::DenseSearch => "the engine's index has no dense index yet",
-            ServiceId::GraphNeighbours | ServiceId::PersonalizedPagerank => {
-                "the engine's index has no code graph yet"
-            }
-            _ => "the engine backend does not provide it",
-        };
-        ServiceError::unavailable(service, why)
+        ServiceError::unavailable(service, "the engine backend does not provide it")
     }
 }
 
@@ -244,6 +485,7 @@ impl ServiceBackend for EngineBackend {
 mod tests {
     use super::*;
     use swex_engine::index::{Engine, EngineConfig};
+    use swex_plugin::Services;
 
     #[test]
     fn engine_services_answer_from_the_index() {
@@ -324,17 +566,289 @@ mod tests {
                 .kind,
             ServiceErrorKind::NotFound
         );
-        let graph = backend
-            .graph_neighbours(NeighboursArgs {
+    }
+
+    fn open(files: &[(&str, &str)]) -> (tempfile::TempDir, tempfile::TempDir, EngineBackend) {
+        let repo = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let abs = repo.path().join(path);
+            std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
+            std::fs::write(abs, text).unwrap();
+        }
+        let engine = Engine::new(EngineConfig {
+            cache_dir: cache.path().to_owned(),
+            ..EngineConfig::default()
+        });
+        let backend = EngineBackend::new(engine.open(repo.path()).unwrap());
+        (repo, cache, backend)
+    }
+
+    /// The engine answers `read_lines` exactly as the filesystem backend, which splits files
+    /// itself like Python, whatever the separators and invalid bytes.
+    #[test]
+    fn read_lines_agree_with_the_filesystem_backend() {
+        let (repo, _cache, backend) = open(&[
+            ("ff.py", "import os\n\x0c\ndef f():\r\n    return 1\n"),
+            ("cr.c", "int a;\rint b;\r"),
+            ("odd.txt", "a\u{85}b\u{2028}c\u{2029}d\x0be\x1cf\x1dg\x1eh"),
+            ("bad.txt", "x\u{fffd}\x0cy\n"),
+            ("empty.txt", ""),
+            ("newline.txt", "\n"),
+        ]);
+        // Invalid UTF-8 (dropped by both) where the fixture above had a placeholder.
+        std::fs::write(repo.path().join("bad.txt"), b"x\xff\x0cy\n").unwrap();
+        let fs = crate::FsBackend::new(repo.path());
+        let ranges = [
+            (None, None),
+            (Some(2), Some(3)),
+            (Some(1), Some(-1)),
+            (Some(3), Some(1)),
+            (Some(1), Some(0)),
+            (Some(4), Some(99)),
+        ];
+        for path in [
+            "ff.py",
+            "cr.c",
+            "odd.txt",
+            "bad.txt",
+            "empty.txt",
+            "newline.txt",
+        ] {
+            for (start, end) in ranges {
+                let args = ReadLinesArgs {
+                    path: path.into(),
+                    start,
+                    end,
+                };
+                let expected = fs.read_lines(args.clone()).unwrap();
+                let got = backend.read_lines(args).unwrap();
+                assert_eq!(got, expected, "{path} {start:?}..{end:?}");
+            }
+        }
+    }
+
+    /// Graph services through the C services table, as a plugin calls them.
+    #[test]
+    fn graph_services_through_the_services_table() {
+        let (_repo, _cache, backend) = open(&[
+            (
+                "shop/cart.py",
+                "from shop.prices import total\n\n\nclass Cart:\n    def checkout(self):\n        return total(self)\n",
+            ),
+            (
+                "shop/prices.py",
+                "def total(cart):\n    return 0\n\n\ndef unused():\n    return 1\n",
+            ),
+            ("shop/__init__.py", ""),
+            (
+                "tests/test_cart.py",
+                "from shop.cart import Cart\n\n\ndef test_checkout():\n    Cart().checkout()\n",
+            ),
+        ]);
+        let table = crate::services::ServicesTable::new(&backend);
+        // SAFETY: the table outlives `services`.
+        let services = unsafe { Services::from_raw(table.as_ptr()) }.unwrap();
+
+        let neighbours = |path: &str, name: Option<&str>, kinds: &[&str], direction: Direction| {
+            let args = NeighboursArgs {
                 node: NodeRef {
-                    path: "pkg/urls.py".into(),
-                    name: None,
+                    path: path.into(),
+                    name: name.map(str::to_owned),
                 },
-                edge_kinds: Vec::new(),
-                direction: Direction::Out,
+                edge_kinds: kinds.iter().map(|k| k.to_string()).collect(),
+                direction,
                 limit: None,
+            };
+            services
+                .graph_neighbours(&args)
+                .unwrap()
+                .into_iter()
+                .map(|n| {
+                    let label = n.node.name.clone().unwrap_or(n.node.path.clone());
+                    format!(
+                        "{:?} {} {label} {}-{}",
+                        n.direction, n.edge, n.node.start, n.node.end
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let check = |got: Vec<String>, expected: &[&str]| {
+            assert_eq!(
+                got,
+                expected.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+            );
+        };
+        check(
+            neighbours(
+                "shop/cart.py",
+                None,
+                &["contains", "imports"],
+                Direction::Out,
+            ),
+            &["Out contains Cart 4-6", "Out imports shop/prices.py 1-6"],
+        );
+        check(
+            neighbours(
+                "shop/cart.py",
+                Some("Cart.checkout"),
+                &["calls"],
+                Direction::Both,
+            ),
+            &[
+                "Out references total 1-2",
+                "In references test_checkout 4-5",
+            ],
+        );
+        check(
+            neighbours("shop/cart.py", None, &["tests"], Direction::In),
+            &["In tests tests/test_cart.py 1-5"],
+        );
+        // A bare name works when the file has one definition of it.
+        check(
+            neighbours(
+                "shop/cart.py",
+                Some("checkout"),
+                &["contains"],
+                Direction::In,
+            ),
+            &["In contains Cart 4-6"],
+        );
+
+        let error = |args: NeighboursArgs| services.graph_neighbours(&args).unwrap_err().kind;
+        let node = |path: &str, name: Option<&str>| NodeRef {
+            path: path.into(),
+            name: name.map(str::to_owned),
+        };
+        let args = |node: NodeRef, kinds: &[&str]| NeighboursArgs {
+            node,
+            edge_kinds: kinds.iter().map(|k| k.to_string()).collect(),
+            direction: Direction::Both,
+            limit: Some(1),
+        };
+        assert_eq!(
+            error(args(node("nope.py", None), &[])),
+            ServiceErrorKind::NotFound
+        );
+        assert_eq!(
+            error(args(node("shop/cart.py", Some("nope")), &[])),
+            ServiceErrorKind::NotFound
+        );
+        assert_eq!(
+            error(args(node("shop/cart.py", None), &["friends"])),
+            ServiceErrorKind::InvalidArgs
+        );
+        assert_eq!(
+            services
+                .graph_neighbours(&args(node("shop/cart.py", None), &[]))
+                .unwrap()
+                .len(),
+            1
+        );
+
+        // PageRank from the method: what it calls and its class come first, the unrelated
+        // function last (or not at all).
+        let ranked = services
+            .personalized_pagerank(&PageRankArgs {
+                seeds: vec![Seed {
+                    node: node("shop/cart.py", Some("Cart.checkout")),
+                    weight: 1.0,
+                }],
+                limit: 0,
+                damping: None,
+                edge_kinds: Vec::new(),
             })
-            .unwrap_err();
-        assert_eq!(graph.kind, ServiceErrorKind::Unavailable);
+            .unwrap();
+        let names: Vec<String> = ranked
+            .iter()
+            .map(|r| r.node.name.clone().unwrap_or(r.node.path.clone()))
+            .collect();
+        assert_eq!(names[0], "Cart.checkout", "{names:?}");
+        let position = |name: &str| names.iter().position(|n| n == name);
+        assert!(
+            position("total") < position("unused").or(Some(usize::MAX)),
+            "{names:?}"
+        );
+        assert!(ranked.windows(2).all(|w| w[0].score >= w[1].score));
+        // Only `contains` edges: the walk stays inside the class and its file.
+        let contained = services
+            .personalized_pagerank(&PageRankArgs {
+                seeds: vec![Seed {
+                    node: node("shop/cart.py", Some("Cart.checkout")),
+                    weight: 1.0,
+                }],
+                limit: 10,
+                damping: Some(0.5),
+                edge_kinds: vec!["contains".into()],
+            })
+            .unwrap();
+        let paths: Vec<&str> = contained.iter().map(|r| r.node.path.as_str()).collect();
+        assert!(paths.iter().all(|p| *p == "shop/cart.py"), "{paths:?}");
+        let bad = |damping: Option<f64>, weight: f64| {
+            services
+                .personalized_pagerank(&PageRankArgs {
+                    seeds: vec![Seed {
+                        node: node("shop/cart.py", None),
+                        weight,
+                    }],
+                    limit: 1,
+                    damping,
+                    edge_kinds: Vec::new(),
+                })
+                .unwrap_err()
+                .kind
+        };
+        assert_eq!(bad(Some(1.5), 1.0), ServiceErrorKind::InvalidArgs);
+        assert_eq!(bad(None, f64::NAN), ServiceErrorKind::InvalidArgs);
+    }
+
+    #[test]
+    fn dense_search_without_the_model_is_unavailable_with_the_fix() {
+        let repo = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let no_models = tempfile::tempdir().unwrap();
+        std::fs::write(
+            repo.path().join("a.py"),
+            "def parse_url(url):\n    return url\n",
+        )
+        .unwrap();
+        let config = EngineConfig {
+            cache_dir: cache.path().to_owned(),
+            dense: swex_engine::index::DenseConfig {
+                models_root: Some(no_models.path().to_owned()),
+                ..Default::default()
+            },
+            ..EngineConfig::default()
+        };
+        let backend = EngineBackend::new(Engine::new(config).open(repo.path()).unwrap());
+        let call = |args: &str| {
+            crate::services::RawServices::call(&backend, ServiceId::DenseSearch, args.as_bytes())
+        };
+        // Plain search arguments are valid dense arguments; every mode gives the same answer.
+        for args in [
+            r#"{"query": "parse_url", "limit": 3}"#,
+            r#"{"query": "parse_url", "limit": 3, "mode": "full"}"#,
+            r#"{"query": "parse_url", "limit": 3, "mode": "rerank", "candidates": 10}"#,
+        ] {
+            let err = call(args).unwrap_err();
+            assert_eq!(err.kind, ServiceErrorKind::Unavailable, "{args}: {err}");
+            assert!(err.message.contains("swex models fetch"), "{err}");
+        }
+        let err = call(r#"{"query": "x", "limit": 3, "mode": "fastest"}"#).unwrap_err();
+        assert_eq!(err.kind, ServiceErrorKind::InvalidArgs, "{err}");
+        let err = call(
+            r#"{"query": "x", "limit": 3, "rerank_regions": [{"path": "a.py", "start": 5, "end": 2}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.kind, ServiceErrorKind::InvalidArgs, "{err}");
+        // Nothing else is affected.
+        let hits = backend
+            .lexical_search(SearchArgs {
+                query: "parse_url".into(),
+                limit: 3,
+                under: None,
+            })
+            .unwrap();
+        assert_eq!(hits.hits[0].path, "a.py");
     }
 }

@@ -35,9 +35,8 @@ pub enum HostError {
     Load { path: PathBuf, message: String },
 
     #[error(
-        "{path} is not a swex plugin: it has no `{symbol}` symbol (a built-in explorer crate built inside a \
-         workspace build has the `builtin` feature on and exports nothing; build it alone with \
-         `cargo build -p <crate>`)"
+        "{path} is not a swex plugin: it has no `{symbol}` symbol (for a built-in explorer, load the \
+         library of its `plugin` crate, e.g. libswex_explorer_bm25_plugin.so, not the explorer crate's)"
     )]
     MissingSymbol { path: PathBuf, symbol: String },
 

@@ -76,7 +76,8 @@ typedef struct SwexServices {
     SwexServiceFn read_lines;            /* {"path", "start"?, "end"?} -> {"start", "lines": [...], "total_lines"} */
     SwexServiceFn chunks;                /* {"path"} -> {"chunks": [{start, end, kind, name?}]} */
     SwexServiceFn lexical_search;        /* {"query", "limit", "under"?} -> {"hits": [...]} */
-    SwexServiceFn dense_search;          /* same as lexical_search */
+    SwexServiceFn dense_search;          /* lexical_search's fields + "mode"? ("auto"|"full"|"rerank"), "candidates"?,
+                                            "rerank_regions"? [{path, start, end}] -> {"hits": [...], "mode"?, "scored"?, "embedded"?} */
     SwexServiceFn definitions;           /* {"name", "limit"?} -> {"definitions": [...]} */
     SwexServiceFn graph_neighbours;      /* {"node": {path, name?}, "edge_kinds"?, "direction"?, "limit"?} -> {"neighbours": [...]} */
     SwexServiceFn personalized_pagerank; /* {"seeds": [{node, weight}], "limit", "damping"?} -> {"nodes": [...]} */

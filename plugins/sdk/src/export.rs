@@ -16,27 +16,30 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 /// Exports an [`Explorer`] as a plugin.
 ///
 /// `export_explorer!(MyExplorer);` defines, in the invoking crate:
-/// - `pub extern "C" fn swex_explorer_vtable() -> *const SwexExplorerVTable`, the getter a host
-///   that links the crate statically registers (built-in explorers);
-/// - the unmangled entry symbol `swex_explorer_v1` (same signature) that a host finds with
-///   `dlopen` in the crate's `cdylib`.
+/// - `pub extern "C" fn swex_explorer_vtable() -> *const SwexExplorerVTable`, the getter (see
+///   [`export_vtable!`](crate::export_vtable));
+/// - the unmangled entry symbol `swex_explorer_v1` (see [`export_entry!`](crate::export_entry))
+///   that a host finds with `dlopen` in the crate's `cdylib`.
 ///
-/// `export_explorer!(MyExplorer, unless_feature = "builtin");` leaves out the entry symbol when
-/// the invoking crate is built with that feature. Crates that are both a cdylib and linked into a
-/// binary next to other explorers need this: two crates exporting the same unmangled symbol
-/// cannot be linked into one program.
+/// That is all a plugin in its own crate needs. An explorer that is also linked into a program
+/// next to other explorers (swex's built-ins) must not define the entry symbol in the linked
+/// crate — two crates exporting the same unmangled symbol cannot be linked into one program — so
+/// it splits the two: the explorer crate (an `rlib`) calls `export_vtable!(MyExplorer)`, and a
+/// thin `cdylib` crate that the program never depends on calls
+/// `export_entry!(my_explorer::swex_explorer_vtable)`. No feature switches anything, so every
+/// build of the workspace yields both the program and loadable libraries.
+///
+/// `export_explorer!(MyExplorer, unless_feature = "builtin");` is the older scheme (entry symbol
+/// left out when the crate is built with that feature); it still works, but a workspace-wide
+/// build unifies the feature and the library exports nothing. Prefer the split above.
 #[macro_export]
 macro_rules! export_explorer {
     ($explorer:ty) => {
-        $crate::export_explorer!(@getter $explorer);
-        /// The plugin entry symbol (see `swex_plugin::abi::SWEX_ENTRY_SYMBOL`).
-        #[unsafe(no_mangle)]
-        pub extern "C" fn swex_explorer_v1() -> *const $crate::abi::SwexExplorerVTable {
-            swex_explorer_vtable()
-        }
+        $crate::export_vtable!($explorer);
+        $crate::export_entry!(swex_explorer_vtable);
     };
     ($explorer:ty, unless_feature = $feature:literal) => {
-        $crate::export_explorer!(@getter $explorer);
+        $crate::export_vtable!($explorer);
         /// The plugin entry symbol (see `swex_plugin::abi::SWEX_ENTRY_SYMBOL`).
         #[cfg(not(feature = $feature))]
         #[unsafe(no_mangle)]
@@ -44,12 +47,34 @@ macro_rules! export_explorer {
             swex_explorer_vtable()
         }
     };
-    (@getter $explorer:ty) => {
+}
+
+/// Defines `pub extern "C" fn swex_explorer_vtable() -> *const SwexExplorerVTable` for an
+/// [`Explorer`]: the getter a host that links the crate registers (built-in explorers), with a
+/// mangled (crate-local) name, so any number of explorer crates link into one program.
+#[macro_export]
+macro_rules! export_vtable {
+    ($explorer:ty) => {
         /// This explorer's vtable: the getter built-in registration uses.
         pub extern "C" fn swex_explorer_vtable() -> *const $crate::abi::SwexExplorerVTable {
             static VTABLE: $crate::abi::SwexExplorerVTable =
                 $crate::__private::vtable::<$explorer>();
             &VTABLE
+        }
+    };
+}
+
+/// Defines the unmangled plugin entry symbol `swex_explorer_v1` (see
+/// `swex_plugin::abi::SWEX_ENTRY_SYMBOL`) returning what `$getter` (a path to a vtable getter made
+/// by [`export_vtable!`](crate::export_vtable)) returns. Use it once per `cdylib`, in a crate
+/// that no program links next to other explorers.
+#[macro_export]
+macro_rules! export_entry {
+    ($getter:path) => {
+        /// The plugin entry symbol (see `swex_plugin::abi::SWEX_ENTRY_SYMBOL`).
+        #[unsafe(no_mangle)]
+        pub extern "C" fn swex_explorer_v1() -> *const $crate::abi::SwexExplorerVTable {
+            $getter()
         }
     };
 }

@@ -181,9 +181,17 @@ impl<'a> Services<'a> {
         Ok(result.hits)
     }
 
+    /// Dense search with the host's defaults (mode `auto`); see [`Services::dense_search_with`].
     pub fn dense_search(&self, args: &SearchArgs) -> Result<Vec<SearchHit>, ServiceError> {
         let result: SearchResult = self.call(ServiceId::DenseSearch, args)?;
         Ok(result.hits)
+    }
+
+    /// Dense search with a mode, a rerank candidate count or candidate regions; the result says
+    /// how the hits were found (`mode`, `scored`, `embedded`). A host without the embedding model
+    /// answers [`ServiceErrorKind::Unavailable`](crate::ServiceErrorKind) with the fix.
+    pub fn dense_search_with(&self, args: &DenseSearchArgs) -> Result<SearchResult, ServiceError> {
+        self.call(ServiceId::DenseSearch, args)
     }
 
     pub fn definitions(&self, name: &str) -> Result<Vec<DefinitionEntry>, ServiceError> {

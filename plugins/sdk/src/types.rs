@@ -261,8 +261,9 @@ pub struct ChunksResult {
 
 // ---- lexical_search / dense_search ----
 
-/// `lexical_search` and `dense_search` arguments.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `lexical_search` and `dense_search` arguments (`dense_search` takes more, optional, settings:
+/// [`DenseSearchArgs`]).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SearchArgs {
     pub query: String,
     pub limit: usize,
@@ -288,6 +289,62 @@ pub struct SearchHit {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SearchResult {
     pub hits: Vec<SearchHit>,
+    /// `dense_search` only: how the hits were found, `full` (the snapshot's full dense index) or
+    /// `rerank` (candidates embedded and ordered by similarity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<DenseMode>,
+    /// `dense_search` only: chunks scored against the query.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scored: Option<usize>,
+    /// `dense_search` only: how many of them had to be embedded during this call (the others
+    /// came from the embedding cache).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embedded: Option<usize>,
+}
+
+/// How `dense_search` finds its hits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DenseMode {
+    /// The full index when the snapshot has one (every chunk embedded), else `rerank`.
+    #[default]
+    Auto,
+    /// The full index only; `Unavailable` when the snapshot has none (`swex index --dense`).
+    Full,
+    /// Embed (cache first) and order candidates: the top lexical hits of the same query, or the
+    /// chunks of `rerank_regions`.
+    Rerank,
+}
+
+/// `dense_search` arguments: [`SearchArgs`] plus optional dense settings. On the wire these are
+/// extra optional fields of the same object, so plain `SearchArgs` are valid `dense_search`
+/// arguments (mode `auto`, the host's candidate count).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DenseSearchArgs {
+    #[serde(flatten)]
+    pub search: SearchArgs,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<DenseMode>,
+    /// Rerank: how many top lexical hits are the candidates (the host's default when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidates: Option<usize>,
+    /// Rerank the chunks overlapping these regions instead of lexical candidates (implies
+    /// `rerank`); `end = -1` runs to the end of the file, `score` and `why` are ignored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rerank_regions: Vec<Region>,
+}
+
+impl DenseSearchArgs {
+    pub fn new(query: impl Into<String>, limit: usize) -> DenseSearchArgs {
+        DenseSearchArgs {
+            search: SearchArgs {
+                query: query.into(),
+                limit,
+                under: None,
+            },
+            ..DenseSearchArgs::default()
+        }
+    }
 }
 
 // ---- definitions ----

@@ -1,0 +1,4 @@
+//! The loadable plugin library of the explorer `bm25-ref`: the entry symbol only; the
+//! explorer is the `swex_explorer_bm25_ref` crate, which swex links directly.
+
+swex_plugin::export_entry!(swex_explorer_bm25_ref::swex_explorer_vtable);

@@ -1,0 +1,436 @@
+//! swex-rankkit: what the ranking explorers (`dense`, `hybrid`) share — turning ranked chunk
+//! lists into regions, and fusing several ranked lists into one.
+//!
+//! - [`Ranked`]: one ranked chunk `(path, start, end, score, why)`, from any search service.
+//! - [`fuse`]: reciprocal rank fusion or normalised score fusion of weighted lists, with a
+//!   deterministic order on ties.
+//! - [`select_regions`]: walks a ranking and keeps `top_k` regions, merging chunks of one file
+//!   that overlap or touch (no line is paid for twice) and optionally capping the regions per
+//!   file so that the answer spans more files.
+//! - [`dense_note`]: the line an explorer adds to its notes about how dense hits were found.
+//!
+//! It knows nothing about how the lists were produced (engine, services, scores' scales); it
+//! only sees ranks and scores.
+
+use serde::Deserialize;
+use std::collections::HashMap;
+use swex_plugin::Region;
+use swex_plugin::types::{DenseMode, SearchHit, SearchResult};
+
+/// One ranked chunk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    pub path: String,
+    pub start: i64,
+    pub end: i64,
+    /// Higher is better; the scale depends on the producer.
+    pub score: f64,
+    /// Provenance for people (`dense: function parse_url`).
+    pub why: String,
+}
+
+impl Ranked {
+    pub fn new(path: impl Into<String>, start: i64, end: i64, score: f64) -> Ranked {
+        Ranked {
+            path: path.into(),
+            start,
+            end,
+            score,
+            why: String::new(),
+        }
+    }
+
+    /// A search hit, its provenance `label: kind name`.
+    pub fn from_hit(hit: &SearchHit, label: &str) -> Ranked {
+        let why = match (&hit.kind, &hit.name) {
+            (Some(kind), Some(name)) => format!("{label}: {kind} {name}"),
+            (Some(kind), None) => format!("{label}: {kind}"),
+            _ => label.to_owned(),
+        };
+        Ranked {
+            path: hit.path.clone(),
+            start: hit.start as i64,
+            end: hit.end as i64,
+            score: hit.score,
+            why,
+        }
+    }
+
+    fn span(&self) -> (&str, i64, i64) {
+        (&self.path, self.start, self.end)
+    }
+}
+
+/// How [`fuse`] combines lists.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fusion {
+    /// Reciprocal rank fusion: Σ weight / (k + rank), rank from 1. Uses ranks only, so lists
+    /// whose scores live on unrelated scales (BM25, cosine) combine without calibration.
+    Rrf,
+    /// Normalised score fusion: Σ weight × (score − min) / (max − min) over each list (1 when a
+    /// list's scores are all equal); a chunk absent from a list gets 0 from it.
+    Score,
+}
+
+/// The `k` of reciprocal rank fusion: the usual 60 (Cormack et al.), which flattens the
+/// difference between the first few ranks of a list.
+pub const DEFAULT_RRF_K: f64 = 60.0;
+
+/// One list to fuse.
+#[derive(Debug, Clone, Copy)]
+pub struct FusionInput<'a> {
+    /// Named in the fused items' `why` (`lexical`, `dense`).
+    pub name: &'a str,
+    pub ranked: &'a [Ranked],
+    pub weight: f64,
+}
+
+/// Fuses ranked lists into one ranking of distinct chunks (same path, start and end), best
+/// first. Ties are broken by the best rank a chunk has in any list, then by the order of first
+/// appearance (earlier lists first), so the result is deterministic. Each fused item's `why`
+/// names its rank in every list that has it.
+pub fn fuse(inputs: &[FusionInput<'_>], fusion: Fusion, rrf_k: f64) -> Vec<Ranked> {
+    struct Entry {
+        first_seen: usize,
+        best_rank: usize,
+        score: f64,
+        /// Inputs that ranked the chunk, and the text naming its rank in each.
+        seen_in: Vec<usize>,
+        origin: Vec<String>,
+        kind_why: String,
+    }
+    let mut entries: Vec<(Ranked, Entry)> = Vec::new();
+    let mut index: HashMap<(String, i64, i64), usize> = HashMap::new();
+    for (input_index, input) in inputs.iter().enumerate() {
+        let (min, max) = input
+            .ranked
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
+                (lo.min(r.score), hi.max(r.score))
+            });
+        for (position, ranked) in input.ranked.iter().enumerate() {
+            let rank = position + 1;
+            let contribution = input.weight
+                * match fusion {
+                    Fusion::Rrf => 1.0 / (rrf_k + rank as f64),
+                    Fusion::Score if max > min => (ranked.score - min) / (max - min),
+                    Fusion::Score => 1.0,
+                };
+            let key = (ranked.path.clone(), ranked.start, ranked.end);
+            let slot = *index.entry(key).or_insert_with(|| {
+                let first_seen = entries.len();
+                entries.push((
+                    Ranked {
+                        score: 0.0,
+                        why: String::new(),
+                        ..ranked.clone()
+                    },
+                    Entry {
+                        first_seen,
+                        best_rank: rank,
+                        score: 0.0,
+                        seen_in: Vec::new(),
+                        origin: Vec::new(),
+                        kind_why: ranked.why.clone(),
+                    },
+                ));
+                first_seen
+            });
+            let entry = &mut entries[slot].1;
+            // A list that names the same chunk twice counts it once, at its best rank.
+            if entry.seen_in.contains(&input_index) {
+                continue;
+            }
+            entry.seen_in.push(input_index);
+            entry.score += contribution;
+            entry.best_rank = entry.best_rank.min(rank);
+            entry.origin.push(format!("{} #{rank}", input.name));
+        }
+    }
+    entries.sort_by(|(_, a), (_, b)| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.best_rank.cmp(&b.best_rank))
+            .then(a.first_seen.cmp(&b.first_seen))
+    });
+    entries
+        .into_iter()
+        .map(|(mut ranked, entry)| {
+            ranked.score = entry.score;
+            ranked.why = if entry.kind_why.is_empty() {
+                entry.origin.join(", ")
+            } else {
+                format!("{} ({})", entry.kind_why, entry.origin.join(", "))
+            };
+            ranked
+        })
+        .collect()
+}
+
+/// Regions from a ranking, best first: each chunk either merges into an earlier region of the
+/// same file that it overlaps or touches, or starts a new region while there are fewer than
+/// `top_k`. With `per_file = Some(n)`, a file gets at most `n` regions as long as chunks of other
+/// files are left to fill the answer; the chunks held back fill the remaining places, in rank
+/// order, only when the ranking runs out.
+pub fn select_regions(ranked: &[Ranked], top_k: usize, per_file: Option<usize>) -> Vec<Region> {
+    let mut regions: Vec<Region> = Vec::new();
+    let mut held_back: Vec<&Ranked> = Vec::new();
+    for chunk in ranked {
+        if merge(&mut regions, chunk) || regions.len() == top_k {
+            continue;
+        }
+        let in_file = regions.iter().filter(|r| r.path == chunk.path).count();
+        if per_file.is_some_and(|cap| in_file >= cap) {
+            held_back.push(chunk);
+            continue;
+        }
+        regions.push(region(chunk));
+    }
+    for chunk in held_back {
+        if !merge(&mut regions, chunk) && regions.len() < top_k {
+            regions.push(region(chunk));
+        }
+    }
+    regions
+}
+
+/// Folds `chunk` into the region of its file that it overlaps or touches, if any.
+fn merge(regions: &mut [Region], chunk: &Ranked) -> bool {
+    let (path, start, end) = chunk.span();
+    match regions
+        .iter_mut()
+        .find(|r| r.path == path && start <= r.end + 1 && r.start <= end + 1)
+    {
+        Some(region) => {
+            region.start = region.start.min(start);
+            region.end = region.end.max(end);
+            true
+        }
+        None => false,
+    }
+}
+
+fn region(chunk: &Ranked) -> Region {
+    let mut region =
+        Region::new(chunk.path.clone(), chunk.start, chunk.end).with_score(chunk.score);
+    if !chunk.why.is_empty() {
+        region = region.with_why(chunk.why.clone());
+    }
+    region
+}
+
+/// `"<label>: full index, N chunks scored"` or `"<label>: reranked N lexical candidates (M
+/// embedded now)"`, from a `dense_search` result.
+pub fn dense_note(label: &str, result: &SearchResult) -> String {
+    let scored = result.scored.unwrap_or(result.hits.len());
+    match result.mode {
+        Some(DenseMode::Full) => format!("{label}: full index, {scored} chunks scored"),
+        Some(DenseMode::Rerank) => format!(
+            "{label}: reranked {scored} lexical candidates ({} embedded now)",
+            result.embedded.unwrap_or(0)
+        ),
+        _ => format!("{label}: {scored} chunks scored"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `"a.py:10-20"` → a ranked chunk with the given score.
+    fn chunk(spec: &str, score: f64) -> Ranked {
+        let (path, lines) = spec.split_once(':').unwrap();
+        let (start, end) = lines.split_once('-').unwrap();
+        Ranked::new(path, start.parse().unwrap(), end.parse().unwrap(), score)
+    }
+
+    fn spans(regions: &[Region]) -> Vec<String> {
+        regions
+            .iter()
+            .map(|r| format!("{}:{}-{}", r.path, r.start, r.end))
+            .collect()
+    }
+
+    fn check_select(ranking: &[&str], top_k: usize, per_file: Option<usize>, expected: &[&str]) {
+        let ranked: Vec<Ranked> = ranking
+            .iter()
+            .enumerate()
+            .map(|(i, s)| chunk(s, 100.0 - i as f64))
+            .collect();
+        assert_eq!(
+            spans(&select_regions(&ranked, top_k, per_file)),
+            expected,
+            "{ranking:?} top {top_k} per file {per_file:?}"
+        );
+    }
+
+    #[test]
+    fn region_selection() {
+        // Touching and overlapping chunks of a file merge, in rank order, even after top_k.
+        check_select(
+            &[
+                "a.py:10-20",
+                "b.py:1-5",
+                "a.py:21-30",
+                "c.py:1-2",
+                "a.py:50-60",
+                "b.py:3-9",
+            ],
+            3,
+            None,
+            &["a.py:10-30", "b.py:1-9", "c.py:1-2"],
+        );
+        // Duplicates are one region.
+        check_select(&["a.py:1-5", "a.py:1-5"], 5, None, &["a.py:1-5"]);
+        // A gap of one line keeps regions apart.
+        check_select(
+            &["a.py:1-5", "a.py:7-9"],
+            5,
+            None,
+            &["a.py:1-5", "a.py:7-9"],
+        );
+        // Per-file cap: a third region of a.py waits for the other files.
+        check_select(
+            &[
+                "a.py:1-5",
+                "a.py:20-25",
+                "a.py:40-45",
+                "b.py:1-5",
+                "c.py:1-5",
+            ],
+            4,
+            Some(2),
+            &["a.py:1-5", "a.py:20-25", "b.py:1-5", "c.py:1-5"],
+        );
+        // ... and fills the answer when nothing else is left.
+        check_select(
+            &["a.py:1-5", "a.py:20-25", "a.py:40-45", "b.py:1-5"],
+            4,
+            Some(1),
+            &["a.py:1-5", "b.py:1-5", "a.py:20-25", "a.py:40-45"],
+        );
+        // A held-back chunk still merges with its file's region.
+        check_select(
+            &["a.py:1-5", "a.py:6-9", "a.py:40-45", "b.py:1-5"],
+            2,
+            Some(1),
+            &["a.py:1-9", "b.py:1-5"],
+        );
+        check_select(&[], 5, Some(1), &[]);
+    }
+
+    fn check_fuse(
+        lexical: &[(&str, f64)],
+        dense: &[(&str, f64)],
+        fusion: Fusion,
+        dense_weight: f64,
+        expected: &[(&str, f64)],
+    ) {
+        let to_ranked = |list: &[(&str, f64)]| -> Vec<Ranked> {
+            list.iter().map(|(s, v)| chunk(s, *v)).collect()
+        };
+        let (lexical, dense) = (to_ranked(lexical), to_ranked(dense));
+        let fused = fuse(
+            &[
+                FusionInput {
+                    name: "lexical",
+                    ranked: &lexical,
+                    weight: 1.0 - dense_weight,
+                },
+                FusionInput {
+                    name: "dense",
+                    ranked: &dense,
+                    weight: dense_weight,
+                },
+            ],
+            fusion,
+            DEFAULT_RRF_K,
+        );
+        let got: Vec<(String, f64)> = fused
+            .iter()
+            .map(|r| (format!("{}:{}-{}", r.path, r.start, r.end), r.score))
+            .collect();
+        assert_eq!(got.len(), expected.len(), "{got:?}");
+        for ((span, score), (want_span, want_score)) in got.iter().zip(expected) {
+            assert_eq!(span, want_span, "{got:?}");
+            assert!(
+                (score - want_score).abs() < 1e-12,
+                "{span}: {score} vs {want_score}"
+            );
+        }
+    }
+
+    #[test]
+    fn reciprocal_rank_fusion() {
+        let rrf = |ranks: &[usize]| ranks.iter().map(|r| 0.5 / (60.0 + *r as f64)).sum::<f64>();
+        // b is second in both lists and beats a and c, each first in one list only.
+        check_fuse(
+            &[("a.py:1-2", 9.0), ("b.py:1-2", 8.0)],
+            &[("c.py:1-2", 0.9), ("b.py:1-2", 0.8)],
+            Fusion::Rrf,
+            0.5,
+            &[
+                ("b.py:1-2", rrf(&[2, 2])),
+                ("a.py:1-2", rrf(&[1])),
+                ("c.py:1-2", rrf(&[1])),
+            ],
+        );
+        // Weights: dense counts three times as much as lexical.
+        check_fuse(
+            &[("a.py:1-2", 9.0)],
+            &[("c.py:1-2", 0.9)],
+            Fusion::Rrf,
+            0.75,
+            &[("c.py:1-2", 0.75 / 61.0), ("a.py:1-2", 0.25 / 61.0)],
+        );
+        check_fuse(&[], &[], Fusion::Rrf, 0.5, &[]);
+    }
+
+    #[test]
+    fn normalised_score_fusion() {
+        // Lexical scores 10, 6, 2 → 1, 0.5, 0; dense 0.8, 0.4 → 1, 0.
+        check_fuse(
+            &[("a.py:1-2", 10.0), ("b.py:1-2", 6.0), ("c.py:1-2", 2.0)],
+            &[("c.py:1-2", 0.8), ("b.py:1-2", 0.4)],
+            Fusion::Score,
+            0.5,
+            &[("a.py:1-2", 0.5), ("c.py:1-2", 0.5), ("b.py:1-2", 0.25)],
+        );
+        // A list of equal scores gives each of its chunks the full weight.
+        check_fuse(
+            &[("a.py:1-2", 3.0), ("b.py:1-2", 3.0)],
+            &[],
+            Fusion::Score,
+            0.5,
+            &[("a.py:1-2", 0.5), ("b.py:1-2", 0.5)],
+        );
+    }
+
+    #[test]
+    fn fused_items_name_their_origins() {
+        let lexical = vec![Ranked {
+            why: "BM25: function f".into(),
+            ..chunk("a.py:1-2", 3.0)
+        }];
+        let dense = vec![chunk("b.py:1-2", 0.5), chunk("a.py:1-2", 0.4)];
+        let fused = fuse(
+            &[
+                FusionInput {
+                    name: "lexical",
+                    ranked: &lexical,
+                    weight: 0.5,
+                },
+                FusionInput {
+                    name: "dense",
+                    ranked: &dense,
+                    weight: 0.5,
+                },
+            ],
+            Fusion::Rrf,
+            DEFAULT_RRF_K,
+        );
+        assert_eq!(fused[0].why, "BM25: function f (lexical #1, dense #2)");
+        assert_eq!(fused[1].why, "dense #1");
+    }
+}

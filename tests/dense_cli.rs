@@ -1,0 +1,178 @@
+//! The `dense` and `hybrid` explorers and `swex index --dense` end to end, through the binary.
+//! Without the model: `dense` fails naming `swex models fetch`, `hybrid` answers lexically with a
+//! note. With the model (skipped when absent, a failure under `SWEX_REQUIRE_MODEL=1`): output
+//! shape, rerank then full index.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const URLS: &str = "\
+def parse_url(url):
+    \"\"\"Split a URL into scheme, host, port and path.\"\"\"
+    scheme, rest = url.split('://', 1)
+    host, _, path = rest.partition('/')
+    return scheme, host, path
+
+
+def join_url(base, path):
+    \"\"\"Join a base URL and a relative path.\"\"\"
+    return base.rstrip('/') + '/' + path.lstrip('/')
+";
+const MATRIX: &str = "\
+class Matrix:
+    def det(self):
+        \"\"\"Determinant of a square matrix by Bareiss elimination.\"\"\"
+        return self._eval_det_bareiss()
+";
+const ISSUE: &str = "parse_url gives the wrong host when the URL has a port";
+
+fn fixture(root: &Path) {
+    for (path, text) in [
+        ("pkg/urls.py", URLS),
+        ("pkg/matrix.py", MATRIX),
+        ("docs/index.md", "# pkg\n\nURL helpers and a matrix type.\n"),
+    ] {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// Runs swex with `cache` as the only cache root (so models are looked up there, and only
+/// there, when `isolated_models` is set).
+fn swex(args: &[&str], cache: &Path, isolated_models: bool) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_swex"));
+    command.args(args).arg("--cache-dir").arg(cache);
+    if isolated_models {
+        command
+            .env("SWEX_CACHE_DIR", cache)
+            .env_remove("ORT_DYLIB_PATH");
+    }
+    command.output().unwrap()
+}
+
+fn stdout_json(output: &Output) -> serde_json::Value {
+    assert!(
+        output.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn without_the_model_dense_fails_with_the_fix_and_hybrid_answers_lexically() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let repo_arg = repo.path().to_str().unwrap();
+
+    let output = swex(
+        &[
+            "explore", "-e", "dense", "--index", "--repo", repo_arg, "-q", ISSUE,
+        ],
+        cache.path(),
+        true,
+    );
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("dense search is not available"), "{stderr}");
+    assert!(stderr.contains("swex models fetch"), "{stderr}");
+
+    let answer = stdout_json(&swex(
+        &[
+            "explore", "-e", "hybrid", "--index", "--repo", repo_arg, "-q", "--json", ISSUE,
+        ],
+        cache.path(),
+        true,
+    ));
+    assert_eq!(answer["regions"][0]["path"], "pkg/urls.py", "{answer}");
+    let notes = answer["notes"].to_string();
+    assert!(notes.contains("lexical ranking only"), "{notes}");
+    assert!(notes.contains("swex models fetch"), "{notes}");
+
+    let output = swex(
+        &["index", "--dense", "--repo", repo_arg, "-q"],
+        cache.path(),
+        true,
+    );
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("swex models fetch"));
+}
+
+fn model_present() -> bool {
+    let root = swex_engine::dense::default_cache_root();
+    match swex_engine::dense::Embedder::open(&root, &Default::default()) {
+        Ok(_) => true,
+        Err(e) if e.is_absent() => {
+            if std::env::var_os("SWEX_REQUIRE_MODEL").is_some_and(|v| v == "1") {
+                panic!("SWEX_REQUIRE_MODEL=1 but the model assets are absent: {e}");
+            }
+            eprintln!("skipped: run `swex models fetch` ({e})");
+            false
+        }
+        Err(e) => panic!("the model is installed but does not load: {e}"),
+    }
+}
+
+#[test]
+fn dense_and_hybrid_answer_regions_then_use_the_full_index() {
+    if !model_present() {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let repo_arg = repo.path().to_str().unwrap();
+    let explore = |explorer: &str| {
+        stdout_json(&swex(
+            &[
+                "explore", "-e", explorer, "--index", "--repo", repo_arg, "-q", "--json", "-k",
+                "2", ISSUE,
+            ],
+            cache.path(),
+            false,
+        ))
+    };
+
+    for explorer in ["dense", "hybrid"] {
+        let answer = explore(explorer);
+        assert_eq!(answer["explorer"], explorer);
+        let regions = answer["regions"].as_array().unwrap();
+        assert!(!regions.is_empty() && regions.len() <= 2, "{answer}");
+        assert_eq!(regions[0]["path"], "pkg/urls.py", "{answer}");
+        assert_eq!(regions[0]["start"], 1, "{answer}");
+        for region in regions {
+            assert!(repo.path().join(region["path"].as_str().unwrap()).is_file());
+            assert!(region["start"].as_i64().unwrap() <= region["end"].as_i64().unwrap());
+            assert!(
+                region["why"].as_str().unwrap().contains("dense"),
+                "{region}"
+            );
+        }
+        assert!(answer["notes"].to_string().contains("reranked"), "{answer}");
+    }
+
+    let report = stdout_json(&swex(
+        &["index", "--dense", "--repo", repo_arg, "-q", "--json"],
+        cache.path(),
+        false,
+    ));
+    let dense = &report["dense"];
+    let chunks = dense["chunks"].as_u64().unwrap();
+    assert_eq!(
+        dense["cached"].as_u64().unwrap() + dense["embedded"].as_u64().unwrap(),
+        chunks,
+        "{dense}"
+    );
+    assert_eq!(dense["search"], "exact");
+
+    let answer = explore("dense");
+    assert!(
+        answer["notes"]
+            .to_string()
+            .contains(&format!("full index, {chunks} chunks scored")),
+        "{answer}"
+    );
+    assert_eq!(answer["regions"][0]["path"], "pkg/urls.py", "{answer}");
+}
