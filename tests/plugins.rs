@@ -332,9 +332,13 @@ fn explore_isolated(
 }
 
 fn swex(args: &[&str]) -> std::process::Output {
+    // `swex explore` indexes the checkout by default: keep those indexes out of the user's cache.
+    let cache =
+        std::env::temp_dir().join(format!("swex-plugins-test-cache-{}", std::process::id()));
     Command::new(env!("CARGO_BIN_EXE_swex"))
         .args(args)
         .env_remove("SWEX_PLUGIN_PATH")
+        .env("SWEX_CACHE_DIR", cache)
         .output()
         .unwrap()
 }
@@ -645,7 +649,15 @@ fn cli_runs_the_engine_backed_bm25_explorer() {
     let answer: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(answer["regions"][0]["path"], "pkg/urls.py");
     // Without the index the explorer says what it needs.
-    let output = swex(&["explore", "-e", "bm25", "--repo", repo, "parse_url breaks"]);
+    let output = swex(&[
+        "explore",
+        "-e",
+        "bm25",
+        "--no-index",
+        "--repo",
+        repo,
+        "parse_url breaks",
+    ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("--index"),

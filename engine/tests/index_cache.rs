@@ -284,9 +284,47 @@ fn definitions_and_graph() {
     );
     assert_eq!(index.definitions("slugify").len(), 1);
     assert!(index.definitions("nothing_like_this").is_empty());
-    assert!(index.graph_is_built());
-    // views.py imports models.py.
+    // Name look-ups use the index's own definition table, not the (costlier) graph ...
+    assert!(!index.graph_is_built());
+    // ... and answer exactly what the graph answers, for bare, qualified, module-qualified and
+    // unknown names in every spelling.
     let graph = index.graph();
+    let queries = [
+        "QuerySet",
+        "bulk_create",
+        "QuerySet.bulk_create",
+        "QuerySet::bulk_create",
+        "QuerySet#filter",
+        "models.QuerySet.filter",
+        "app.models.QuerySet.__init__",
+        "other.QuerySet.filter",
+        "render_page",
+        "views.render_page",
+        "slugify",
+        "utils.slugify",
+        "QuerySet.",
+        "",
+        "nothing_like_this",
+    ];
+    for query in queries {
+        let from_index: Vec<(String, u32, String)> = index
+            .definitions(query)
+            .into_iter()
+            .map(|d| (d.path, d.start, d.qualified_name))
+            .collect();
+        let from_graph: Vec<(String, u32, String)> = graph
+            .definitions_named(query)
+            .into_iter()
+            .map(|id| {
+                let node = graph.node(id);
+                (node.path.clone(), node.start, node.qualified_name.clone())
+            })
+            .collect();
+        assert_eq!(from_index, from_graph, "{query:?}");
+    }
+    assert!(!index.definitions("models.QuerySet.filter").is_empty());
+    assert!(index.definitions("other.QuerySet.filter").is_empty());
+    // views.py imports models.py.
     let views = graph.file_node("app/views.py").unwrap();
     let imports: Vec<&str> = graph
         .neighbours(

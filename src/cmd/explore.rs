@@ -15,9 +15,8 @@ use swex_plugin_host::{
     RawServices, WorkerCommand,
 };
 
-/// The explorer `swex explore` uses without `--explorer`: the reference BM25 until swex's own
-/// explorer exists.
-pub const DEFAULT_EXPLORER: &str = "bm25-ref";
+/// The explorer `swex explore` uses without `--explorer`: swex's own (docs/explorer-swex.md).
+pub const DEFAULT_EXPLORER: &str = "swex";
 
 /// The hidden subcommand isolated mode starts.
 pub const WORKER_SUBCOMMAND: &str = "__plugin-worker";
@@ -27,7 +26,7 @@ pub struct Args {
     /// The issue text; `-` or nothing reads it from stdin.
     pub issue: Option<String>,
     /// Which explorer (see `swex explorers`). Default: the one library given with --plugin, or
-    /// bm25-ref.
+    /// swex.
     #[arg(long, short = 'e')]
     pub explorer: Option<String>,
     /// A plugin library or a folder of them (repeatable).
@@ -55,10 +54,14 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Serve the explorer from the engine's index of the checkout (built, or reused from the
-    /// cache) instead of the plain files: needed by explorers that use search, chunks or
-    /// definitions.
-    #[arg(long)]
+    /// cache): the default; explorers that use search, chunks, definitions, the graph or dense
+    /// search need it.
+    #[arg(long, overrides_with = "no_index")]
     pub index: bool,
+    /// Serve the explorer from the plain files instead (no index is built; the index services
+    /// answer `Unavailable`).
+    #[arg(long, overrides_with = "index")]
+    pub no_index: bool,
     #[command(flatten)]
     pub engine: super::index::EngineArgs,
 }
@@ -139,7 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
 
-    let backend: Box<dyn RawServices> = if args.index {
+    let backend: Box<dyn RawServices> = if !args.no_index {
         let index = args.engine.open(&repo)?;
         args.engine.build_dense(&index)?;
         Box::new(EngineBackend::new(index))

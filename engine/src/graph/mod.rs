@@ -346,31 +346,20 @@ impl CodeGraph {
     /// module-qualified name (`base.Model.save` for `Model.save` in `…/base.py`). Sorted by path
     /// and line.
     pub fn definitions_named(&self, name: &str) -> Vec<NodeId> {
-        let query = normalize_qualified(name.trim());
-        let Some(bare) = query.rsplit('.').next().filter(|b| !b.is_empty()) else {
+        let Some(query) = DefinitionQuery::new(name) else {
             return Vec::new();
         };
-        let Some(candidates) = self.by_name.get(bare) else {
+        let Some(candidates) = self.by_name.get(query.bare()) else {
             return Vec::new();
         };
-        let mut found: Vec<NodeId> = if query == bare {
-            candidates.clone()
-        } else {
-            let dotted_suffix = format!(".{query}");
-            candidates
-                .iter()
-                .copied()
-                .filter(|&id| {
-                    let info = self.node(id);
-                    let qualified = normalize_qualified(&info.qualified_name);
-                    let module_qualified = format!("{}.{qualified}", module_path(&info.path));
-                    qualified == query
-                        || qualified.ends_with(&dotted_suffix)
-                        || module_qualified == query
-                        || module_qualified.ends_with(&dotted_suffix)
-                })
-                .collect()
-        };
+        let mut found: Vec<NodeId> = candidates
+            .iter()
+            .copied()
+            .filter(|&id| {
+                let info = self.node(id);
+                query.matches(&info.qualified_name, &info.path)
+            })
+            .collect();
         found.sort_by(|&a, &b| {
             let (x, y) = (self.node(a), self.node(b));
             (&x.path, x.start, a).cmp(&(&y.path, y.start, b))
@@ -431,6 +420,45 @@ impl CodeGraph {
 
 /// `a.b.c` for `a/b/c.py`, `a/b/c/__init__.py`, `a/b/c.rs`…: the path without extension, with
 /// package entry-point names dropped, dotted.
+/// A definitions-by-name query: a bare name (`save`), a qualified one (`Model.save`; `.`, `::`,
+/// `#` and `\` interchangeable) or a dotted suffix of a module-qualified name
+/// (`models.base.Model.save`). Shared by the graph and the index's definition table so both
+/// answer the same.
+#[derive(Debug, Clone)]
+pub struct DefinitionQuery {
+    query: String,
+    bare_start: usize,
+}
+
+impl DefinitionQuery {
+    /// `None` when the name has no bare part (empty, or ending with a separator).
+    pub fn new(name: &str) -> Option<DefinitionQuery> {
+        let query = normalize_qualified(name.trim());
+        let bare_start = query.rfind('.').map_or(0, |dot| dot + 1);
+        (bare_start < query.len()).then_some(DefinitionQuery { query, bare_start })
+    }
+
+    /// The last component: definitions are looked up by it.
+    pub fn bare(&self) -> &str {
+        &self.query[self.bare_start..]
+    }
+
+    /// Whether a definition whose bare name is [`Self::bare`] answers the query, given its
+    /// qualified name and file path.
+    pub fn matches(&self, qualified_name: &str, path: &str) -> bool {
+        if self.bare_start == 0 {
+            return true;
+        }
+        let dotted_suffix = format!(".{}", self.query);
+        let qualified = normalize_qualified(qualified_name);
+        let module_qualified = format!("{}.{qualified}", module_path(path));
+        qualified == self.query
+            || qualified.ends_with(&dotted_suffix)
+            || module_qualified == self.query
+            || module_qualified.ends_with(&dotted_suffix)
+    }
+}
+
 fn module_path(path: &str) -> String {
     let without_extension = match path.rfind('.') {
         Some(dot) if dot > path.rfind('/').map_or(0, |s| s + 1) => &path[..dot],

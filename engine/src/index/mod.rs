@@ -297,6 +297,10 @@ pub struct SnapshotIndex {
     lexical_config: LexicalConfig,
     /// Built on first use: only some explorers need it.
     graph: OnceLock<CodeGraph>,
+    /// Definitions by bare name, `(file, definition)` indexes into `analyses`; built on first use.
+    /// Much cheaper than the graph (no reference resolution), so name look-ups need not wait for
+    /// the graph.
+    definition_table: OnceLock<HashMap<String, Vec<(u32, u32)>>>,
     /// The engine's dense layer and this snapshot's full dense index, on first use.
     dense: dense::DenseSlot,
     diagnostics: Vec<Diagnostic>,
@@ -692,6 +696,7 @@ impl Engine {
             lexical: view,
             lexical_config: self.config.lexical.clone(),
             graph: OnceLock::new(),
+            definition_table: OnceLock::new(),
             dense: dense::DenseSlot::new(self.dense.clone()),
             diagnostics,
             stats,
@@ -1294,23 +1299,39 @@ impl SnapshotIndex {
     /// interchangeable) or a dotted suffix of a module-qualified name, as
     /// [`CodeGraph::definitions_named`] resolves them. In path then line order.
     pub fn definitions(&self, name: &str) -> Vec<DefinitionHit> {
-        let graph = self.graph();
-        let mut hits: Vec<DefinitionHit> = graph
-            .definitions_named(name)
-            .into_iter()
-            .filter_map(|id| {
-                let node = graph.node(id);
-                let crate::graph::NodeKind::Definition(kind) = node.kind else {
-                    return None;
-                };
-                Some(DefinitionHit {
-                    path: node.path.clone(),
-                    start: node.start,
-                    end: node.end,
-                    kind,
-                    name: node.name.clone(),
-                    qualified_name: node.qualified_name.clone(),
-                })
+        let Some(query) = crate::graph::DefinitionQuery::new(name) else {
+            return Vec::new();
+        };
+        let table = self.definition_table.get_or_init(|| {
+            let mut table: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+            for (file, analysis) in self.analyses.iter().enumerate() {
+                for (index, definition) in analysis.definitions.iter().enumerate() {
+                    table
+                        .entry(definition.name.clone())
+                        .or_default()
+                        .push((file as u32, index as u32));
+                }
+            }
+            table
+        });
+        let Some(candidates) = table.get(query.bare()) else {
+            return Vec::new();
+        };
+        let mut hits: Vec<DefinitionHit> = candidates
+            .iter()
+            .filter_map(|&(file, index)| {
+                let path = &self.files[file as usize].path;
+                let definition = &self.analyses[file as usize].definitions[index as usize];
+                query
+                    .matches(&definition.qualified_name, path)
+                    .then(|| DefinitionHit {
+                        path: path.clone(),
+                        start: definition.start,
+                        end: definition.end,
+                        kind: definition.kind,
+                        name: definition.name.clone(),
+                        qualified_name: definition.qualified_name.clone(),
+                    })
             })
             .collect();
         hits.sort_by(|a, b| a.path.cmp(&b.path).then(a.start.cmp(&b.start)));

@@ -46,7 +46,9 @@ fn main() {
         other => panic!("unknown explorer {other}"),
     };
     let plugin = ExplorerPlugin::builtin(getter).expect("vtable");
-    let explorer = plugin.instantiate(&serde_json::Value::Null).expect("create");
+    let explorer = plugin
+        .instantiate(&serde_json::Value::Null)
+        .expect("create");
     let engine = Engine::new(EngineConfig {
         cache_dir: cache.into(),
         ..EngineConfig::default()
@@ -72,7 +74,11 @@ fn main() {
             explorer.explore(&request, &backend).expect("explore");
             warms.push(started.elapsed().as_secs_f64() * 1e3);
         }
-        eprintln!("{id}: open {:.0} ms, first explore {:.1} ms", opens.last().unwrap(), firsts.last().unwrap());
+        eprintln!(
+            "{id}: open {:.0} ms, first explore {:.1} ms",
+            opens.last().unwrap(),
+            firsts.last().unwrap()
+        );
     }
     let rows = opens.len();
     println!("explorer {which}, {rows} instances, {repeat} warm repeats each");

@@ -64,26 +64,162 @@ static PATH: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 static PY_FRAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>.]*))?"#)
-        .expect("valid regex")
+    Regex::new(r#"File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>.]*))?"#).expect("valid regex")
 });
 
 /// Words that never discriminate between files, even when written like code.
 const STOP: &[&str] = &[
-    "the", "and", "for", "not", "but", "with", "this", "that", "from", "are", "was", "when",
-    "which", "would", "should", "can", "have", "has", "use", "using", "used", "does", "get", "set",
-    "none", "true", "false", "self", "return", "def", "class", "import", "new", "all", "any",
-    "some", "more", "like", "also", "there", "then", "than", "these", "those", "such", "into",
-    "only", "just", "what", "how", "why", "where", "who", "way", "make", "made", "may", "might",
-    "will", "could", "here", "see", "file", "line", "code", "example", "error", "bug", "issue",
-    "problem", "expected", "behavior", "behaviour", "actual", "result", "results", "output",
-    "input", "value", "values", "following", "case", "cases", "work", "works", "working",
-    "version", "python", "print", "test", "tests", "traceback", "recent", "call", "last", "most",
-    "raise", "raises", "lib", "site", "packages", "usr", "local", "home", "users", "you", "your",
-    "our", "its", "one", "two", "out", "now", "want", "need", "instead", "because", "same",
-    "other", "each", "both", "either", "well", "still", "already", "however", "though", "thanks",
-    "please", "seems", "seem", "think", "know", "got", "let", "lets", "being", "been", "were",
-    "them", "they", "their", "his", "her", "she", "him", "our", "own", "yes", "via", "per",
+    "the",
+    "and",
+    "for",
+    "not",
+    "but",
+    "with",
+    "this",
+    "that",
+    "from",
+    "are",
+    "was",
+    "when",
+    "which",
+    "would",
+    "should",
+    "can",
+    "have",
+    "has",
+    "use",
+    "using",
+    "used",
+    "does",
+    "get",
+    "set",
+    "none",
+    "true",
+    "false",
+    "self",
+    "return",
+    "def",
+    "class",
+    "import",
+    "new",
+    "all",
+    "any",
+    "some",
+    "more",
+    "like",
+    "also",
+    "there",
+    "then",
+    "than",
+    "these",
+    "those",
+    "such",
+    "into",
+    "only",
+    "just",
+    "what",
+    "how",
+    "why",
+    "where",
+    "who",
+    "way",
+    "make",
+    "made",
+    "may",
+    "might",
+    "will",
+    "could",
+    "here",
+    "see",
+    "file",
+    "line",
+    "code",
+    "example",
+    "error",
+    "bug",
+    "issue",
+    "problem",
+    "expected",
+    "behavior",
+    "behaviour",
+    "actual",
+    "result",
+    "results",
+    "output",
+    "input",
+    "value",
+    "values",
+    "following",
+    "case",
+    "cases",
+    "work",
+    "works",
+    "working",
+    "version",
+    "python",
+    "print",
+    "test",
+    "tests",
+    "traceback",
+    "recent",
+    "call",
+    "last",
+    "most",
+    "raise",
+    "raises",
+    "lib",
+    "site",
+    "packages",
+    "usr",
+    "local",
+    "home",
+    "users",
+    "you",
+    "your",
+    "our",
+    "its",
+    "one",
+    "two",
+    "out",
+    "now",
+    "want",
+    "need",
+    "instead",
+    "because",
+    "same",
+    "other",
+    "each",
+    "both",
+    "either",
+    "well",
+    "still",
+    "already",
+    "however",
+    "though",
+    "thanks",
+    "please",
+    "seems",
+    "seem",
+    "think",
+    "know",
+    "got",
+    "let",
+    "lets",
+    "being",
+    "been",
+    "were",
+    "them",
+    "they",
+    "their",
+    "his",
+    "her",
+    "she",
+    "him",
+    "our",
+    "own",
+    "yes",
+    "via",
+    "per",
 ];
 
 pub fn is_stop(word: &str) -> bool {
@@ -110,7 +246,8 @@ pub fn identifier_parts(word: &str) -> Vec<String> {
                 && c.is_uppercase()
                 && (chars[i - 1].is_lowercase()
                     || chars[i - 1].is_ascii_digit()
-                    || chars.get(i + 1).is_some_and(|n| n.is_lowercase()) && chars[i - 1].is_uppercase());
+                    || chars.get(i + 1).is_some_and(|n| n.is_lowercase())
+                        && chars[i - 1].is_uppercase());
             if boundary && !current.is_empty() {
                 parts.push(current.to_lowercase());
                 current.clear();
@@ -127,7 +264,10 @@ pub fn identifier_parts(word: &str) -> Vec<String> {
 fn is_code_like(word: &str) -> bool {
     word.contains('_')
         || word.chars().skip(1).any(char::is_uppercase) && word.chars().any(char::is_lowercase)
-        || word.len() >= 2 && word.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+        || word.len() >= 2
+            && word
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
 }
 
 /// Removes environment listings (`numpy: 1.23.4`), site-packages noise lines and HTML detail tags.
@@ -202,7 +342,9 @@ pub fn parse(text: &str) -> Issue {
                     }
                 }
             }
-            if (code_like || *weight >= 2.0) && word.len() >= 3 && seen_ident.insert(word.to_owned())
+            if (code_like || *weight >= 2.0)
+                && word.len() >= 3
+                && seen_ident.insert(word.to_owned())
             {
                 issue.identifiers.push(word.to_owned());
             }
@@ -258,7 +400,8 @@ mod tests {
 
     #[test]
     fn identifier_parts_split_snake_and_camel() {
-        let check = |word: &str, expected: &[&str]| assert_eq!(identifier_parts(word), expected, "{word}");
+        let check =
+            |word: &str, expected: &[&str]| assert_eq!(identifier_parts(word), expected, "{word}");
         check("separability_matrix", &["separability", "matrix"]);
         check("CompoundModel", &["compound", "model"]);
         check("HTTPServer", &["http", "server"]);
@@ -275,11 +418,18 @@ mod tests {
         let issue = parse(text);
         assert!(issue.identifiers.iter().any(|i| i == "separability_matrix"));
         assert!(issue.identifiers.iter().any(|i| i == "CompoundModels"));
-        assert!(issue.dotted.iter().any(|d| d == "astropy.modeling.separable"));
+        assert!(
+            issue
+                .dotted
+                .iter()
+                .any(|d| d == "astropy.modeling.separable")
+        );
         assert!(issue.paths.iter().any(|p| p == "astropy/io/ascii/rst.py"));
         assert_eq!(issue.frames.len(), 1);
         assert_eq!(issue.frames[0].line, Some(856));
         assert_eq!(issue.frames[0].function.as_deref(), Some("write"));
-        assert!(issue.words["separabilitymatrix"] > issue.words.get("nested").copied().unwrap_or(0.0));
+        assert!(
+            issue.words["separabilitymatrix"] > issue.words.get("nested").copied().unwrap_or(0.0)
+        );
     }
 }

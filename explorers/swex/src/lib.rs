@@ -78,7 +78,9 @@ impl Explorer for Swex {
     fn create(config: &serde_json::Value) -> Result<Self, ExplorerError> {
         let config: SwexConfig = parse_config(config)?;
         if config.candidates == 0 {
-            return Err(ExplorerError::InvalidConfig("candidates must be positive".into()));
+            return Err(ExplorerError::InvalidConfig(
+                "candidates must be positive".into(),
+            ));
         }
         if let Some(bad) = config.plan.chars().find(|c| !"SsTt".contains(*c)) {
             return Err(ExplorerError::InvalidConfig(format!(
@@ -88,10 +90,20 @@ impl Explorer for Swex {
         Ok(Swex { config })
     }
 
-    fn explore(&self, request: &Request, services: &Services<'_>) -> Result<Response, ExplorerError> {
+    fn explore(
+        &self,
+        request: &Request,
+        services: &Services<'_>,
+    ) -> Result<Response, ExplorerError> {
         let config = &self.config;
+        let started = std::time::Instant::now();
+        let mut stages: Vec<(&str, f64)> = Vec::new();
+        let mut lap =
+            |stage: &'static str| stages.push((stage, started.elapsed().as_secs_f64() * 1e3));
         let issue = issue::parse(&request.issue);
+        lap("parse");
         let files = services.list_files(None).map_err(Self::unavailable)?;
+        lap("list_files");
         let hits = services
             .lexical_search(&SearchArgs {
                 query: issue::lexical_query(&issue),
@@ -99,7 +111,13 @@ impl Explorer for Swex {
                 under: None,
             })
             .map_err(Self::unavailable)?;
-        let mut names: Vec<String> = issue.identifiers.iter().take(config.max_identifiers).cloned().collect();
+        lap("lexical_search");
+        let mut names: Vec<String> = issue
+            .identifiers
+            .iter()
+            .take(config.max_identifiers)
+            .cloned()
+            .collect();
         for dotted in &issue.dotted {
             if let Some(last) = dotted.rsplit('.').next()
                 && last.len() >= 3
@@ -115,6 +133,7 @@ impl Explorer for Swex {
                 definitions.push((name, defs));
             }
         }
+        lap("definitions");
         let ranked = rank::rank_files(
             &rank::Evidence {
                 issue: &issue,
@@ -138,8 +157,16 @@ impl Explorer for Swex {
             pattern: &config.plan,
             focus_fallback_lines: config.focus_fallback_lines,
         });
+        lap("rank_and_plan");
         let mut response = Response::new(regions);
         if config.debug {
+            response.notes.push(
+                stages
+                    .iter()
+                    .map(|(stage, ms)| format!("{stage} {ms:.1} ms"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
             for f in ranked.iter().take(12) {
                 response.notes.push(format!(
                     "{:.2} {} lex={:.2}@{:?} sym={:.2} men={} fr={} names={:.2} dirs={:.2} defs={:?}",

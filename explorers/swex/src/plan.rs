@@ -63,12 +63,21 @@ pub fn tests_subject(test: &str, source: &str) -> bool {
         .or_else(|| t.strip_prefix("test"))
         .unwrap_or("");
     let t = t.trim_start_matches('_');
-    !t.is_empty() && (t == subject || t == format!("{subject}s") || subject.trim_end_matches('_') == t)
+    !t.is_empty()
+        && (t == subject || t == format!("{subject}s") || subject.trim_end_matches('_') == t)
 }
 
 /// Orders test files: test modules of the top sources first (in source order), then by score.
-pub fn order_tests<'a>(ranked: &'a [RankedFile], all_tests: &'a [String], top_sources: usize) -> Vec<String> {
-    let sources: Vec<&RankedFile> = ranked.iter().filter(|f| !f.is_test).take(top_sources).collect();
+pub fn order_tests<'a>(
+    ranked: &'a [RankedFile],
+    all_tests: &'a [String],
+    top_sources: usize,
+) -> Vec<String> {
+    let sources: Vec<&RankedFile> = ranked
+        .iter()
+        .filter(|f| !f.is_test)
+        .take(top_sources)
+        .collect();
     let mut out: Vec<String> = Vec::new();
     let mut seen = HashSet::new();
     for source in &sources {
@@ -126,7 +135,10 @@ pub fn plan(input: &PlanInput<'_>) -> Vec<Region> {
                 else {
                     continue;
                 };
-                next_source = sources.iter().position(|s| s.path == f.path).map_or(next_source, |i| i + 1);
+                next_source = sources
+                    .iter()
+                    .position(|s| s.path == f.path)
+                    .map_or(next_source, |i| i + 1);
                 (f.path.clone(), f.score, slot == 'S')
             }
             'T' | 't' => {
@@ -136,7 +148,11 @@ pub fn plan(input: &PlanInput<'_>) -> Vec<Region> {
                 else {
                     continue;
                 };
-                next_test = input.tests.iter().position(|t| t == p).map_or(next_test, |i| i + 1);
+                next_test = input
+                    .tests
+                    .iter()
+                    .position(|t| t == p)
+                    .map_or(next_test, |i| i + 1);
                 let score = input
                     .ranked
                     .iter()
@@ -165,15 +181,31 @@ mod tests {
     #[test]
     fn test_modules_match_their_subjects() {
         for (test, source, expected) in [
-            ("astropy/modeling/tests/test_separable.py", "astropy/modeling/separable.py", true),
+            (
+                "astropy/modeling/tests/test_separable.py",
+                "astropy/modeling/separable.py",
+                true,
+            ),
             ("testing/test_capture.py", "src/_pytest/capture.py", true),
-            ("sklearn/utils/tests/test_set_output.py", "sklearn/utils/_set_output.py", true),
-            ("sklearn/cluster/tests/test_k_means.py", "sklearn/cluster/k_means_.py", true),
+            (
+                "sklearn/utils/tests/test_set_output.py",
+                "sklearn/utils/_set_output.py",
+                true,
+            ),
+            (
+                "sklearn/cluster/tests/test_k_means.py",
+                "sklearn/cluster/k_means_.py",
+                true,
+            ),
             ("pkg/foo_test.go", "pkg/foo.go", true),
             ("src/test/java/FooTest.java", "src/main/java/Foo.java", true),
             ("tests/test_blueprints.py", "src/flask/blueprints.py", true),
             ("tests/test_utils.py", "requests/models.py", false),
-            ("xarray/tests/test_dataset.py", "xarray/core/dataarray.py", false),
+            (
+                "xarray/tests/test_dataset.py",
+                "xarray/core/dataarray.py",
+                false,
+            ),
         ] {
             assert_eq!(tests_subject(test, source), expected, "{test} ~ {source}");
         }

@@ -38,14 +38,14 @@ pub struct Weights {
 impl Default for Weights {
     fn default() -> Self {
         Weights {
-            lexical: 9.0,
-            lexical_rank: 4.0,
+            lexical: 6.0,
+            lexical_rank: 2.0,
             symbols: 1.0,
-            mentions: 1.0,
+            mentions: 2.0,
             frames: 0.5,
             names: 0.6,
-            dirs: 1.0,
-            doc_penalty: 3.0,
+            dirs: 2.0,
+            doc_penalty: 6.0,
             init_penalty: 1.0,
             test_penalty: 0.0,
         }
@@ -80,11 +80,12 @@ pub fn is_test_path(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     let file = lower.rsplit('/').next().unwrap_or(&lower);
     let stem = file.split('.').next().unwrap_or(file);
-    let in_test_dir = lower
-        .split('/')
-        .rev()
-        .skip(1)
-        .any(|d| matches!(d, "test" | "tests" | "testing" | "__tests__" | "spec" | "specs"));
+    let in_test_dir = lower.split('/').rev().skip(1).any(|d| {
+        matches!(
+            d,
+            "test" | "tests" | "testing" | "__tests__" | "spec" | "specs"
+        )
+    });
     in_test_dir
         || stem.starts_with("test_")
         || stem.ends_with("_test")
@@ -102,16 +103,20 @@ pub fn is_doc_path(path: &str) -> bool {
         || lower.starts_with("docs/")
         || lower.contains("/doc/")
         || lower.contains("/docs/")
-        || [".rst", ".md", ".txt", ".html"].iter().any(|e| lower.ends_with(e))
+        || [".rst", ".md", ".txt", ".html"]
+            .iter()
+            .any(|e| lower.ends_with(e))
 }
 
 /// Files an explorer may return as code to read: source files of any parsed language plus
 /// configuration files. Data files, images and the like never become candidates.
 pub fn is_candidate(file: &FileEntry) -> bool {
     file.language.is_some()
-        || [".py", ".pyx", ".pyi", ".cfg", ".toml", ".ini", ".rst", ".md", ".txt"]
-            .iter()
-            .any(|e| file.path.ends_with(e))
+        || [
+            ".py", ".pyx", ".pyi", ".cfg", ".toml", ".ini", ".rst", ".md", ".txt",
+        ]
+        .iter()
+        .any(|e| file.path.ends_with(e))
 }
 
 /// The Python-style module path of a file: `a/b/c.py` → `a.b.c`, `a/b/__init__.py` → `a.b`.
@@ -137,7 +142,10 @@ fn file_stem(path: &str) -> &str {
 pub fn aggregate_lexical(hits: &[SearchHit]) -> BTreeMap<String, f64> {
     let mut per_file: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for hit in hits {
-        per_file.entry(hit.path.clone()).or_default().push(hit.score);
+        per_file
+            .entry(hit.path.clone())
+            .or_default()
+            .push(hit.score);
     }
     per_file
         .into_iter()
@@ -224,7 +232,9 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
     for path in candidates.keys() {
         let mentioned = issue.paths.iter().any(|m| {
             let m = m.trim_start_matches("./");
-            m == *path || path.ends_with(&format!("/{m}")) && m.contains('/') || m.ends_with(&format!("/{path}"))
+            m == *path
+                || path.ends_with(&format!("/{m}")) && m.contains('/')
+                || m.ends_with(&format!("/{path}"))
         });
         if mentioned {
             features.entry((*path).to_owned()).or_default().mentions += 1.0;
