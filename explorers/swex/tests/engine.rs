@@ -1,0 +1,141 @@
+//! The `swex` explorer end to end on small repositories served by the engine's index: which files
+//! it picks, in which order, and the shape of the regions its planner gives them.
+
+use swex_engine::index::{Engine, EngineConfig};
+use swex_plugin::{Request, Response};
+use swex_plugin_host::{EngineBackend, ExplorerPlugin, FsBackend};
+
+/// A small package: the module the issue is about, its test module, a look-alike module, a
+/// module that only mentions the words in prose, docs and an `__init__.py`.
+const FILES: &[(&str, &str)] = &[
+    (
+        "shop/pricing.py",
+        "\"\"\"Prices and discounts.\"\"\"\n\n\nclass DiscountRule:\n    def __init__(self, percent):\n        self.percent = percent\n\n    def apply_discount(self, price):\n        return price * (1 - self.percent / 100)\n\n\ndef round_price(value):\n    return round(value, 2)\n",
+    ),
+    (
+        "shop/tests/test_pricing.py",
+        "from shop.pricing import DiscountRule, round_price\n\n\ndef test_round_price():\n    assert round_price(1.005) == 1.0\n\n\ndef test_apply_discount_rounds():\n    rule = DiscountRule(10)\n    assert rule.apply_discount(9.99) == 8.99\n",
+    ),
+    (
+        "shop/tests/test_cart.py",
+        "from shop.cart import Cart\n\n\ndef test_empty_cart():\n    assert Cart().total() == 0\n",
+    ),
+    (
+        "shop/cart.py",
+        "from shop.pricing import round_price\n\n\nclass Cart:\n    def __init__(self):\n        self.items = []\n\n    def total(self):\n        return round_price(sum(self.items))\n",
+    ),
+    (
+        "shop/shipping.py",
+        "def shipping_cost(weight):\n    # No discount applies to shipping.\n    return 5 + weight\n",
+    ),
+    ("shop/__init__.py", "from shop.pricing import DiscountRule\n"),
+    (
+        "docs/pricing.rst",
+        "Pricing\n=======\n\nA DiscountRule applies a discount to a price.\n",
+    ),
+];
+
+const ISSUE: &str = "DiscountRule.apply_discount returns unrounded prices\n\n\
+`DiscountRule(10).apply_discount(9.99)` gives `8.991000000000001` instead of a price rounded \
+like `round_price` does.\n\n```python\nfrom shop.pricing import DiscountRule\n\
+print(DiscountRule(10).apply_discount(9.99))\n```\n\nEnvironment:\n- python: 3.11.4\n- shop: 1.2.0\n";
+
+fn explore(config: serde_json::Value, top_k: usize) -> Response {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    for (path, text) in FILES {
+        let abs = repo.path().join(path);
+        std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
+        std::fs::write(abs, text).unwrap();
+    }
+    let engine = Engine::new(EngineConfig {
+        cache_dir: cache.path().to_owned(),
+        ..EngineConfig::default()
+    });
+    let backend = EngineBackend::new(engine.open(repo.path()).unwrap());
+    let plugin = ExplorerPlugin::builtin(swex_explorer_swex::swex_explorer_vtable).unwrap();
+    assert_eq!(plugin.name(), "swex");
+    let explorer = plugin.instantiate(&config).unwrap();
+    explorer
+        .explore(&Request::new("i1", ISSUE, top_k), &backend)
+        .unwrap()
+}
+
+fn spans(answer: &Response) -> Vec<(&str, i64, i64)> {
+    answer
+        .regions
+        .iter()
+        .map(|r| (r.path.as_str(), r.start, r.end))
+        .collect()
+}
+
+#[test]
+fn the_defining_file_comes_first_whole_and_its_test_is_focused() {
+    let answer = explore(serde_json::Value::Null, 5);
+    let spans = spans(&answer);
+    // The file defining the named class and method, whole (`-1`: to the end of the file).
+    assert_eq!(spans[0], ("shop/pricing.py", 1, -1), "{spans:?}");
+    // Default plan `SStSS`: the third region is a test, the test module of the top source file,
+    // focused on its best matching chunk rather than whole.
+    let (test_path, start, end) = spans[2];
+    assert_eq!(test_path, "shop/tests/test_pricing.py", "{spans:?}");
+    assert!(start > 1 && end >= start && end <= 10, "{spans:?}");
+    // One region per file.
+    let mut paths: Vec<&str> = spans.iter().map(|s| s.0).collect();
+    paths.sort();
+    paths.dedup();
+    assert_eq!(paths.len(), spans.len(), "{spans:?}");
+    assert!(spans.len() <= 5);
+    // Every region says why it was chosen.
+    assert!(answer.regions.iter().all(|r| r.why.is_some()), "{answer:?}");
+}
+
+#[test]
+fn top_k_cuts_the_plan_and_plans_are_configurable() {
+    let one = explore(serde_json::Value::Null, 1);
+    assert_eq!(spans(&one), [("shop/pricing.py", 1, -1)]);
+    // All-source plan: no test file at all.
+    let sources = explore(serde_json::json!({"plan": "SSSSS"}), 5);
+    assert!(
+        spans(&sources).iter().all(|(p, _, _)| !p.contains("tests/")),
+        "{:?}",
+        spans(&sources)
+    );
+}
+
+#[test]
+fn ablating_every_signal_still_answers_and_debug_notes_show_features() {
+    let zero = serde_json::json!({"weights": {
+        "lexical": 0, "lexical_rank": 0, "symbols": 0, "mentions": 0, "frames": 0,
+        "names": 0, "dirs": 0, "doc_penalty": 0, "init_penalty": 0}, "debug": true});
+    let answer = explore(zero, 5);
+    assert!(answer.regions.len() <= 5);
+    let debug = explore(serde_json::json!({"debug": true}), 5);
+    assert!(
+        debug.notes.iter().any(|n| n.contains("shop/pricing.py") && n.contains("sym=")),
+        "{:?}",
+        debug.notes
+    );
+    assert!(debug.notes.iter().any(|n| n.contains("lexical_search")), "{:?}", debug.notes);
+}
+
+#[test]
+fn bad_config_and_missing_index_are_clear_errors() {
+    let plugin = ExplorerPlugin::builtin(swex_explorer_swex::swex_explorer_vtable).unwrap();
+    for (config, needle) in [
+        (serde_json::json!({"plan": "SXS"}), "plan"),
+        (serde_json::json!({"candidates": 0}), "candidates"),
+        (serde_json::json!({"weights": {"lexcial": 1}}), "lexcial"),
+    ] {
+        let error = plugin.instantiate(&config).unwrap_err().to_string();
+        assert!(error.contains(needle), "{config}: {error}");
+    }
+    let repo = tempfile::tempdir().unwrap();
+    std::fs::write(repo.path().join("a.py"), "x = 1\n").unwrap();
+    let explorer = plugin.instantiate(&serde_json::Value::Null).unwrap();
+    let error = explorer
+        .explore(&Request::new("i1", ISSUE, 5), &FsBackend::new(repo.path()))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("--index"), "{error}");
+}
