@@ -28,7 +28,10 @@ const FILES: &[(&str, &str)] = &[
         "shop/shipping.py",
         "def shipping_cost(weight):\n    # No discount applies to shipping.\n    return 5 + weight\n",
     ),
-    ("shop/__init__.py", "from shop.pricing import DiscountRule\n"),
+    (
+        "shop/__init__.py",
+        "from shop.pricing import DiscountRule\n",
+    ),
     (
         "docs/pricing.rst",
         "Pricing\n=======\n\nA DiscountRule applies a discount to a price.\n",
@@ -97,7 +100,9 @@ fn top_k_cuts_the_plan_and_plans_are_configurable() {
     // All-source plan: no test file at all.
     let sources = explore(serde_json::json!({"plan": "SSSSS"}), 5);
     assert!(
-        spans(&sources).iter().all(|(p, _, _)| !p.contains("tests/")),
+        spans(&sources)
+            .iter()
+            .all(|(p, _, _)| !p.contains("tests/")),
         "{:?}",
         spans(&sources)
     );
@@ -112,11 +117,18 @@ fn ablating_every_signal_still_answers_and_debug_notes_show_features() {
     assert!(answer.regions.len() <= 5);
     let debug = explore(serde_json::json!({"debug": true}), 5);
     assert!(
-        debug.notes.iter().any(|n| n.contains("shop/pricing.py") && n.contains("sym=")),
+        debug
+            .notes
+            .iter()
+            .any(|n| n.contains("shop/pricing.py") && n.contains("sym=")),
         "{:?}",
         debug.notes
     );
-    assert!(debug.notes.iter().any(|n| n.contains("lexical_search")), "{:?}", debug.notes);
+    assert!(
+        debug.notes.iter().any(|n| n.contains("lexical_search")),
+        "{:?}",
+        debug.notes
+    );
 }
 
 #[test]
