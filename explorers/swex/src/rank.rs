@@ -33,6 +33,7 @@ pub struct Weights {
     pub doc_penalty: f64,
     pub init_penalty: f64,
     pub test_penalty: f64,
+    pub vendor_penalty: f64,
 }
 
 impl Default for Weights {
@@ -48,6 +49,7 @@ impl Default for Weights {
             doc_penalty: 6.0,
             init_penalty: 1.0,
             test_penalty: 0.0,
+            vendor_penalty: 6.0,
         }
     }
 }
@@ -106,6 +108,30 @@ pub fn is_doc_path(path: &str) -> bool {
         || [".rst", ".md", ".txt", ".html"]
             .iter()
             .any(|e| lower.ends_with(e))
+}
+
+/// Third-party or generated code kept in the repository: minified bundles, versioned copies of
+/// libraries in static folders, `vendor/` trees. Its words match issues by accident (a bundled
+/// `underscore-1.13.1.js` mentions every common identifier) and a fix never edits it.
+pub fn is_vendored_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let file = lower.rsplit('/').next().unwrap_or(&lower);
+    let in_dir =
+        |dir: &str| lower.starts_with(&format!("{dir}/")) || lower.contains(&format!("/{dir}/"));
+    file.contains(".min.")
+        || [
+            "vendor",
+            "vendored",
+            "_vendor",
+            "third_party",
+            "thirdparty",
+            "node_modules",
+        ]
+        .iter()
+        .any(|d| in_dir(d))
+        || (in_dir("static")
+            && (file.ends_with(".js") || file.ends_with(".css"))
+            && file.chars().any(|c| c.is_ascii_digit()))
 }
 
 /// Files an explorer may return as code to read: source files of any parsed language plus
@@ -311,6 +337,9 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
             if path.ends_with("__init__.py") {
                 score -= weights.init_penalty;
             }
+            if is_vendored_path(&path) {
+                score -= weights.vendor_penalty;
+            }
             if is_test {
                 score -= weights.test_penalty;
             }
@@ -330,6 +359,22 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vendored_paths() {
+        for (path, expected) in [
+            ("sphinx/themes/basic/static/underscore-1.13.1.js", true),
+            ("web/app.min.js", true),
+            ("src/vendor/lib.go", true),
+            ("pip/_vendor/requests/models.py", true),
+            ("third_party/zlib/inflate.c", true),
+            ("sphinx/themes/basic/static/searchtools.js", false),
+            ("sphinx/builders/html/__init__.py", false),
+            ("lib/vendors.py", false),
+        ] {
+            assert_eq!(is_vendored_path(path), expected, "{path}");
+        }
+    }
 
     #[test]
     fn test_paths_by_convention() {
