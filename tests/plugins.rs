@@ -469,6 +469,35 @@ fn cli_runs_builtin_explorers_on_a_checkout() {
     );
     let oracle = swex(&["explore", "-e", "oracle", "--repo", repo, "x"]);
     assert!(String::from_utf8_lossy(&oracle.stderr).contains("needs the ground truth"));
+
+    // Without --explorer: the default explorer `swex`, served from the engine's index.
+    let output = swex(&[
+        "explore",
+        "--repo",
+        repo,
+        "--json",
+        "parse_url crashes on an empty url",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(answer["explorer"], "swex");
+    assert_eq!(answer["regions"][0]["path"], "pkg/urls.py", "{answer}");
+    // With --no-index it says what it needs.
+    let output = swex(&["explore", "--no-index", "--repo", repo, "parse_url"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("index"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // An empty issue is an error, not an empty answer.
+    let output = swex(&["explore", "--repo", repo, "  \n"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("issue text is empty"));
 }
 
 /// Every built-in explorer has a loadable library (its `explorers/*/plugin` crate) built in the

@@ -99,6 +99,9 @@ fn read_issue(issue: Option<String>) -> anyhow::Result<String> {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let issue = read_issue(args.issue.clone())?;
+    if issue.trim().is_empty() {
+        bail!("the issue text is empty: give it as an argument, or pipe it on stdin");
+    }
     if args.top_k == 0 {
         bail!("--top-k must be at least 1");
     }

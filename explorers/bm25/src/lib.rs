@@ -53,7 +53,7 @@ pub fn merge_hits(hits: &[(String, i64, i64, f64, String)], top_k: usize) -> Vec
 impl Explorer for Bm25 {
     const NAME: &'static CStr = c"bm25";
     const DESCRIPTION: &'static CStr =
-        c"the engine's code-aware BM25 over definition-level chunks (needs --index)";
+        c"the engine's code-aware BM25 over definition-level chunks (needs the engine's index)";
 
     fn create(config: &serde_json::Value) -> Result<Self, ExplorerError> {
         let config: Bm25Config = parse_config(config)?;
@@ -81,7 +81,7 @@ impl Explorer for Bm25 {
         let hits = services.lexical_search(&args).map_err(|e| {
             if e.is_unavailable() {
                 ExplorerError::failed(format!(
-                    "bm25 needs the engine's lexical index ({e}); run `swex explore --index`"
+                    "bm25 needs the engine's lexical index ({e}); serve it from the index: `swex explore` without `--no-index`, or `swex bench --index`"
                 ))
             } else {
                 e.into()

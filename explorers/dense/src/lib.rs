@@ -47,7 +47,7 @@ pub fn default_limit(top_k: usize) -> usize {
 
 impl Explorer for Dense {
     const NAME: &'static CStr = c"dense";
-    const DESCRIPTION: &'static CStr = c"chunks ranked by embedding similarity to the issue (needs --index and `swex models fetch`)";
+    const DESCRIPTION: &'static CStr = c"chunks ranked by embedding similarity to the issue (needs the engine's index and `swex models fetch`)";
 
     fn create(config: &serde_json::Value) -> Result<Self, ExplorerError> {
         let config: DenseConfig = parse_config(config)?;

@@ -204,7 +204,7 @@ pub fn select(candidates: &[Candidate], top_k: usize, per_file: usize) -> Vec<Re
 fn needs_index(error: ServiceError) -> ExplorerError {
     if error.is_unavailable() {
         ExplorerError::failed(format!(
-            "graph needs the engine's index and code graph ({error}); run `swex explore --index`"
+            "graph needs the engine's index and code graph ({error}); serve it from the index: `swex explore` without `--no-index`, or `swex bench --index`"
         ))
     } else {
         error.into()
@@ -365,7 +365,7 @@ fn lookup_definitions(
 
 impl Explorer for GraphExplorer {
     const NAME: &'static CStr = c"graph";
-    const DESCRIPTION: &'static CStr = c"issue symbols, traceback frames, paths and BM25 hits ranked by personalised PageRank over the code graph (needs --index)";
+    const DESCRIPTION: &'static CStr = c"issue symbols, traceback frames, paths and BM25 hits ranked by personalised PageRank over the code graph (needs the engine's index)";
 
     fn create(config: &serde_json::Value) -> Result<Self, ExplorerError> {
         let config: GraphConfig = parse_config(config)?;

@@ -70,7 +70,7 @@ pub struct Hybrid {
 impl Explorer for Hybrid {
     const NAME: &'static CStr = c"hybrid";
     const DESCRIPTION: &'static CStr =
-        c"lexical and dense rankings fused (normalised scores by default, or RRF) (needs --index)";
+        c"lexical and dense rankings fused (normalised scores by default, or RRF) (needs the engine's index)";
 
     fn create(config: &serde_json::Value) -> Result<Self, ExplorerError> {
         let config: HybridConfig = parse_config(config)?;
@@ -116,7 +116,7 @@ impl Explorer for Hybrid {
             .map_err(|e| {
                 if e.is_unavailable() {
                     ExplorerError::failed(format!(
-                        "hybrid needs the engine's lexical index ({e}); run `swex explore --index`"
+                        "hybrid needs the engine's lexical index ({e}); serve it from the index: `swex explore` without `--no-index`, or `swex bench --index`"
                     ))
                 } else {
                     e.into()

@@ -63,7 +63,7 @@ impl Swex {
     fn unavailable(e: swex_plugin::ServiceError) -> ExplorerError {
         if e.is_unavailable() {
             ExplorerError::failed(format!(
-                "swex needs the engine's index ({e}); run `swex explore --index`"
+                "swex needs the engine's index ({e}); serve it from the index: `swex explore` without `--no-index`, or `swex bench --index`"
             ))
         } else {
             e.into()
@@ -73,7 +73,7 @@ impl Swex {
 
 impl Explorer for Swex {
     const NAME: &'static CStr = c"swex";
-    const DESCRIPTION: &'static CStr = c"swex's default explorer: files ranked from lexical, symbol, path and name evidence; regions planned for the line budget (needs --index)";
+    const DESCRIPTION: &'static CStr = c"swex's default explorer: files ranked from lexical, symbol, path and name evidence; regions planned for the line budget (needs the engine's index)";
 
     fn create(config: &serde_json::Value) -> Result<Self, ExplorerError> {
         let config: SwexConfig = parse_config(config)?;

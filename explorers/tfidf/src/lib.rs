@@ -205,7 +205,7 @@ pub fn merge(ranked: &[(&SearchHit, f64)], top_k: usize) -> Vec<Region> {
 fn needs_index(error: ServiceError) -> ExplorerError {
     if error.is_unavailable() {
         ExplorerError::failed(format!(
-            "tfidf needs the engine's lexical index ({error}); run `swex explore --index`"
+            "tfidf needs the engine's lexical index ({error}); serve it from the index: `swex explore` without `--no-index`, or `swex bench --index`"
         ))
     } else {
         error.into()
@@ -214,7 +214,7 @@ fn needs_index(error: ServiceError) -> ExplorerError {
 
 impl Explorer for Tfidf {
     const NAME: &'static CStr = c"tfidf";
-    const DESCRIPTION: &'static CStr = c"TF-IDF cosine (sublinear tf, code-aware tokens) over the engine's lexical candidates (needs --index)";
+    const DESCRIPTION: &'static CStr = c"TF-IDF cosine (sublinear tf, code-aware tokens) over the engine's lexical candidates (needs the engine's index)";
 
     fn create(config: &serde_json::Value) -> Result<Self, ExplorerError> {
         let config: TfidfConfig = parse_config(config)?;
