@@ -63,6 +63,7 @@ mod text;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 use tree_sitter::Parser;
@@ -142,9 +143,9 @@ fn analyze_source(
     lines: &LineIndex,
     options: &AnalyzeOptions,
 ) -> Option<FileAnalysis> {
-    let tree = parse(language, text)?;
+    let (tree, names) = parse_with_names(language, text)?;
     let root = tree.root_node();
-    let extraction = extract::extract(grammar, root, text.as_bytes(), lines);
+    let extraction = extract::extract(grammar, names, root, text.as_bytes(), lines);
     let limits = chunk::ChunkLimits {
         window_lines: options.window_lines,
         max_chunk_lines: options.max_chunk_lines,
@@ -223,24 +224,56 @@ fn ts_language(language: Language) -> tree_sitter::Language {
     }
 }
 
+/// A reusable parser and the names of its language's node kinds and fields.
+struct LanguageTools {
+    parser: Parser,
+    names: &'static extract::SymbolNames,
+}
+
+/// The symbol names of `language`, made once per process (a few kilobytes per language; kept for
+/// the process's life so that the walk can hand out `&'static str` kinds).
+fn symbol_names(language: Language, ts: &tree_sitter::Language) -> &'static extract::SymbolNames {
+    static MADE: Mutex<Vec<(Language, &'static extract::SymbolNames)>> = Mutex::new(Vec::new());
+    let mut made = MADE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, names)) = made.iter().find(|(l, _)| *l == language) {
+        return names;
+    }
+    let names: &'static extract::SymbolNames = Box::leak(Box::new(extract::SymbolNames::new(ts)));
+    made.push((language, names));
+    names
+}
+
 thread_local! {
     /// Parsers are cheap to reuse and not `Sync`: one per language and thread.
-    static PARSERS: RefCell<HashMap<Language, Parser>> = RefCell::new(HashMap::new());
+    static PARSERS: RefCell<HashMap<Language, LanguageTools>> = RefCell::new(HashMap::new());
+}
+
+/// The syntax tree of `text` and the names of its language's symbols.
+fn parse_with_names(
+    language: Language,
+    text: &str,
+) -> Option<(tree_sitter::Tree, &'static extract::SymbolNames)> {
+    PARSERS.with(|parsers| {
+        let mut parsers = parsers.borrow_mut();
+        let tools = match parsers.entry(language) {
+            std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+            std::collections::hash_map::Entry::Vacant(entry) => {
+                let ts = ts_language(language);
+                let mut parser = Parser::new();
+                parser.set_language(&ts).ok()?;
+                entry.insert(LanguageTools {
+                    parser,
+                    names: symbol_names(language, &ts),
+                })
+            }
+        };
+        let tree = tools.parser.parse(text, None)?;
+        Some((tree, tools.names))
+    })
 }
 
 fn parse(language: Language, text: &str) -> Option<tree_sitter::Tree> {
-    PARSERS.with(|parsers| {
-        let mut parsers = parsers.borrow_mut();
-        let parser = match parsers.entry(language) {
-            std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
-            std::collections::hash_map::Entry::Vacant(entry) => {
-                let mut parser = Parser::new();
-                parser.set_language(&ts_language(language)).ok()?;
-                entry.insert(parser)
-            }
-        };
-        parser.parse(text, None)
-    })
+    parse_with_names(language, text).map(|(tree, _)| tree)
 }
 
 /// The tree-sitter syntax tree of `text` as an S-expression: a debugging aid for writing grammars

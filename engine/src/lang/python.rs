@@ -14,7 +14,7 @@ impl Grammar for Python {
     }
 
     fn definition(&self, node: Node, cx: &Context) -> Option<DefinitionMatch> {
-        match node.kind() {
+        match cx.kind {
             "function_definition" => {
                 let kind = if cx.enclosing == Some(ChunkKind::Class) {
                     ChunkKind::Method
@@ -54,7 +54,7 @@ impl Grammar for Python {
     }
 
     fn visit(&self, node: Node, cx: &Context, findings: &mut Findings) {
-        match node.kind() {
+        match cx.kind {
             "import_statement" => {
                 let mut cursor = node.walk();
                 for name in node.children_by_field_name("name", &mut cursor) {
