@@ -487,13 +487,15 @@ impl Engine {
                     None => {
                         self.ensure_text(&mut file, true)?;
                         let text = file.text.as_deref().unwrap_or("");
-                        let analysis = lang_api::analyze(
+                        let lines = LineIndex::new(text);
+                        let analysis = lang_api::analyze_with_lines(
                             &file.entry.path,
                             file.language,
                             text,
+                            &lines,
                             &self.config.analyze,
                         );
-                        let chunk_keys = chunk_keys(&file.entry.path, text, &analysis);
+                        let chunk_keys = chunk_keys(&file.entry.path, text, &lines, &analysis);
                         let stored = StoredAnalysis {
                             analysis,
                             chunk_keys,
@@ -982,14 +984,13 @@ impl OwnedChunkDoc {
 /// The lexical key of each chunk of a file: a hash of everything its document holds (path, kind,
 /// name, symbols, text) and of its rank among identical chunks of the file, so a chunk keeps
 /// its key when other parts of the file change. Blank chunks get [`NO_DOCUMENT`].
-fn chunk_keys(path: &str, text: &str, analysis: &FileAnalysis) -> Vec<u64> {
-    let lines = LineIndex::new(text);
+fn chunk_keys(path: &str, text: &str, lines: &LineIndex, analysis: &FileAnalysis) -> Vec<u64> {
     let mut seen: HashMap<u64, u32> = HashMap::new();
     analysis
         .chunks
         .iter()
         .map(|chunk| {
-            let body = slice_lines(text, &lines, chunk.start, chunk.end);
+            let body = slice_lines(text, lines, chunk.start, chunk.end);
             if body.trim().is_empty() {
                 return NO_DOCUMENT;
             }

@@ -104,7 +104,17 @@ pub fn analyze(
     text: &str,
     options: &AnalyzeOptions,
 ) -> FileAnalysis {
-    let lines = LineIndex::new(text);
+    analyze_with_lines(path, language, text, &LineIndex::new(text), options)
+}
+
+/// [`analyze`] for a caller that has the text's [`LineIndex`] already (and needs it afterwards).
+pub fn analyze_with_lines(
+    path: &str,
+    language: Option<Language>,
+    text: &str,
+    lines: &LineIndex,
+    options: &AnalyzeOptions,
+) -> FileAnalysis {
     let line_count = lines.line_count();
     let windows = || FileAnalysis {
         language,
@@ -122,7 +132,7 @@ pub fn analyze(
     // Parsing and extraction are not expected to panic; if a grammar ever does on some input, the
     // file still gets windows rather than taking the whole index down.
     let analysed = catch_unwind(AssertUnwindSafe(|| {
-        analyze_source(language, grammar, text, &lines, options)
+        analyze_source(language, grammar, text, lines, options)
     }));
     match analysed {
         Ok(Some(mut analysis)) => {
