@@ -944,14 +944,14 @@ impl Engine {
         let mut done = 0u64;
         // Batches bound the memory of prepared documents.
         for batch in wanted.chunks(256) {
-            let docs: Vec<OwnedChunkDoc> = batch
+            let docs: Vec<PreparedChunkDoc> = batch
                 .par_iter()
                 .flat_map_iter(|&i| {
                     let (file, stored) = &files[i];
                     chunk_documents(file, stored, missing)
                 })
                 .collect();
-            let borrowed: Vec<ChunkDoc<'_>> = docs.iter().map(OwnedChunkDoc::borrow).collect();
+            let borrowed: Vec<ChunkDoc<'_>> = docs.iter().map(PreparedChunkDoc::borrow).collect();
             done += writer.add(&borrowed)?;
             progress.report(Stage::Index, done, total);
         }
@@ -962,21 +962,22 @@ impl Engine {
 /// The chunk key of chunks that get no lexical document (blank ones).
 const NO_DOCUMENT: u64 = 0;
 
-/// A chunk document with owned text (prepared in parallel, then handed to the writer).
-struct OwnedChunkDoc {
+/// A chunk document prepared in parallel, then handed to the writer: it borrows the path and
+/// body from the file (no copy of the text) and owns only the symbols it joins.
+struct PreparedChunkDoc<'f> {
     chunk_key: u64,
-    path: String,
+    path: &'f str,
     symbols: String,
-    body: String,
+    body: &'f str,
 }
 
-impl OwnedChunkDoc {
+impl PreparedChunkDoc<'_> {
     fn borrow(&self) -> ChunkDoc<'_> {
         ChunkDoc {
             chunk_key: self.chunk_key,
-            path: &self.path,
+            path: self.path,
             symbols: &self.symbols,
-            body: &self.body,
+            body: self.body,
         }
     }
 }
@@ -1024,11 +1025,11 @@ fn chunk_keys(path: &str, text: &str, lines: &LineIndex, analysis: &FileAnalysis
 }
 
 /// Documents of the chunks of `file` whose keys are in `wanted`.
-fn chunk_documents(
-    file: &TextFile,
+fn chunk_documents<'f>(
+    file: &'f TextFile,
     stored: &StoredAnalysis,
     wanted: &HashSet<u64>,
-) -> Vec<OwnedChunkDoc> {
+) -> Vec<PreparedChunkDoc<'f>> {
     let text = file.text.as_deref().unwrap_or("");
     let lines = LineIndex::new(text);
     stored
@@ -1037,11 +1038,11 @@ fn chunk_documents(
         .iter()
         .zip(&stored.chunk_keys)
         .filter(|(_, key)| wanted.contains(key))
-        .map(|(chunk, &chunk_key)| OwnedChunkDoc {
+        .map(|(chunk, &chunk_key)| PreparedChunkDoc {
             chunk_key,
-            path: file.entry.path.clone(),
+            path: &file.entry.path,
             symbols: chunk_symbols(chunk, &stored.analysis),
-            body: slice_lines(text, &lines, chunk.start, chunk.end).to_string(),
+            body: slice_lines(text, &lines, chunk.start, chunk.end),
         })
         .collect()
 }
