@@ -49,10 +49,13 @@ impl DefinitionMatch {
 /// node's position in the tree (its field in the parent and its ancestors). Grammars must use
 /// these rather than `Node::parent`, which tree-sitter computes by descending from the root.
 pub(crate) struct Context<'a, 't> {
-    pub src: &'a [u8],
+    /// The source text: slicing it at node boundaries needs no UTF-8 check (`Node::utf8_text`
+    /// validates every slice again).
+    pub src: &'a str,
     /// The node's kind (from [`SymbolNames`]: `Node::kind` measures and validates the C string
     /// on every call, and the walk asks for every node's kind several times).
     pub kind: &'static str,
+    names: &'static SymbolNames,
     /// Kind of the nearest enclosing definition, if any.
     pub enclosing: Option<ChunkKind>,
     /// The node's field name in its parent (`name`, `function`, …).
@@ -62,13 +65,20 @@ pub(crate) struct Context<'a, 't> {
 
 impl<'a, 't> Context<'a, 't> {
     pub fn text(&self, node: Node) -> &'a str {
-        node.utf8_text(self.src).unwrap_or("")
+        self.src
+            .get(node.start_byte()..node.end_byte())
+            .unwrap_or("")
     }
 
     pub fn field_text(&self, node: Node, field: &str) -> Option<&'a str> {
         node.child_by_field_name(field)
             .map(|child| self.text(child))
             .filter(|t| !t.is_empty())
+    }
+
+    /// The kind of any node of the tree (see [`Context::kind`]).
+    pub fn kind_of(&self, node: Node) -> &'static str {
+        self.names.kind(node)
     }
 
     /// Whether the node sits under `field` in its parent.
@@ -291,7 +301,7 @@ pub(crate) fn extract<'l>(
     grammar: &dyn Grammar,
     names: &'static SymbolNames,
     root: Node,
-    src: &[u8],
+    src: &str,
     lines: &'l LineIndex,
 ) -> Extraction<'l> {
     let mut definitions: Vec<Definition> = Vec::new();
@@ -310,6 +320,7 @@ pub(crate) fn extract<'l>(
         let cx = Context {
             src,
             kind,
+            names,
             enclosing: enclosing.map(|i| definitions[i].kind),
             field: names.field(&cursor),
             ancestors: &frames,

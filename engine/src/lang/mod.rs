@@ -155,7 +155,7 @@ fn analyze_source(
 ) -> Option<FileAnalysis> {
     let (tree, names) = parse_with_names(language, text)?;
     let root = tree.root_node();
-    let extraction = extract::extract(grammar, names, root, text.as_bytes(), lines);
+    let extraction = extract::extract(grammar, names, root, text, lines);
     let limits = chunk::ChunkLimits {
         window_lines: options.window_lines,
         max_chunk_lines: options.max_chunk_lines,
