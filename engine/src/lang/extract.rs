@@ -190,16 +190,18 @@ impl SymbolNames {
     }
 
     /// The node's kind, as `Node::kind` gives it.
-    fn kind<'n>(&'n self, node: Node) -> &'n str {
+    pub(crate) fn kind<'n>(&'n self, node: Node) -> &'n str {
         match self.kinds.get(usize::from(node.kind_id())) {
             Some(kind) => kind,
-            // Cannot happen for a tree of the table's language.
+            // tree-sitter's built-in symbols past the grammar's own (`ts_language_symbol_name`).
+            None if node.kind_id() == u16::MAX => "ERROR",
+            None if node.kind_id() == u16::MAX - 1 => "_ERROR",
             None => "",
         }
     }
 
     /// The cursor's field name, as `TreeCursor::field_name` gives it.
-    fn field(&self, cursor: &tree_sitter::TreeCursor) -> Option<&str> {
+    pub(crate) fn field(&self, cursor: &tree_sitter::TreeCursor) -> Option<&str> {
         let id = cursor.field_id()?;
         self.fields.get(usize::from(id.get()))?.as_deref()
     }

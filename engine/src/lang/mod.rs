@@ -297,6 +297,93 @@ pub fn debug_syntax_tree(language: Language, text: &str) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The kind and field tables give what tree-sitter's own (slower) accessors give, for every
+    /// node of trees with and without syntax errors, in every language.
+    #[test]
+    fn symbol_tables_agree_with_tree_sitter() {
+        let samples = [
+            (
+                Language::Python,
+                "@d\nclass A(B):\n    def f(self, x=1):\n        return g(x)[0]\n",
+            ),
+            (Language::Python, "def (:\n  x = = 1\nclass\n"),
+            (
+                Language::Rust,
+                "impl<T> S<T> { fn f(&self) -> u8 { 1 } }\nfn g( {",
+            ),
+            (
+                Language::JavaScript,
+                "export const a = () => b.c(1); class D extends E { m() {} }",
+            ),
+            (
+                Language::TypeScript,
+                "interface I { x: number } function f<T>(a: T): T { return a }",
+            ),
+            (Language::Tsx, "const C = () => <div a={1}>x</div>;"),
+            (
+                Language::Go,
+                "package p\nfunc (r *R) M(a int) error { return nil }\nfunc (",
+            ),
+            (Language::Java, "class A { @Override void m() { b.c(); } }"),
+            (
+                Language::C,
+                "#include <x.h>\nint f(int a) { return g(a); }\nstruct",
+            ),
+            (
+                Language::Cpp,
+                "namespace n { template<class T> class C { void m(); }; }",
+            ),
+            (
+                Language::Ruby,
+                "module M\n  class A < B\n    def m; c(1); end\n  end\nend\n",
+            ),
+            (
+                Language::Php,
+                "<?php namespace N; class A { function m() { return B::c(); } }",
+            ),
+        ];
+        for (language, text) in samples {
+            let (tree, names) = parse_with_names(language, text).expect("parse");
+            let mut cursor = tree.walk();
+            let mut visited = 0;
+            loop {
+                let node = cursor.node();
+                assert_eq!(names.kind(node), node.kind(), "{language:?} {text:?}");
+                assert_eq!(
+                    names.field(&cursor),
+                    cursor.field_name(),
+                    "{language:?} {text:?}"
+                );
+                visited += 1;
+                if cursor.goto_first_child() {
+                    continue;
+                }
+                while !cursor.goto_next_sibling() {
+                    if !cursor.goto_parent() {
+                        break;
+                    }
+                }
+                if cursor.depth() == 0 {
+                    break;
+                }
+            }
+            assert!(visited > 5, "{language:?}: walked {visited} nodes");
+        }
+        let (tree, names) = parse_with_names(Language::Python, "def (:\n").expect("parse");
+        assert!(tree.root_node().has_error());
+        let mut errors = 0;
+        let mut stack = vec![tree.root_node()];
+        while let Some(node) = stack.pop() {
+            if node.is_error() {
+                assert_eq!(names.kind(node), "ERROR");
+                errors += 1;
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+        assert!(errors > 0, "the sample has an ERROR node");
+    }
+
     #[test]
     fn options_missing_from_json_take_their_defaults() {
         let options: AnalyzeOptions =
