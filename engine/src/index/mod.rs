@@ -491,13 +491,15 @@ impl Engine {
                     None => {
                         self.ensure_text(&mut file, true)?;
                         let text = file.text.as_deref().unwrap_or("");
-                        let analysis = lang_api::analyze(
+                        let lines = LineIndex::new(text);
+                        let analysis = lang_api::analyze_with_lines(
                             &file.entry.path,
                             file.language,
                             text,
+                            &lines,
                             &self.config.analyze,
                         );
-                        let chunk_keys = chunk_keys(&file.entry.path, text, &analysis);
+                        let chunk_keys = chunk_keys(&file.entry.path, text, &lines, &analysis);
                         let stored = StoredAnalysis {
                             analysis,
                             chunk_keys,
@@ -947,14 +949,14 @@ impl Engine {
         let mut done = 0u64;
         // Batches bound the memory of prepared documents.
         for batch in wanted.chunks(256) {
-            let docs: Vec<OwnedChunkDoc> = batch
+            let docs: Vec<PreparedChunkDoc> = batch
                 .par_iter()
                 .flat_map_iter(|&i| {
                     let (file, stored) = &files[i];
                     chunk_documents(file, stored, missing)
                 })
                 .collect();
-            let borrowed: Vec<ChunkDoc<'_>> = docs.iter().map(OwnedChunkDoc::borrow).collect();
+            let borrowed: Vec<ChunkDoc<'_>> = docs.iter().map(PreparedChunkDoc::borrow).collect();
             done += writer.add(&borrowed)?;
             progress.report(Stage::Index, done, total);
         }
@@ -965,21 +967,22 @@ impl Engine {
 /// The chunk key of chunks that get no lexical document (blank ones).
 const NO_DOCUMENT: u64 = 0;
 
-/// A chunk document with owned text (prepared in parallel, then handed to the writer).
-struct OwnedChunkDoc {
+/// A chunk document prepared in parallel, then handed to the writer: it borrows the path and
+/// body from the file (no copy of the text) and owns only the symbols it joins.
+struct PreparedChunkDoc<'f> {
     chunk_key: u64,
-    path: String,
+    path: &'f str,
     symbols: String,
-    body: String,
+    body: &'f str,
 }
 
-impl OwnedChunkDoc {
+impl PreparedChunkDoc<'_> {
     fn borrow(&self) -> ChunkDoc<'_> {
         ChunkDoc {
             chunk_key: self.chunk_key,
-            path: &self.path,
+            path: self.path,
             symbols: &self.symbols,
-            body: &self.body,
+            body: self.body,
         }
     }
 }
@@ -987,14 +990,13 @@ impl OwnedChunkDoc {
 /// The lexical key of each chunk of a file: a hash of everything its document holds (path, kind,
 /// name, symbols, text) and of its rank among identical chunks of the file, so a chunk keeps
 /// its key when other parts of the file change. Blank chunks get [`NO_DOCUMENT`].
-fn chunk_keys(path: &str, text: &str, analysis: &FileAnalysis) -> Vec<u64> {
-    let lines = LineIndex::new(text);
+fn chunk_keys(path: &str, text: &str, lines: &LineIndex, analysis: &FileAnalysis) -> Vec<u64> {
     let mut seen: HashMap<u64, u32> = HashMap::new();
     analysis
         .chunks
         .iter()
         .map(|chunk| {
-            let body = slice_lines(text, &lines, chunk.start, chunk.end);
+            let body = slice_lines(text, lines, chunk.start, chunk.end);
             if body.trim().is_empty() {
                 return NO_DOCUMENT;
             }
@@ -1028,11 +1030,11 @@ fn chunk_keys(path: &str, text: &str, analysis: &FileAnalysis) -> Vec<u64> {
 }
 
 /// Documents of the chunks of `file` whose keys are in `wanted`.
-fn chunk_documents(
-    file: &TextFile,
+fn chunk_documents<'f>(
+    file: &'f TextFile,
     stored: &StoredAnalysis,
     wanted: &HashSet<u64>,
-) -> Vec<OwnedChunkDoc> {
+) -> Vec<PreparedChunkDoc<'f>> {
     let text = file.text.as_deref().unwrap_or("");
     let lines = LineIndex::new(text);
     stored
@@ -1041,11 +1043,11 @@ fn chunk_documents(
         .iter()
         .zip(&stored.chunk_keys)
         .filter(|(_, key)| wanted.contains(key))
-        .map(|(chunk, &chunk_key)| OwnedChunkDoc {
+        .map(|(chunk, &chunk_key)| PreparedChunkDoc {
             chunk_key,
-            path: file.entry.path.clone(),
+            path: &file.entry.path,
             symbols: chunk_symbols(chunk, &stored.analysis),
-            body: slice_lines(text, &lines, chunk.start, chunk.end).to_string(),
+            body: slice_lines(text, &lines, chunk.start, chunk.end),
         })
         .collect()
 }

@@ -18,7 +18,7 @@ impl Grammar for CFamily {
     }
 
     fn definition(&self, node: Node, cx: &Context) -> Option<DefinitionMatch> {
-        match node.kind() {
+        match cx.kind {
             "function_definition" => {
                 let declarator = function_declarator(node.child_by_field_name("declarator")?)?;
                 let (scope, name) =
@@ -82,7 +82,7 @@ impl Grammar for CFamily {
     }
 
     fn visit(&self, node: Node, cx: &Context, findings: &mut Findings) {
-        match node.kind() {
+        match cx.kind {
             "preproc_include" => {
                 if let Some(path) = cx.field_text(node, "path") {
                     findings.import(path, Vec::new(), node);

@@ -49,23 +49,36 @@ impl DefinitionMatch {
 /// node's position in the tree (its field in the parent and its ancestors). Grammars must use
 /// these rather than `Node::parent`, which tree-sitter computes by descending from the root.
 pub(crate) struct Context<'a, 't> {
-    pub src: &'a [u8],
+    /// The source text: slicing it at node boundaries needs no UTF-8 check (`Node::utf8_text`
+    /// validates every slice again).
+    pub src: &'a str,
+    /// The node's kind (from [`SymbolNames`]: `Node::kind` measures and validates the C string
+    /// on every call, and the walk asks for every node's kind several times).
+    pub kind: &'static str,
+    names: &'static SymbolNames,
     /// Kind of the nearest enclosing definition, if any.
     pub enclosing: Option<ChunkKind>,
     /// The node's field name in its parent (`name`, `function`, …).
-    pub field: Option<&'t str>,
+    pub field: Option<&'static str>,
     ancestors: &'a [Frame<'t>],
 }
 
 impl<'a, 't> Context<'a, 't> {
     pub fn text(&self, node: Node) -> &'a str {
-        node.utf8_text(self.src).unwrap_or("")
+        self.src
+            .get(node.start_byte()..node.end_byte())
+            .unwrap_or("")
     }
 
     pub fn field_text(&self, node: Node, field: &str) -> Option<&'a str> {
         node.child_by_field_name(field)
             .map(|child| self.text(child))
             .filter(|t| !t.is_empty())
+    }
+
+    /// The kind of any node of the tree (see [`Context::kind`]).
+    pub fn kind_of(&self, node: Node) -> &'static str {
+        self.names.kind(node)
     }
 
     /// Whether the node sits under `field` in its parent.
@@ -82,12 +95,15 @@ impl<'a, 't> Context<'a, 't> {
     }
 
     /// Kind of the `n`-th ancestor, `""` above the root.
-    pub fn ancestor_kind(&self, n: usize) -> &'t str {
-        self.ancestor(n).map_or("", |a| a.kind())
+    pub fn ancestor_kind(&self, n: usize) -> &'static str {
+        self.ancestors
+            .len()
+            .checked_sub(n + 1)
+            .map_or("", |i| self.ancestors[i].kind)
     }
 
     /// Field name of the `n`-th ancestor in its own parent.
-    pub fn ancestor_field(&self, n: usize) -> Option<&'t str> {
+    pub fn ancestor_field(&self, n: usize) -> Option<&'static str> {
         self.ancestors
             .len()
             .checked_sub(n + 1)
@@ -114,7 +130,8 @@ impl<'a, 't> Context<'a, 't> {
 /// One ancestor of the current node.
 pub(crate) struct Frame<'t> {
     node: Node<'t>,
-    field: Option<&'t str>,
+    kind: &'static str,
+    field: Option<&'static str>,
     /// The innermost definition enclosing this ancestor's children.
     scope: Option<usize>,
 }
@@ -128,8 +145,8 @@ struct Preceding<'t> {
 }
 
 impl<'t> Preceding<'t> {
-    fn passed(&mut self, grammar: &dyn Grammar, node: Node<'t>) {
-        if grammar.attached_kinds().contains(&node.kind()) {
+    fn passed(&mut self, grammar: &dyn Grammar, node: Node<'t>, kind: &str) {
+        if grammar.attached_kinds().contains(&kind) {
             self.attached.push(node);
         } else {
             self.attached.clear();
@@ -139,6 +156,54 @@ impl<'t> Preceding<'t> {
 
     fn is_empty(&self) -> bool {
         self.attached.is_empty() && self.before.is_none()
+    }
+}
+
+/// A language's node kind and field names by id, read once: tree-sitter's `Node::kind` and
+/// `TreeCursor::field_name` measure and UTF-8-check a C string on every call.
+pub(crate) struct SymbolNames {
+    kinds: Vec<Box<str>>,
+    /// Field ids start at 1; index 0 is `None`.
+    fields: Vec<Option<Box<str>>>,
+}
+
+impl SymbolNames {
+    pub fn new(language: &tree_sitter::Language) -> Self {
+        let kinds = (0..language.node_kind_count())
+            .map(|id| {
+                u16::try_from(id)
+                    .ok()
+                    .and_then(|id| language.node_kind_for_id(id))
+                    .unwrap_or("")
+                    .into()
+            })
+            .collect();
+        let fields = (0..=language.field_count())
+            .map(|id| {
+                u16::try_from(id)
+                    .ok()
+                    .and_then(|id| language.field_name_for_id(id))
+                    .map(Into::into)
+            })
+            .collect();
+        SymbolNames { kinds, fields }
+    }
+
+    /// The node's kind, as `Node::kind` gives it.
+    pub(crate) fn kind<'n>(&'n self, node: Node) -> &'n str {
+        match self.kinds.get(usize::from(node.kind_id())) {
+            Some(kind) => kind,
+            // tree-sitter's built-in symbols past the grammar's own (`ts_language_symbol_name`).
+            None if node.kind_id() == u16::MAX => "ERROR",
+            None if node.kind_id() == u16::MAX - 1 => "_ERROR",
+            None => "",
+        }
+    }
+
+    /// The cursor's field name, as `TreeCursor::field_name` gives it.
+    pub(crate) fn field(&self, cursor: &tree_sitter::TreeCursor) -> Option<&str> {
+        let id = cursor.field_id()?;
+        self.fields.get(usize::from(id.get()))?.as_deref()
     }
 }
 
@@ -236,8 +301,9 @@ pub(crate) struct Extraction<'l> {
 /// Walks the whole tree once.
 pub(crate) fn extract<'l>(
     grammar: &dyn Grammar,
+    names: &'static SymbolNames,
     root: Node,
-    src: &[u8],
+    src: &str,
     lines: &'l LineIndex,
 ) -> Extraction<'l> {
     let mut definitions: Vec<Definition> = Vec::new();
@@ -251,16 +317,19 @@ pub(crate) fn extract<'l>(
     let final_line = line_count.max(1);
     loop {
         let node = cursor.node();
+        let kind = names.kind(node);
         let enclosing = frames.last().and_then(|f| f.scope);
         let cx = Context {
             src,
+            kind,
+            names,
             enclosing: enclosing.map(|i| definitions[i].kind),
-            field: cursor.field_name(),
+            field: names.field(&cursor),
             ancestors: &frames,
         };
         let mut inner = enclosing;
         if let Some(found) = grammar.definition(node, &cx) {
-            let (span, span_depth) = span_of(grammar, node, &frames);
+            let (span, span_depth) = span_of(grammar, names, node, kind, &frames);
             let start =
                 attached_start(lines, span, span_depth, &frames, &preceding).min(final_line);
             let end = last_line(lines, span).clamp(start, final_line);
@@ -291,9 +360,10 @@ pub(crate) fn extract<'l>(
             inner = Some(definitions.len() - 1);
         }
         grammar.visit(node, &cx, &mut findings);
-        if grammar.descend(node.kind()) && cursor.goto_first_child() {
+        if grammar.descend(kind) && cursor.goto_first_child() {
             frames.push(Frame {
                 node,
+                kind,
                 field: cx.field,
                 scope: inner,
             });
@@ -302,7 +372,8 @@ pub(crate) fn extract<'l>(
         }
         loop {
             if let Some(level) = preceding.last_mut() {
-                level.passed(grammar, cursor.node());
+                let node = cursor.node();
+                level.passed(grammar, node, names.kind(node));
             }
             if cursor.goto_next_sibling() {
                 break;
@@ -333,15 +404,25 @@ fn kind_rank(kind: ReferenceKind) -> u8 {
 
 /// The node whose range is the definition's (the outermost wrapper, see `wraps_only`) and its
 /// depth (`frames.len()` is the depth of `node` itself).
-fn span_of<'t>(grammar: &dyn Grammar, node: Node<'t>, frames: &[Frame<'t>]) -> (Node<'t>, usize) {
+fn span_of<'t>(
+    grammar: &dyn Grammar,
+    names: &SymbolNames,
+    node: Node<'t>,
+    kind: &'static str,
+    frames: &[Frame<'t>],
+) -> (Node<'t>, usize) {
     let mut span = node;
+    let mut span_kind = kind;
     let mut depth = frames.len();
     while depth > 0 {
-        let parent = frames[depth - 1].node;
-        if !grammar.wrapper_kinds().contains(&parent.kind()) || !wraps_only(parent, span) {
+        let parent = &frames[depth - 1];
+        if !grammar.wrapper_kinds().contains(&parent.kind)
+            || !wraps_only(names, parent.node, span, span_kind)
+        {
             break;
         }
-        span = parent;
+        span = parent.node;
+        span_kind = parent.kind;
         depth -= 1;
     }
     (span, depth)
@@ -350,11 +431,11 @@ fn span_of<'t>(grammar: &dyn Grammar, node: Node<'t>, frames: &[Frame<'t>]) -> (
 /// A wrapper belongs to its definition when the definition is its last named child (decorators,
 /// `template<…>` parameters and `export` come first) and the wrapper holds no sibling definition of
 /// the same kind (`const a = () => 1, b = () => 2;` wraps two).
-fn wraps_only(parent: Node, child: Node) -> bool {
+fn wraps_only(names: &SymbolNames, parent: Node, child: Node, child_kind: &str) -> bool {
     let mut cursor = parent.walk();
     let mut last = None;
     for sibling in parent.named_children(&mut cursor).filter(|c| !c.is_extra()) {
-        if sibling.id() != child.id() && sibling.kind() == child.kind() {
+        if sibling.id() != child.id() && names.kind(sibling) == child_kind {
             return false;
         }
         last = Some(sibling.id());

@@ -15,7 +15,7 @@ impl Grammar for Go {
     }
 
     fn definition(&self, node: Node, cx: &Context) -> Option<DefinitionMatch> {
-        match node.kind() {
+        match cx.kind {
             "function_declaration" => {
                 DefinitionMatch::new(cx.field_text(node, "name")?, ChunkKind::Function)
             }
@@ -58,7 +58,7 @@ impl Grammar for Go {
     }
 
     fn visit(&self, node: Node, cx: &Context, findings: &mut Findings) {
-        match node.kind() {
+        match cx.kind {
             "package_clause" => {
                 if let Some(name) = node.named_child(0) {
                     findings.package = Some(cx.text(name).to_owned());

@@ -16,7 +16,7 @@ impl Grammar for Java {
     }
 
     fn definition(&self, node: Node, cx: &Context) -> Option<DefinitionMatch> {
-        let kind = match node.kind() {
+        let kind = match cx.kind {
             "class_declaration" | "record_declaration" => ChunkKind::Class,
             "interface_declaration" | "annotation_type_declaration" => ChunkKind::Interface,
             "enum_declaration" => ChunkKind::Enum,
@@ -33,7 +33,7 @@ impl Grammar for Java {
     }
 
     fn visit(&self, node: Node, cx: &Context, findings: &mut Findings) {
-        match node.kind() {
+        match cx.kind {
             "package_declaration" => {
                 if let Some(name) = node
                     .named_children(&mut node.walk())

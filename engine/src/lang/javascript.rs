@@ -25,7 +25,7 @@ impl Grammar for JavaScript {
 
     fn definition(&self, node: Node, cx: &Context) -> Option<DefinitionMatch> {
         let name = |field| cx.field_text(node, field);
-        match node.kind() {
+        match cx.kind {
             "function_declaration" | "generator_function_declaration" => {
                 DefinitionMatch::new(name("name")?, ChunkKind::Function)
             }
@@ -103,7 +103,7 @@ impl Grammar for JavaScript {
     }
 
     fn visit(&self, node: Node, cx: &Context, findings: &mut Findings) {
-        match node.kind() {
+        match cx.kind {
             "import_statement" => {
                 let Some(source) = node.child_by_field_name("source") else {
                     return;

@@ -57,8 +57,23 @@ pub fn split_lines(text: &str) -> Vec<&str> {
 /// `at..next`. Works on bytes: in valid UTF-8, `C2 85` is exactly U+0085 and `E2 80 A8`/`E2 80
 /// A9` exactly U+2028/U+2029, so no decoding is needed.
 fn for_each_boundary(bytes: &[u8], mut found: impl FnMut(usize, usize)) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
     let mut index = 0;
     while index < bytes.len() {
+        // Every terminator starts with a byte below 0x1f or a non-ASCII byte, and most text has
+        // none in a run of 8 bytes: skip such runs a word at a time. A byte's high bit is set in
+        // `suspects` if it is non-ASCII or (through the subtraction's borrow) below 0x1f; borrows
+        // only run upwards, so the lowest set bit always marks a real suspect.
+        if let Some(word) = bytes.get(index..index + 8) {
+            let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            let suspects = (word.wrapping_sub(ONES * 0x1f) | word) & HIGH_BITS;
+            if suspects == 0 {
+                index += 8;
+                continue;
+            }
+            index += (suspects.trailing_zeros() / 8) as usize;
+        }
         let width = match bytes[index] {
             b'\r' if bytes.get(index + 1) == Some(&b'\n') => 2,
             b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1e => 1,
@@ -193,6 +208,60 @@ mod tests {
             &["a\u{2027}b\u{84}c\u{fffd}d\x1fe"],
             1,
         );
+    }
+
+    /// `str.splitlines()` written over chars, the obvious way.
+    fn reference_split(text: &str) -> Vec<&str> {
+        let mut lines = Vec::new();
+        let mut start = 0;
+        let mut chars = text.char_indices().peekable();
+        while let Some((at, c)) = chars.next() {
+            let boundary = matches!(
+                c,
+                '\n' | '\r' | '\x0b' | '\x0c' | '\x1c'
+                    ..='\x1e' | '\u{85}' | '\u{2028}' | '\u{2029}'
+            );
+            if boundary {
+                lines.push(&text[start..at]);
+                start = at + c.len_utf8();
+                if c == '\r' && chars.peek().is_some_and(|&(_, next)| next == '\n') {
+                    chars.next();
+                    start += 1;
+                }
+            }
+        }
+        if start < text.len() {
+            lines.push(&text[start..]);
+        }
+        lines
+    }
+
+    /// The word-at-a-time scan finds terminators at every position within and across words,
+    /// next to tabs, other control bytes and non-ASCII text.
+    #[test]
+    fn terminators_at_every_offset_of_longer_texts() {
+        let terminators = [
+            "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\u{85}", "\u{2028}",
+            "\u{2029}",
+        ];
+        let fillers = ["x", "\t", "\x1f", "é", "\u{2027}", "\u{84}"];
+        for terminator in terminators {
+            for filler in fillers {
+                for before in 0..20 {
+                    for after in [0, 1, 7, 8, 9, 17] {
+                        let text = format!(
+                            "{}{terminator}{}{terminator}",
+                            filler.repeat(before),
+                            "y".repeat(after)
+                        );
+                        let expected = reference_split(&text);
+                        assert_eq!(split_lines(&text), expected, "{text:?}");
+                        let index = LineIndex::new(&text);
+                        assert_eq!(index.line_count() as usize, expected.len(), "{text:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -63,6 +63,7 @@ mod text;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 use tree_sitter::Parser;
@@ -103,7 +104,17 @@ pub fn analyze(
     text: &str,
     options: &AnalyzeOptions,
 ) -> FileAnalysis {
-    let lines = LineIndex::new(text);
+    analyze_with_lines(path, language, text, &LineIndex::new(text), options)
+}
+
+/// [`analyze`] for a caller that has the text's [`LineIndex`] already (and needs it afterwards).
+pub fn analyze_with_lines(
+    path: &str,
+    language: Option<Language>,
+    text: &str,
+    lines: &LineIndex,
+    options: &AnalyzeOptions,
+) -> FileAnalysis {
     let line_count = lines.line_count();
     let windows = || FileAnalysis {
         language,
@@ -121,7 +132,7 @@ pub fn analyze(
     // Parsing and extraction are not expected to panic; if a grammar ever does on some input, the
     // file still gets windows rather than taking the whole index down.
     let analysed = catch_unwind(AssertUnwindSafe(|| {
-        analyze_source(language, grammar, text, &lines, options)
+        analyze_source(language, grammar, text, lines, options)
     }));
     match analysed {
         Ok(Some(mut analysis)) => {
@@ -142,9 +153,9 @@ fn analyze_source(
     lines: &LineIndex,
     options: &AnalyzeOptions,
 ) -> Option<FileAnalysis> {
-    let tree = parse(language, text)?;
+    let (tree, names) = parse_with_names(language, text)?;
     let root = tree.root_node();
-    let extraction = extract::extract(grammar, root, text.as_bytes(), lines);
+    let extraction = extract::extract(grammar, names, root, text, lines);
     let limits = chunk::ChunkLimits {
         window_lines: options.window_lines,
         max_chunk_lines: options.max_chunk_lines,
@@ -223,24 +234,56 @@ fn ts_language(language: Language) -> tree_sitter::Language {
     }
 }
 
+/// A reusable parser and the names of its language's node kinds and fields.
+struct LanguageTools {
+    parser: Parser,
+    names: &'static extract::SymbolNames,
+}
+
+/// The symbol names of `language`, made once per process (a few kilobytes per language; kept for
+/// the process's life so that the walk can hand out `&'static str` kinds).
+fn symbol_names(language: Language, ts: &tree_sitter::Language) -> &'static extract::SymbolNames {
+    static MADE: Mutex<Vec<(Language, &'static extract::SymbolNames)>> = Mutex::new(Vec::new());
+    let mut made = MADE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, names)) = made.iter().find(|(l, _)| *l == language) {
+        return names;
+    }
+    let names: &'static extract::SymbolNames = Box::leak(Box::new(extract::SymbolNames::new(ts)));
+    made.push((language, names));
+    names
+}
+
 thread_local! {
     /// Parsers are cheap to reuse and not `Sync`: one per language and thread.
-    static PARSERS: RefCell<HashMap<Language, Parser>> = RefCell::new(HashMap::new());
+    static PARSERS: RefCell<HashMap<Language, LanguageTools>> = RefCell::new(HashMap::new());
+}
+
+/// The syntax tree of `text` and the names of its language's symbols.
+fn parse_with_names(
+    language: Language,
+    text: &str,
+) -> Option<(tree_sitter::Tree, &'static extract::SymbolNames)> {
+    PARSERS.with(|parsers| {
+        let mut parsers = parsers.borrow_mut();
+        let tools = match parsers.entry(language) {
+            std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
+            std::collections::hash_map::Entry::Vacant(entry) => {
+                let ts = ts_language(language);
+                let mut parser = Parser::new();
+                parser.set_language(&ts).ok()?;
+                entry.insert(LanguageTools {
+                    parser,
+                    names: symbol_names(language, &ts),
+                })
+            }
+        };
+        let tree = tools.parser.parse(text, None)?;
+        Some((tree, tools.names))
+    })
 }
 
 fn parse(language: Language, text: &str) -> Option<tree_sitter::Tree> {
-    PARSERS.with(|parsers| {
-        let mut parsers = parsers.borrow_mut();
-        let parser = match parsers.entry(language) {
-            std::collections::hash_map::Entry::Occupied(entry) => entry.into_mut(),
-            std::collections::hash_map::Entry::Vacant(entry) => {
-                let mut parser = Parser::new();
-                parser.set_language(&ts_language(language)).ok()?;
-                entry.insert(parser)
-            }
-        };
-        parser.parse(text, None)
-    })
+    parse_with_names(language, text).map(|(tree, _)| tree)
 }
 
 /// The tree-sitter syntax tree of `text` as an S-expression: a debugging aid for writing grammars
@@ -253,6 +296,93 @@ pub fn debug_syntax_tree(language: Language, text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The kind and field tables give what tree-sitter's own (slower) accessors give, for every
+    /// node of trees with and without syntax errors, in every language.
+    #[test]
+    fn symbol_tables_agree_with_tree_sitter() {
+        let samples = [
+            (
+                Language::Python,
+                "@d\nclass A(B):\n    def f(self, x=1):\n        return g(x)[0]\n",
+            ),
+            (Language::Python, "def (:\n  x = = 1\nclass\n"),
+            (
+                Language::Rust,
+                "impl<T> S<T> { fn f(&self) -> u8 { 1 } }\nfn g( {",
+            ),
+            (
+                Language::JavaScript,
+                "export const a = () => b.c(1); class D extends E { m() {} }",
+            ),
+            (
+                Language::TypeScript,
+                "interface I { x: number } function f<T>(a: T): T { return a }",
+            ),
+            (Language::Tsx, "const C = () => <div a={1}>x</div>;"),
+            (
+                Language::Go,
+                "package p\nfunc (r *R) M(a int) error { return nil }\nfunc (",
+            ),
+            (Language::Java, "class A { @Override void m() { b.c(); } }"),
+            (
+                Language::C,
+                "#include <x.h>\nint f(int a) { return g(a); }\nstruct",
+            ),
+            (
+                Language::Cpp,
+                "namespace n { template<class T> class C { void m(); }; }",
+            ),
+            (
+                Language::Ruby,
+                "module M\n  class A < B\n    def m; c(1); end\n  end\nend\n",
+            ),
+            (
+                Language::Php,
+                "<?php namespace N; class A { function m() { return B::c(); } }",
+            ),
+        ];
+        for (language, text) in samples {
+            let (tree, names) = parse_with_names(language, text).expect("parse");
+            let mut cursor = tree.walk();
+            let mut visited = 0;
+            loop {
+                let node = cursor.node();
+                assert_eq!(names.kind(node), node.kind(), "{language:?} {text:?}");
+                assert_eq!(
+                    names.field(&cursor),
+                    cursor.field_name(),
+                    "{language:?} {text:?}"
+                );
+                visited += 1;
+                if cursor.goto_first_child() {
+                    continue;
+                }
+                while !cursor.goto_next_sibling() {
+                    if !cursor.goto_parent() {
+                        break;
+                    }
+                }
+                if cursor.depth() == 0 {
+                    break;
+                }
+            }
+            assert!(visited > 5, "{language:?}: walked {visited} nodes");
+        }
+        let (tree, names) = parse_with_names(Language::Python, "def (:\n").expect("parse");
+        assert!(tree.root_node().has_error());
+        let mut errors = 0;
+        let mut stack = vec![tree.root_node()];
+        while let Some(node) = stack.pop() {
+            if node.is_error() {
+                assert_eq!(names.kind(node), "ERROR");
+                errors += 1;
+            }
+            let mut cursor = node.walk();
+            stack.extend(node.children(&mut cursor));
+        }
+        assert!(errors > 0, "the sample has an ERROR node");
+    }
 
     #[test]
     fn options_missing_from_json_take_their_defaults() {

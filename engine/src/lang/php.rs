@@ -16,7 +16,7 @@ impl Grammar for Php {
     }
 
     fn definition(&self, node: Node, cx: &Context) -> Option<DefinitionMatch> {
-        let kind = match node.kind() {
+        let kind = match cx.kind {
             "function_definition" => ChunkKind::Function,
             "class_declaration" => ChunkKind::Class,
             "interface_declaration" => ChunkKind::Interface,
@@ -36,7 +36,7 @@ impl Grammar for Php {
     }
 
     fn visit(&self, node: Node, cx: &Context, findings: &mut Findings) {
-        match node.kind() {
+        match cx.kind {
             "namespace_definition" if node.child_by_field_name("body").is_none() => {
                 if let Some(name) = cx.field_text(node, "name") {
                     findings.package = Some(name.to_owned());

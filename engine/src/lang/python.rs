@@ -14,7 +14,7 @@ impl Grammar for Python {
     }
 
     fn definition(&self, node: Node, cx: &Context) -> Option<DefinitionMatch> {
-        match node.kind() {
+        match cx.kind {
             "function_definition" => {
                 let kind = if cx.enclosing == Some(ChunkKind::Class) {
                     ChunkKind::Method
@@ -33,7 +33,7 @@ impl Grammar for Python {
             {
                 let left = node
                     .child_by_field_name("left")
-                    .filter(|l| l.kind() == "identifier")?;
+                    .filter(|l| cx.kind_of(*l) == "identifier")?;
                 DefinitionMatch::new(cx.text(left), ChunkKind::Constant)
             }
             _ => None,
@@ -54,7 +54,7 @@ impl Grammar for Python {
     }
 
     fn visit(&self, node: Node, cx: &Context, findings: &mut Findings) {
-        match node.kind() {
+        match cx.kind {
             "import_statement" => {
                 let mut cursor = node.walk();
                 for name in node.children_by_field_name("name", &mut cursor) {
@@ -73,7 +73,7 @@ impl Grammar for Python {
                 let mut cursor = node.walk();
                 if node
                     .children(&mut cursor)
-                    .any(|c| c.kind() == "wildcard_import")
+                    .any(|c| cx.kind_of(c) == "wildcard_import")
                 {
                     names.push("*".to_owned());
                 }
@@ -81,7 +81,7 @@ impl Grammar for Python {
             }
             "call" => {
                 if let Some(function) = node.child_by_field_name("function") {
-                    match function.kind() {
+                    match cx.kind_of(function) {
                         "identifier" => {
                             findings.reference(cx.text(function), ReferenceKind::Call, function)
                         }
@@ -106,7 +106,10 @@ impl Grammar for Python {
                 }
             }
             "decorator" => {
-                if let Some(target) = node.named_child(0).filter(|t| t.kind() == "identifier") {
+                if let Some(target) = node
+                    .named_child(0)
+                    .filter(|t| cx.kind_of(*t) == "identifier")
+                {
                     findings.reference(cx.text(target), ReferenceKind::Call, target);
                 }
             }
@@ -137,7 +140,7 @@ fn is_definition_level(cx: &Context) -> bool {
 
 /// `a.b` of `import a.b as c`.
 fn module_of<'a>(name: Node, cx: &Context<'a, '_>) -> &'a str {
-    if name.kind() == "aliased_import" {
+    if cx.kind_of(name) == "aliased_import" {
         cx.field_text(name, "name").unwrap_or("")
     } else {
         cx.text(name)

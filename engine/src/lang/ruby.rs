@@ -17,7 +17,7 @@ impl Grammar for Ruby {
     }
 
     fn definition(&self, node: Node, cx: &Context) -> Option<DefinitionMatch> {
-        match node.kind() {
+        match cx.kind {
             "method" => {
                 let kind = if matches!(cx.enclosing, Some(ChunkKind::Class | ChunkKind::Module)) {
                     ChunkKind::Method
@@ -78,7 +78,7 @@ impl Grammar for Ruby {
     }
 
     fn visit(&self, node: Node, cx: &Context, findings: &mut Findings) {
-        match node.kind() {
+        match cx.kind {
             "call" => {
                 let Some(method) = node.child_by_field_name("method") else {
                     return;

@@ -18,7 +18,7 @@ impl Grammar for Rust {
 
     fn definition(&self, node: Node, cx: &Context) -> Option<DefinitionMatch> {
         let name = || cx.field_text(node, "name");
-        let kind = match node.kind() {
+        let kind = match cx.kind {
             "function_item" | "function_signature_item" => {
                 if cx.in_type() {
                     ChunkKind::Method
@@ -54,7 +54,7 @@ impl Grammar for Rust {
     }
 
     fn visit(&self, node: Node, cx: &Context, findings: &mut Findings) {
-        match node.kind() {
+        match cx.kind {
             "use_declaration" => {
                 if let Some(argument) = node.child_by_field_name("argument") {
                     let mut leaves = Vec::new();

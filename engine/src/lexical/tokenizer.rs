@@ -79,7 +79,7 @@ fn for_each_span(text: &str, mut emit: impl FnMut(usize, usize, TokenLevel)) {
     while pos < text.len() {
         // Fast skip of ASCII non-word bytes.
         let b = bytes[pos];
-        if b.is_ascii() && !(b.is_ascii_alphanumeric() || b == b'_') {
+        if ASCII_CLASS[usize::from(b)] == AsciiClass::Separator {
             pos += 1;
             continue;
         }
@@ -94,12 +94,13 @@ fn for_each_span(text: &str, mut emit: impl FnMut(usize, usize, TokenLevel)) {
             let seg_start = pos;
             while pos < text.len() {
                 let b = bytes[pos];
-                if b.is_ascii() {
-                    if b.is_ascii_alphanumeric() || b == b'_' {
+                match ASCII_CLASS[usize::from(b)] {
+                    AsciiClass::Word(_) => {
                         pos += 1;
                         continue;
                     }
-                    break;
+                    AsciiClass::Separator => break,
+                    AsciiClass::NonAscii => {}
                 }
                 let c = text[pos..].chars().next().expect("char boundary");
                 if !is_word_char(c) {
@@ -182,19 +183,82 @@ fn class_of(c: char) -> CharClass {
 
 /// Splits one identifier segment on `_` and camelCase boundaries; calls `part(start, end)` with
 /// byte offsets inside the segment.
-fn split_subwords(segment: &str, mut part: impl FnMut(usize, usize)) {
-    let mut chars = segment.char_indices().peekable();
+fn split_subwords(segment: &str, part: impl FnMut(usize, usize)) {
+    // Most identifiers are ASCII: classify their bytes without decoding chars (same classes).
+    if segment.is_ascii() {
+        split_classified(
+            segment.len(),
+            segment
+                .bytes()
+                .enumerate()
+                .map(|(offset, b)| match ASCII_CLASS[usize::from(b)] {
+                    AsciiClass::Word(class) => (offset, b == b'_', class),
+                    _ => (offset, false, CharClass::Other),
+                }),
+            part,
+        );
+    } else {
+        split_classified(
+            segment.len(),
+            segment
+                .char_indices()
+                .map(|(offset, c)| (offset, c == '_', class_of(c))),
+            part,
+        );
+    }
+}
+
+/// What the analyzer needs to know about a byte, looked up rather than computed: the scans
+/// visit every byte of every document.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AsciiClass {
+    /// An ASCII identifier character (letter, digit, `_`) and its [`CharClass`].
+    Word(CharClass),
+    /// Any other ASCII byte.
+    Separator,
+    /// Part of a multi-byte char: decode it.
+    NonAscii,
+}
+
+static ASCII_CLASS: [AsciiClass; 256] = {
+    let mut table = [AsciiClass::NonAscii; 256];
+    let mut b = 0;
+    while b < 128 {
+        let byte = b as u8;
+        table[b] = if byte.is_ascii_lowercase() {
+            AsciiClass::Word(CharClass::Lower)
+        } else if byte.is_ascii_uppercase() {
+            AsciiClass::Word(CharClass::Upper)
+        } else if byte.is_ascii_digit() {
+            AsciiClass::Word(CharClass::Digit)
+        } else if byte == b'_' {
+            AsciiClass::Word(CharClass::Other)
+        } else {
+            AsciiClass::Separator
+        };
+        b += 1;
+    }
+    table
+};
+
+/// [`split_subwords`] over `(byte offset, is '_', class)` of each char of a segment of `len`
+/// bytes.
+fn split_classified(
+    len: usize,
+    chars: impl Iterator<Item = (usize, bool, CharClass)>,
+    mut part: impl FnMut(usize, usize),
+) {
+    let mut chars = chars.peekable();
     let mut part_start: Option<usize> = None;
     let mut prev = CharClass::Other;
-    while let Some((offset, c)) = chars.next() {
-        if c == '_' {
+    while let Some((offset, underscore, here)) = chars.next() {
+        if underscore {
             if let Some(s) = part_start.take() {
                 part(s, offset);
             }
             prev = CharClass::Other;
             continue;
         }
-        let here = class_of(c);
         match part_start {
             None => part_start = Some(offset),
             Some(s) => {
@@ -204,7 +268,7 @@ fn split_subwords(segment: &str, mut part: impl FnMut(usize, usize)) {
                     // HTTPServer: the last capital of a run starts the next word.
                     (CharClass::Upper, CharClass::Upper) => chars
                         .peek()
-                        .is_some_and(|&(_, n)| class_of(n) == CharClass::Lower),
+                        .is_some_and(|&(_, _, next)| next == CharClass::Lower),
                     _ => false,
                 };
                 if boundary {
@@ -216,7 +280,7 @@ fn split_subwords(segment: &str, mut part: impl FnMut(usize, usize)) {
         prev = here;
     }
     if let Some(s) = part_start {
-        part(s, segment.len());
+        part(s, len);
     }
 }
 
