@@ -3,8 +3,11 @@
 //!
 //! - [`SourcePolicy`]: which files count as sources — an extension allow-list and directory
 //!   names pruned at any depth, both case-insensitive; files in repository-relative path order.
-//! - [`chunk_corpus`]: overlapping line windows over those files, in path order, stopping at a
-//!   chunk budget (files past the budget are never read), blank windows skipped.
+//! - [`window_corpus`]: overlapping line windows over those files, in path order, stopping at a
+//!   chunk budget (files past the budget are never read), blank windows skipped; each file read
+//!   once, windows as line ranges into it, and [`WindowedCorpus::for_each_window_tokens`] to
+//!   analyse each line once for all the windows that share it. [`chunk_corpus`] gives the same
+//!   windows with their joined text.
 //!
 //! It reads the snapshot only through the explorer [`Services`], so it works the same in process
 //! and in isolated mode. It knows nothing about scoring.
@@ -186,14 +189,89 @@ pub struct Corpus {
     pub unreadable: Vec<String>,
 }
 
-/// Windows over every source file in path order, blank windows skipped, cut at the budget.
-pub fn chunk_corpus(
+/// A source file read once, its lines as Python's `str.splitlines()` gives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    pub path: String,
+    pub lines: Vec<String>,
+}
+
+/// One window over [`WindowedCorpus::files`]: lines `start..=end` (1-based) of file `file`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub file: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The windows of [`chunk_corpus`] without their joined text: the lines stay in their files, so
+/// that an explorer can analyse every line once and combine the lines of each window (windows
+/// overlap, so joining and re-analysing them would repeat the work for the shared lines).
+#[derive(Debug, Clone, Default)]
+pub struct WindowedCorpus {
+    /// The files the windows come from, in path order (files past the budget are not read).
+    pub files: Vec<SourceFile>,
+    /// Non-blank windows in corpus order, at most the budget.
+    pub windows: Vec<Window>,
+    /// Files that could not be read (the reference skips them too), with the reason.
+    pub unreadable: Vec<String>,
+}
+
+impl WindowedCorpus {
+    /// The source file a window belongs to.
+    pub fn file_of(&self, window: &Window) -> &SourceFile {
+        &self.files[window.file]
+    }
+
+    /// The window's lines.
+    pub fn lines(&self, window: &Window) -> &[String] {
+        &self.files[window.file].lines[window.start - 1..window.end]
+    }
+
+    /// Calls `visit(window index, tokens)` for every window in corpus order, where `tokens` are
+    /// the tokens of the window's lines concatenated. `tokenize_line` runs once per line read by
+    /// a window, lines in file order, so token ids handed out inside it come in first-seen order
+    /// over the corpus. This equals analysing the joined window text whenever the analysis never
+    /// makes a token across a `\n` (true of whitespace splitting and of word-character runs).
+    pub fn for_each_window_tokens<'c, T>(
+        &'c self,
+        mut tokenize_line: impl FnMut(&'c str, &mut Vec<T>),
+        mut visit: impl FnMut(usize, &[T]),
+    ) {
+        let mut current_file = usize::MAX;
+        // Tokens of the current file's lines read so far, and where each line's tokens start
+        // (`line_starts[i]` for line i + 1; one extra entry closes the last line).
+        let mut tokens: Vec<T> = Vec::new();
+        let mut line_starts: Vec<usize> = Vec::new();
+        for (index, window) in self.windows.iter().enumerate() {
+            if window.file != current_file {
+                current_file = window.file;
+                tokens.clear();
+                line_starts.clear();
+                line_starts.push(0);
+            }
+            let lines = &self.files[window.file].lines;
+            while line_starts.len() <= window.end {
+                tokenize_line(&lines[line_starts.len() - 1], &mut tokens);
+                line_starts.push(tokens.len());
+            }
+            visit(
+                index,
+                &tokens[line_starts[window.start - 1]..line_starts[window.end]],
+            );
+        }
+    }
+}
+
+/// Windows over every source file in path order, blank windows skipped, cut at the budget; each
+/// file is read once and the windows point into it.
+pub fn window_corpus(
     services: &Services<'_>,
     policy: &SourcePolicy,
     windowing: &Windowing,
-) -> Result<Corpus, ExplorerError> {
+) -> Result<WindowedCorpus, ExplorerError> {
     windowing.check()?;
-    let mut corpus = Corpus::default();
+    let mut corpus = WindowedCorpus::default();
     let budget = windowing.max_chunks.unwrap_or(usize::MAX);
     if budget == 0 {
         return Ok(corpus);
@@ -207,23 +285,48 @@ pub fn chunk_corpus(
                 continue;
             }
         };
+        // A window is blank when all its lines are: `\n` joins them and is whitespace itself.
+        let blank: Vec<bool> = lines.iter().map(|line| is_blank_python(line)).collect();
+        let file = corpus.files.len();
         for (start, end) in windowing.windows(lines.len()) {
-            let content = lines[start - 1..end].join("\n");
-            if is_blank_python(&content) {
+            if blank[start - 1..end].iter().all(|b| *b) {
                 continue;
             }
-            corpus.chunks.push(Chunk {
-                path: path.clone(),
-                start,
-                end,
-                content,
-            });
-            if corpus.chunks.len() == budget {
-                return Ok(corpus);
+            corpus.windows.push(Window { file, start, end });
+            if corpus.windows.len() == budget {
+                break;
             }
+        }
+        corpus.files.push(SourceFile { path, lines });
+        if corpus.windows.len() == budget {
+            break;
         }
     }
     Ok(corpus)
+}
+
+/// Windows over every source file in path order, blank windows skipped, cut at the budget, each
+/// with its joined text.
+pub fn chunk_corpus(
+    services: &Services<'_>,
+    policy: &SourcePolicy,
+    windowing: &Windowing,
+) -> Result<Corpus, ExplorerError> {
+    let windowed = window_corpus(services, policy, windowing)?;
+    let chunks = windowed
+        .windows
+        .iter()
+        .map(|window| Chunk {
+            path: windowed.file_of(window).path.clone(),
+            start: window.start,
+            end: window.end,
+            content: windowed.lines(window).join("\n"),
+        })
+        .collect();
+    Ok(Corpus {
+        chunks,
+        unreadable: windowed.unreadable,
+    })
 }
 
 #[cfg(test)]
@@ -277,5 +380,54 @@ mod tests {
         assert!(
             matches!(w.check(), Err(ExplorerError::InvalidConfig(m)) if m.contains("chunk_overlap"))
         );
+    }
+
+    /// Each window gets the tokens of its joined text; each line is analysed once, in order.
+    #[test]
+    fn window_tokens_combine_lines_analysed_once() {
+        let file = |path: &str, lines: &[&str]| SourceFile {
+            path: path.to_owned(),
+            lines: lines.iter().map(|l| (*l).to_owned()).collect(),
+        };
+        let corpus = WindowedCorpus {
+            files: vec![
+                file("a.py", &["x y", "", "z", "x w", "v"]),
+                file("b.py", &["q", "r s"]),
+            ],
+            windows: vec![
+                Window {
+                    file: 0,
+                    start: 1,
+                    end: 3,
+                },
+                Window {
+                    file: 0,
+                    start: 3,
+                    end: 5,
+                },
+                Window {
+                    file: 1,
+                    start: 1,
+                    end: 2,
+                },
+            ],
+            unreadable: Vec::new(),
+        };
+        let mut analysed = Vec::new();
+        let mut seen = Vec::new();
+        corpus.for_each_window_tokens(
+            |line, out: &mut Vec<String>| {
+                analysed.push(line.to_owned());
+                out.extend(line.split_whitespace().map(str::to_owned));
+            },
+            |index, tokens| seen.push((index, tokens.to_vec())),
+        );
+        assert_eq!(analysed, ["x y", "", "z", "x w", "v", "q", "r s"]);
+        for (index, tokens) in &seen {
+            let joined = corpus.lines(&corpus.windows[*index]).join("\n");
+            let expected: Vec<&str> = joined.split_whitespace().collect();
+            assert_eq!(tokens, &expected, "window {index}");
+        }
+        assert_eq!(seen.len(), 3);
     }
 }
