@@ -77,9 +77,19 @@ impl Default for Bm25RefConfig {
 }
 
 /// Token ids in first-seen order (borrowed: the tokens live as long as the corpus text).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Vocabulary<'a> {
     ids: FxHashMap<&'a str, u32>,
+}
+
+impl Default for Vocabulary<'_> {
+    fn default() -> Self {
+        // A corpus of 3000 windows has tens of thousands of distinct tokens: start big rather
+        // than rehash a dozen times.
+        Vocabulary {
+            ids: FxHashMap::with_capacity_and_hasher(1 << 15, Default::default()),
+        }
+    }
 }
 
 impl<'a> Vocabulary<'a> {

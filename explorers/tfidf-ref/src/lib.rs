@@ -163,7 +163,9 @@ struct Terms {
 
 impl Terms {
     fn new() -> Terms {
-        let mut ids = FxHashMap::default();
+        // A corpus of 3000 windows has tens of thousands of distinct terms: start big rather
+        // than rehash a dozen times.
+        let mut ids = FxHashMap::with_capacity_and_hasher(1 << 15, Default::default());
         for word in ENGLISH_STOP_WORDS {
             ids.insert((*word).to_owned(), STOP_WORD);
         }
