@@ -157,7 +157,8 @@ const STOP_WORD: u32 = u32::MAX;
 /// lookup both filters and interns a token.
 struct Terms {
     ids: FxHashMap<String, u32>,
-    names: Vec<String>,
+    /// How many terms (stop words apart) have ids: `0..len`.
+    len: usize,
     lowered: String,
 }
 
@@ -171,24 +172,20 @@ impl Terms {
         }
         Terms {
             ids,
-            names: Vec::new(),
+            len: 0,
             lowered: String::new(),
         }
     }
 
     /// Appends the ids of the text's terms, new terms getting the next ids.
     fn intern(&mut self, text: &str, out: &mut Vec<u32>) {
-        let Terms {
-            ids,
-            names,
-            lowered,
-        } = self;
+        let Terms { ids, len, lowered } = self;
         scan_tokens(text, lowered, |token| {
             let id = match ids.get(token) {
                 Some(id) => *id,
                 None => {
-                    let id = names.len() as u32;
-                    names.push(token.to_owned());
+                    let id = *len as u32;
+                    *len += 1;
                     ids.insert(token.to_owned(), id);
                     id
                 }
@@ -305,9 +302,14 @@ impl TfidfModel {
 
     /// Term ids come in first-seen order, and every id occurs in some row.
     fn from_rows(terms: Terms, rows: Rows, max_features: Option<usize>) -> Option<TfidfModel> {
-        let names = &terms.names;
-        if names.is_empty() {
+        if terms.len == 0 {
             return None;
+        }
+        let mut names = vec![""; terms.len];
+        for (name, &id) in &terms.ids {
+            if id != STOP_WORD {
+                names[id as usize] = name.as_str();
+            }
         }
         let mut total = vec![0u64; names.len()];
         let mut df = vec![0u64; names.len()];
@@ -390,7 +392,7 @@ impl TfidfModel {
         normalize(&mut weights);
         normalize(&mut weights);
         // Per document, the products are added in column order, as the sparse product does.
-        let mut document_weight = vec![0.0f64; self.terms.names.len()];
+        let mut document_weight = vec![0.0f64; self.terms.len];
         let mut scores = vec![0.0f64; self.rows.documents()];
         for (document, score) in scores.iter_mut().enumerate() {
             let range = self.rows.range(document);
