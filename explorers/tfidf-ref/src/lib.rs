@@ -319,7 +319,7 @@ impl TfidfModel {
         }
         // Alphabetical order of all terms, then the kept ones.
         let mut alphabetical: Vec<usize> = (0..names.len()).collect();
-        alphabetical.sort_unstable_by(|a, b| names[*a].cmp(&names[*b]));
+        alphabetical.sort_unstable_by(|a, b| names[*a].cmp(names[*b]));
         let mut kept = vec![true; names.len()];
         if let Some(limit) = max_features
             && names.len() > limit
