@@ -401,10 +401,7 @@ mod tests {
             "nothing here at all",
         ];
         let corpus = WindowedCorpus {
-            files: vec![SourceFile {
-                path: "a.py".to_owned(),
-                lines: lines.iter().map(|l| (*l).to_owned()).collect(),
-            }],
+            files: vec![SourceFile::new("a.py", &lines)],
             windows: [(1, 2), (2, 4), (3, 5), (5, 6), (6, 6)]
                 .into_iter()
                 .map(|(start, end)| Window {
@@ -418,7 +415,7 @@ mod tests {
         let joined: Vec<String> = corpus
             .windows
             .iter()
-            .map(|w| corpus.lines(w).join("\n"))
+            .map(|w| corpus.text(w).to_owned())
             .collect();
         let documents: Vec<Vec<&str>> = joined
             .iter()

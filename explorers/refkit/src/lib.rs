@@ -14,7 +14,8 @@
 
 use serde::{Deserialize, Serialize};
 use swex_plugin::text::is_blank_python;
-use swex_plugin::{ExplorerError, Services};
+use swex_plugin::types::ReadLinesArgs;
+use swex_plugin::{ExplorerError, ServiceError, ServiceId, Services};
 
 /// The extension allow-list of the reference release that produced the published numbers.
 /// (Later reference versions add `.ets`, `.ts` and `.json5`.)
@@ -189,11 +190,134 @@ pub struct Corpus {
     pub unreadable: Vec<String>,
 }
 
-/// A source file read once, its lines as Python's `str.splitlines()` gives them.
+/// A source file read once, its lines as Python's `str.splitlines()` gives them, stored joined
+/// by `\n` (no line contains one), so a run of lines is one slice: a window's text as the
+/// reference builds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceFile {
     pub path: String,
-    pub lines: Vec<String>,
+    /// The lines, each followed by `\n` except the last.
+    text: String,
+    /// Byte offset where each line starts in `text`, plus `text.len() + 1` at the end.
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new<S: AsRef<str>>(path: impl Into<String>, lines: &[S]) -> SourceFile {
+        let mut packed = PackedLines::default();
+        for line in lines {
+            packed.push(line.as_ref());
+        }
+        packed.into_file(path.into())
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len() - 1
+    }
+
+    /// Line `number` (1-based).
+    pub fn line(&self, number: usize) -> &str {
+        &self.text[self.line_starts[number - 1]..self.line_starts[number] - 1]
+    }
+
+    /// Lines `start..=end` (1-based) joined by `\n`.
+    pub fn joined(&self, start: usize, end: usize) -> &str {
+        &self.text[self.line_starts[start - 1]..self.line_starts[end] - 1]
+    }
+}
+
+/// The `lines` of a `read_lines` answer packed into one string as they are parsed: one
+/// allocation per file instead of one per line.
+#[derive(Debug)]
+struct PackedLines {
+    text: String,
+    line_starts: Vec<usize>,
+}
+
+impl Default for PackedLines {
+    fn default() -> Self {
+        PackedLines {
+            text: String::new(),
+            line_starts: vec![0],
+        }
+    }
+}
+
+impl PackedLines {
+    fn push(&mut self, line: &str) {
+        if self.line_starts.len() > 1 {
+            self.text.push('\n');
+        }
+        self.text.push_str(line);
+        self.line_starts.push(self.text.len() + 1);
+    }
+
+    fn into_file(self, path: String) -> SourceFile {
+        SourceFile {
+            path,
+            text: self.text,
+            line_starts: self.line_starts,
+        }
+    }
+}
+
+/// The part of `read_lines`' answer the corpus needs (the other fields are ignored).
+#[derive(Deserialize)]
+struct ReadLinesPacked {
+    lines: PackedLines,
+}
+
+impl<'de> Deserialize<'de> for PackedLines {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct LinesVisitor;
+        impl<'de> serde::de::Visitor<'de> for LinesVisitor {
+            type Value = PackedLines;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of lines")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<PackedLines, A::Error> {
+                let mut packed = PackedLines::default();
+                while seq.next_element_seed(AppendLine(&mut packed))?.is_some() {}
+                Ok(packed)
+            }
+        }
+        deserializer.deserialize_seq(LinesVisitor)
+    }
+}
+
+/// Appends one line to [`PackedLines`] straight from the parser's buffer.
+struct AppendLine<'p>(&'p mut PackedLines);
+
+impl<'de> serde::de::DeserializeSeed<'de> for AppendLine<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for AppendLine<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a line")
+    }
+    fn visit_str<E: serde::de::Error>(self, line: &str) -> Result<(), E> {
+        self.0.push(line);
+        Ok(())
+    }
+}
+
+/// All lines of a file through the `read_lines` service, packed.
+fn read_source_file(services: &Services<'_>, path: &str) -> Result<SourceFile, ServiceError> {
+    let args = ReadLinesArgs {
+        path: path.to_owned(),
+        start: None,
+        end: None,
+    };
+    let answer: ReadLinesPacked = services.call(ServiceId::ReadLines, &args)?;
+    Ok(answer.lines.into_file(path.to_owned()))
 }
 
 /// One window over [`WindowedCorpus::files`]: lines `start..=end` (1-based) of file `file`.
@@ -223,9 +347,9 @@ impl WindowedCorpus {
         &self.files[window.file]
     }
 
-    /// The window's lines.
-    pub fn lines(&self, window: &Window) -> &[String] {
-        &self.files[window.file].lines[window.start - 1..window.end]
+    /// The window's text: its lines joined by `\n`.
+    pub fn text(&self, window: &Window) -> &str {
+        self.files[window.file].joined(window.start, window.end)
     }
 
     /// Calls `visit(window index, tokens)` for every window in corpus order, where `tokens` are
@@ -250,9 +374,9 @@ impl WindowedCorpus {
                 line_starts.clear();
                 line_starts.push(0);
             }
-            let lines = &self.files[window.file].lines;
+            let file = &self.files[window.file];
             while line_starts.len() <= window.end {
-                tokenize_line(&lines[line_starts.len() - 1], &mut tokens);
+                tokenize_line(file.line(line_starts.len()), &mut tokens);
                 line_starts.push(tokens.len());
             }
             visit(
@@ -277,8 +401,8 @@ pub fn window_corpus(
         return Ok(corpus);
     }
     for path in policy.source_files(services)? {
-        let lines = match services.read_file_lines(&path) {
-            Ok(lines) => lines,
+        let file = match read_source_file(services, &path) {
+            Ok(file) => file,
             Err(e) if e.is_unavailable() => return Err(e.into()),
             Err(e) => {
                 corpus.unreadable.push(format!("{path}: {}", e.message));
@@ -286,18 +410,24 @@ pub fn window_corpus(
             }
         };
         // A window is blank when all its lines are: `\n` joins them and is whitespace itself.
-        let blank: Vec<bool> = lines.iter().map(|line| is_blank_python(line)).collect();
-        let file = corpus.files.len();
-        for (start, end) in windowing.windows(lines.len()) {
+        let blank: Vec<bool> = (1..=file.line_count())
+            .map(|number| is_blank_python(file.line(number)))
+            .collect();
+        let index = corpus.files.len();
+        for (start, end) in windowing.windows(file.line_count()) {
             if blank[start - 1..end].iter().all(|b| *b) {
                 continue;
             }
-            corpus.windows.push(Window { file, start, end });
+            corpus.windows.push(Window {
+                file: index,
+                start,
+                end,
+            });
             if corpus.windows.len() == budget {
                 break;
             }
         }
-        corpus.files.push(SourceFile { path, lines });
+        corpus.files.push(file);
         if corpus.windows.len() == budget {
             break;
         }
@@ -320,7 +450,7 @@ pub fn chunk_corpus(
             path: windowed.file_of(window).path.clone(),
             start: window.start,
             end: window.end,
-            content: windowed.lines(window).join("\n"),
+            content: windowed.text(window).to_owned(),
         })
         .collect();
     Ok(Corpus {
@@ -385,10 +515,7 @@ mod tests {
     /// Each window gets the tokens of its joined text; each line is analysed once, in order.
     #[test]
     fn window_tokens_combine_lines_analysed_once() {
-        let file = |path: &str, lines: &[&str]| SourceFile {
-            path: path.to_owned(),
-            lines: lines.iter().map(|l| (*l).to_owned()).collect(),
-        };
+        let file = |path: &str, lines: &[&str]| SourceFile::new(path, lines);
         let corpus = WindowedCorpus {
             files: vec![
                 file("a.py", &["x y", "", "z", "x w", "v"]),
@@ -424,10 +551,30 @@ mod tests {
         );
         assert_eq!(analysed, ["x y", "", "z", "x w", "v", "q", "r s"]);
         for (index, tokens) in &seen {
-            let joined = corpus.lines(&corpus.windows[*index]).join("\n");
+            let joined = corpus.text(&corpus.windows[*index]);
             let expected: Vec<&str> = joined.split_whitespace().collect();
             assert_eq!(tokens, &expected, "window {index}");
         }
         assert_eq!(seen.len(), 3);
+    }
+
+    /// `read_lines` answers pack into one text, escapes decoded, the other fields ignored.
+    #[test]
+    fn read_lines_answers_pack() {
+        let answer = r#"{"start":1,"lines":["def f():","","    return \"a\\tb\"\t\u00e9",""],"total_lines":4}"#;
+        let packed: ReadLinesPacked = serde_json::from_str(answer).unwrap();
+        let file = packed.lines.into_file("f.py".to_owned());
+        assert_eq!(file.line_count(), 4);
+        let lines: Vec<&str> = (1..=4).map(|n| file.line(n)).collect();
+        assert_eq!(lines, ["def f():", "", "    return \"a\\tb\"\t\u{e9}", ""]);
+        assert_eq!(file.joined(1, 2), "def f():\n");
+        assert_eq!(file.joined(3, 4), "    return \"a\\tb\"\t\u{e9}\n");
+        assert_eq!(file.joined(4, 4), "");
+        let empty: ReadLinesPacked = serde_json::from_str(r#"{"lines":[]}"#).unwrap();
+        assert_eq!(empty.lines.into_file("e".to_owned()).line_count(), 0);
+        assert_eq!(SourceFile::new("g", &["a", "b"]), {
+            let p: ReadLinesPacked = serde_json::from_str(r#"{"lines":["a","b"]}"#).unwrap();
+            p.lines.into_file("g".to_owned())
+        });
     }
 }

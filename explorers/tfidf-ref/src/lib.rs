@@ -574,10 +574,7 @@ mod tests {
             "tables tables Tables database",
         ];
         let corpus = WindowedCorpus {
-            files: vec![SourceFile {
-                path: "a.py".to_owned(),
-                lines: lines.iter().map(|l| (*l).to_owned()).collect(),
-            }],
+            files: vec![SourceFile::new("a.py", &lines)],
             windows: [(1, 3), (2, 4), (3, 5), (4, 6), (5, 7), (7, 7)]
                 .into_iter()
                 .map(|(start, end)| Window {
@@ -591,7 +588,7 @@ mod tests {
         let joined: Vec<String> = corpus
             .windows
             .iter()
-            .map(|w| corpus.lines(w).join("\n"))
+            .map(|w| corpus.text(w).to_owned())
             .collect();
         let joined: Vec<&str> = joined.iter().map(String::as_str).collect();
         let query = "parse_url returns the wrong netloc for HTTPS urls in tables";
