@@ -4,8 +4,9 @@
 //! Pipeline (all of it per request, as the reference builds its index per instance):
 //! 1. source files by the reference policy ([`swex_refkit::SourcePolicy`]), in path order;
 //! 2. 80-line windows with 20 lines of overlap, blank windows skipped, the first 3000 windows of
-//!    the corpus kept ([`swex_refkit::chunk_corpus`]);
-//! 3. tokens: Python's `str.split()` on the window text and on the issue;
+//!    the corpus kept ([`swex_refkit::window_corpus`]);
+//! 3. tokens: Python's `str.split()` on the window text and on the issue (each line split once,
+//!    a window's tokens being its lines' tokens; tokens interned to ids in first-seen order);
 //! 4. `rank_bm25.BM25Okapi` scoring (k1 1.5, b 0.75, epsilon 0.25): idf
 //!    `ln(N - df + 0.5) - ln(df + 0.5)`, negative idfs replaced by `epsilon * mean idf` (mean over
 //!    the corpus vocabulary, accumulated in first-seen order), every query token counted as often
@@ -18,12 +19,12 @@
 //! Config (all optional): `extensions`, `excluded_dirs`, `chunk_size`, `chunk_overlap`,
 //! `max_chunks`, `k1`, `b`, `epsilon`.
 
+use rustc_hash::FxHashMap;
 use serde::Deserialize;
-use std::collections::HashMap;
 use std::ffi::CStr;
 use swex_plugin::text::split_whitespace_python;
 use swex_plugin::{Explorer, ExplorerError, Region, Request, Response, Services, parse_config};
-use swex_refkit::{SourcePolicy, Windowing, chunk_corpus};
+use swex_refkit::{SourcePolicy, WindowedCorpus, Windowing, window_corpus};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -75,99 +76,204 @@ impl Default for Bm25RefConfig {
     }
 }
 
-/// `rank_bm25.BM25Okapi` over pre-tokenized documents (borrowed: the tokens live as long as the
-/// corpus text).
+/// Token ids in first-seen order (borrowed: the tokens live as long as the corpus text).
+#[derive(Debug)]
+pub struct Vocabulary<'a> {
+    ids: FxHashMap<&'a str, u32>,
+}
+
+impl Default for Vocabulary<'_> {
+    fn default() -> Self {
+        // A corpus of 3000 windows has tens of thousands of distinct tokens: start big rather
+        // than rehash a dozen times.
+        Vocabulary {
+            ids: FxHashMap::with_capacity_and_hasher(1 << 15, Default::default()),
+        }
+    }
+}
+
+impl<'a> Vocabulary<'a> {
+    /// The token's id, a new one (the next in first-seen order) for an unseen token.
+    pub fn intern(&mut self, token: &'a str) -> u32 {
+        let next = self.ids.len() as u32;
+        *self.ids.entry(token).or_insert(next)
+    }
+
+    pub fn get(&self, token: &str) -> Option<u32> {
+        self.ids.get(token).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+/// Each document's distinct term ids with their frequencies, gathered one document at a time.
+#[derive(Debug, Default)]
+pub struct TermCounts {
+    /// Entries of document `d`: `entries[starts[d]..starts[d + 1]]`.
+    starts: Vec<usize>,
+    entries: Vec<(u32, u32)>,
+    doc_len: Vec<usize>,
+    /// Scratch: per term id, its count in the document being added (zero outside `add`).
+    scratch: Vec<u32>,
+}
+
+impl TermCounts {
+    pub fn add(&mut self, ids: &[u32]) {
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        let first = self.entries.len();
+        for &id in ids {
+            let id = id as usize;
+            if id >= self.scratch.len() {
+                self.scratch.resize(id + 1, 0);
+            }
+            if self.scratch[id] == 0 {
+                self.entries.push((id as u32, 0));
+            }
+            self.scratch[id] += 1;
+        }
+        for entry in &mut self.entries[first..] {
+            entry.1 = self.scratch[entry.0 as usize];
+            self.scratch[entry.0 as usize] = 0;
+        }
+        self.starts.push(self.entries.len());
+        self.doc_len.push(ids.len());
+    }
+
+    fn documents(&self) -> usize {
+        self.doc_len.len()
+    }
+
+    fn entries(&self, document: usize) -> &[(u32, u32)] {
+        &self.entries[self.starts[document]..self.starts[document + 1]]
+    }
+}
+
+/// `rank_bm25.BM25Okapi` over tokenized documents.
 pub struct Okapi<'a> {
     k1: f64,
     b: f64,
     avgdl: f64,
+    vocabulary: Vocabulary<'a>,
+    counts: TermCounts,
     doc_len: Vec<f64>,
-    idf: HashMap<&'a str, f64>,
-    /// term → (document, term frequency), documents ascending.
-    postings: HashMap<&'a str, Vec<(usize, f64)>>,
+    /// Per term id.
+    idf: Vec<f64>,
 }
 
 impl<'a> Okapi<'a> {
     pub fn new(documents: &[Vec<&'a str>], k1: f64, b: f64, epsilon: f64) -> Okapi<'a> {
-        let corpus_size = documents.len();
-        let mut doc_len = Vec::with_capacity(corpus_size);
-        let mut total_tokens: u64 = 0;
-        // Document frequencies in first-seen order: the reference sums idfs in this order.
-        let mut first_seen: Vec<&'a str> = Vec::new();
-        let mut document_frequency: HashMap<&'a str, usize> = HashMap::new();
-        let mut postings: HashMap<&'a str, Vec<(usize, f64)>> = HashMap::new();
-        for (index, tokens) in documents.iter().enumerate() {
-            doc_len.push(tokens.len() as f64);
-            total_tokens += tokens.len() as u64;
-            let mut frequencies: Vec<(&'a str, usize)> = Vec::new();
-            let mut position: HashMap<&'a str, usize> = HashMap::new();
-            for token in tokens {
-                match position.get(token) {
-                    Some(&slot) => frequencies[slot].1 += 1,
-                    None => {
-                        position.insert(token, frequencies.len());
-                        frequencies.push((token, 1));
-                    }
-                }
-            }
-            for (token, frequency) in frequencies {
-                let df = document_frequency.entry(token).or_insert_with(|| {
-                    first_seen.push(token);
-                    0
-                });
-                *df += 1;
-                postings
-                    .entry(token)
-                    .or_default()
-                    .push((index, frequency as f64));
-            }
+        let mut vocabulary = Vocabulary::default();
+        let mut counts = TermCounts::default();
+        let mut ids = Vec::new();
+        for tokens in documents {
+            ids.clear();
+            ids.extend(tokens.iter().map(|token| vocabulary.intern(token)));
+            counts.add(&ids);
+        }
+        Okapi::from_counts(vocabulary, counts, k1, b, epsilon)
+    }
+
+    /// The model of the corpus windows, their tokens Python's `str.split()` of the window text.
+    /// Each line is split once: a window's tokens are its lines' tokens, as the `\n` joining
+    /// them separates like any whitespace.
+    pub fn from_windows(corpus: &'a WindowedCorpus, k1: f64, b: f64, epsilon: f64) -> Okapi<'a> {
+        let mut vocabulary = Vocabulary::default();
+        let mut counts = TermCounts::default();
+        corpus.for_each_window_tokens(
+            |line, ids| ids.extend(split_whitespace_python(line).map(|t| vocabulary.intern(t))),
+            |_, ids| counts.add(ids),
+        );
+        Okapi::from_counts(vocabulary, counts, k1, b, epsilon)
+    }
+
+    /// The model of documents already counted. Term ids must be in first-seen order over the
+    /// documents (as [`Vocabulary::intern`] gives them when the documents are interned in
+    /// order), and every id must occur in some document: the reference sums the idfs in
+    /// first-seen order and averages them over the corpus vocabulary.
+    pub fn from_counts(
+        vocabulary: Vocabulary<'a>,
+        counts: TermCounts,
+        k1: f64,
+        b: f64,
+        epsilon: f64,
+    ) -> Okapi<'a> {
+        let corpus_size = counts.documents();
+        let total_tokens: u64 = counts.doc_len.iter().map(|n| *n as u64).sum();
+        let doc_len: Vec<f64> = counts.doc_len.iter().map(|n| *n as f64).collect();
+        let mut document_frequency = vec![0usize; vocabulary.len()];
+        for &(id, _) in &counts.entries {
+            document_frequency[id as usize] += 1;
         }
         let avgdl = if corpus_size == 0 {
             0.0
         } else {
             total_tokens as f64 / corpus_size as f64
         };
-        let mut idf = HashMap::with_capacity(first_seen.len());
+        let mut idf = Vec::with_capacity(document_frequency.len());
         let mut idf_sum = 0.0;
         let mut negative = Vec::new();
-        for token in &first_seen {
-            let df = document_frequency[token] as f64;
+        for (id, df) in document_frequency.iter().enumerate() {
+            let df = *df as f64;
             let value = (corpus_size as f64 - df + 0.5).ln() - (df + 0.5).ln();
             idf_sum += value;
             if value < 0.0 {
-                negative.push(*token);
+                negative.push(id);
             }
-            idf.insert(*token, value);
+            idf.push(value);
         }
-        if !first_seen.is_empty() {
-            let floor = epsilon * (idf_sum / first_seen.len() as f64);
-            for token in negative {
-                idf.insert(token, floor);
+        if !idf.is_empty() {
+            let floor = epsilon * (idf_sum / idf.len() as f64);
+            for id in negative {
+                idf[id] = floor;
             }
         }
         Okapi {
             k1,
             b,
             avgdl,
+            vocabulary,
+            counts,
             doc_len,
             idf,
-            postings,
         }
     }
 
     /// `get_scores(query)`: one score per document.
     pub fn scores(&self, query: &[&str]) -> Vec<f64> {
+        // Tokens outside the vocabulary add `0 * …` to every score: skip them.
+        let query: Vec<usize> = query
+            .iter()
+            .filter_map(|token| self.vocabulary.get(token))
+            .map(|id| id as usize)
+            .collect();
         let mut scores = vec![0.0f64; self.doc_len.len()];
-        for token in query {
-            let Some(postings) = self.postings.get(*token) else {
-                continue;
-            };
-            let idf = self.idf[*token];
-            // Documents without the token add `idf * 0.0`, which changes no score: skip them.
-            for &(document, tf) in postings {
+        let mut frequency = vec![0u32; self.vocabulary.len()];
+        for (document, score) in scores.iter_mut().enumerate() {
+            let entries = self.counts.entries(document);
+            for &(id, tf) in entries {
+                frequency[id as usize] = tf;
+            }
+            // The reference adds the query tokens' terms in query order (repeats included);
+            // documents without the token add `idf * 0.0`, which changes no score: skip them.
+            for &id in &query {
+                if frequency[id] == 0 {
+                    continue;
+                }
+                let tf = frequency[id] as f64;
                 let norm = (1.0 - self.b) + self.b * self.doc_len[document] / self.avgdl;
                 let ratio = tf * (self.k1 + 1.0) / (tf + self.k1 * norm);
-                scores[document] += idf * ratio;
+                *score += self.idf[id] * ratio;
+            }
+            for &(id, _) in entries {
+                frequency[id as usize] = 0;
             }
         }
         scores
@@ -224,7 +330,7 @@ impl Explorer for Bm25Ref {
         request: &Request,
         services: &Services<'_>,
     ) -> Result<Response, ExplorerError> {
-        let corpus = chunk_corpus(services, &self.policy, &self.windowing)?;
+        let corpus = window_corpus(services, &self.policy, &self.windowing)?;
         let mut response = Response::default();
         if !corpus.unreadable.is_empty() {
             response.notes.push(format!(
@@ -233,26 +339,25 @@ impl Explorer for Bm25Ref {
                 corpus.unreadable[0]
             ));
         }
-        if corpus.chunks.is_empty() {
+        if corpus.windows.is_empty() {
             response
                 .notes
                 .push("no source windows in this snapshot".to_owned());
             return Ok(response);
         }
-        let documents: Vec<Vec<&str>> = corpus
-            .chunks
-            .iter()
-            .map(|c| split_whitespace_python(&c.content).collect())
-            .collect();
-        let okapi = Okapi::new(&documents, self.k1, self.b, self.epsilon);
+        let okapi = Okapi::from_windows(&corpus, self.k1, self.b, self.epsilon);
         let query: Vec<&str> = split_whitespace_python(&request.issue).collect();
         let scores = okapi.scores(&query);
         for index in rank(&scores, request.top_k) {
-            let chunk = &corpus.chunks[index];
+            let window = &corpus.windows[index];
             response.regions.push(
-                Region::new(chunk.path.clone(), chunk.start as i64, chunk.end as i64)
-                    .with_score(scores[index])
-                    .with_why(format!("BM25 window {}", index + 1)),
+                Region::new(
+                    corpus.file_of(window).path.clone(),
+                    window.start as i64,
+                    window.end as i64,
+                )
+                .with_score(scores[index])
+                .with_why(format!("BM25 window {}", index + 1)),
             );
         }
         Ok(response)
@@ -281,6 +386,46 @@ mod tests {
         let scores = okapi.scores(&["parse", "url", "url", "os", "missing", ":"]);
         let bits: Vec<u64> = scores.iter().map(|s| s.to_bits()).collect();
         assert_eq!(bits, RANK_BM25_BITS, "scores {scores:?}");
+    }
+
+    /// Windows that share lines score as their joined texts do, bit for bit.
+    #[test]
+    fn windows_score_as_joined_text() {
+        use swex_refkit::{SourceFile, Window};
+        let lines = [
+            "def parse url ( self ) : return url",
+            "",
+            "class Url :\tdef parse ( self ) : pass",
+            "import os os . path . join",
+            "url url url parse\x1fos",
+            "nothing here at all",
+        ];
+        let corpus = WindowedCorpus {
+            files: vec![SourceFile::new("a.py", &lines)],
+            windows: [(1, 2), (2, 4), (3, 5), (5, 6), (6, 6)]
+                .into_iter()
+                .map(|(start, end)| Window {
+                    file: 0,
+                    start,
+                    end,
+                })
+                .collect(),
+            unreadable: Vec::new(),
+        };
+        let joined: Vec<String> = corpus
+            .windows
+            .iter()
+            .map(|w| corpus.text(w).to_owned())
+            .collect();
+        let documents: Vec<Vec<&str>> = joined
+            .iter()
+            .map(|text| split_whitespace_python(text).collect())
+            .collect();
+        let query = ["parse", "url", "url", "os", "missing", ":", "nothing"];
+        let by_window = Okapi::from_windows(&corpus, 1.5, 0.75, 0.25).scores(&query);
+        let by_text = Okapi::new(&documents, 1.5, 0.75, 0.25).scores(&query);
+        let bits = |scores: Vec<f64>| scores.iter().map(|s| s.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(by_window), bits(by_text));
     }
 
     #[test]

@@ -3,15 +3,19 @@
 //!
 //! - [`SourcePolicy`]: which files count as sources — an extension allow-list and directory
 //!   names pruned at any depth, both case-insensitive; files in repository-relative path order.
-//! - [`chunk_corpus`]: overlapping line windows over those files, in path order, stopping at a
-//!   chunk budget (files past the budget are never read), blank windows skipped.
+//! - [`window_corpus`]: overlapping line windows over those files, in path order, stopping at a
+//!   chunk budget (files past the budget are never read), blank windows skipped; each file read
+//!   once, windows as line ranges into it, and [`WindowedCorpus::for_each_window_tokens`] to
+//!   analyse each line once for all the windows that share it. [`chunk_corpus`] gives the same
+//!   windows with their joined text.
 //!
 //! It reads the snapshot only through the explorer [`Services`], so it works the same in process
 //! and in isolated mode. It knows nothing about scoring.
 
 use serde::{Deserialize, Serialize};
 use swex_plugin::text::is_blank_python;
-use swex_plugin::{ExplorerError, Services};
+use swex_plugin::types::ReadLinesArgs;
+use swex_plugin::{ExplorerError, ServiceError, ServiceId, Services};
 
 /// The extension allow-list of the reference release that produced the published numbers.
 /// (Later reference versions add `.ets`, `.ts` and `.json5`.)
@@ -186,44 +190,273 @@ pub struct Corpus {
     pub unreadable: Vec<String>,
 }
 
-/// Windows over every source file in path order, blank windows skipped, cut at the budget.
-pub fn chunk_corpus(
+/// A source file read once, its lines as Python's `str.splitlines()` gives them, stored joined
+/// by `\n` (no line contains one), so a run of lines is one slice: a window's text as the
+/// reference builds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    pub path: String,
+    /// The lines, each followed by `\n` except the last.
+    text: String,
+    /// Byte offset where each line starts in `text`, plus `text.len() + 1` at the end.
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    pub fn new<S: AsRef<str>>(path: impl Into<String>, lines: &[S]) -> SourceFile {
+        let mut packed = PackedLines::default();
+        for line in lines {
+            packed.push(line.as_ref());
+        }
+        packed.into_file(path.into())
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len() - 1
+    }
+
+    /// Line `number` (1-based).
+    pub fn line(&self, number: usize) -> &str {
+        &self.text[self.line_starts[number - 1]..self.line_starts[number] - 1]
+    }
+
+    /// Lines `start..=end` (1-based) joined by `\n`.
+    pub fn joined(&self, start: usize, end: usize) -> &str {
+        &self.text[self.line_starts[start - 1]..self.line_starts[end] - 1]
+    }
+}
+
+/// The `lines` of a `read_lines` answer packed into one string as they are parsed: one
+/// allocation per file instead of one per line.
+#[derive(Debug)]
+struct PackedLines {
+    text: String,
+    line_starts: Vec<usize>,
+}
+
+impl Default for PackedLines {
+    fn default() -> Self {
+        PackedLines {
+            text: String::new(),
+            line_starts: vec![0],
+        }
+    }
+}
+
+impl PackedLines {
+    fn push(&mut self, line: &str) {
+        if self.line_starts.len() > 1 {
+            self.text.push('\n');
+        }
+        self.text.push_str(line);
+        self.line_starts.push(self.text.len() + 1);
+    }
+
+    fn into_file(self, path: String) -> SourceFile {
+        SourceFile {
+            path,
+            text: self.text,
+            line_starts: self.line_starts,
+        }
+    }
+}
+
+/// The part of `read_lines`' answer the corpus needs (the other fields are ignored).
+#[derive(Deserialize)]
+struct ReadLinesPacked {
+    lines: PackedLines,
+}
+
+impl<'de> Deserialize<'de> for PackedLines {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct LinesVisitor;
+        impl<'de> serde::de::Visitor<'de> for LinesVisitor {
+            type Value = PackedLines;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of lines")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<PackedLines, A::Error> {
+                let mut packed = PackedLines::default();
+                while seq.next_element_seed(AppendLine(&mut packed))?.is_some() {}
+                Ok(packed)
+            }
+        }
+        deserializer.deserialize_seq(LinesVisitor)
+    }
+}
+
+/// Appends one line to [`PackedLines`] straight from the parser's buffer.
+struct AppendLine<'p>(&'p mut PackedLines);
+
+impl<'de> serde::de::DeserializeSeed<'de> for AppendLine<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for AppendLine<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a line")
+    }
+    fn visit_str<E: serde::de::Error>(self, line: &str) -> Result<(), E> {
+        self.0.push(line);
+        Ok(())
+    }
+}
+
+/// All lines of a file through the `read_lines` service, packed.
+fn read_source_file(services: &Services<'_>, path: &str) -> Result<SourceFile, ServiceError> {
+    let args = ReadLinesArgs {
+        path: path.to_owned(),
+        start: None,
+        end: None,
+    };
+    let answer: ReadLinesPacked = services.call(ServiceId::ReadLines, &args)?;
+    Ok(answer.lines.into_file(path.to_owned()))
+}
+
+/// One window over [`WindowedCorpus::files`]: lines `start..=end` (1-based) of file `file`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub file: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The windows of [`chunk_corpus`] without their joined text: the lines stay in their files, so
+/// that an explorer can analyse every line once and combine the lines of each window (windows
+/// overlap, so joining and re-analysing them would repeat the work for the shared lines).
+#[derive(Debug, Clone, Default)]
+pub struct WindowedCorpus {
+    /// The files the windows come from, in path order (files past the budget are not read).
+    pub files: Vec<SourceFile>,
+    /// Non-blank windows in corpus order, at most the budget.
+    pub windows: Vec<Window>,
+    /// Files that could not be read (the reference skips them too), with the reason.
+    pub unreadable: Vec<String>,
+}
+
+impl WindowedCorpus {
+    /// The source file a window belongs to.
+    pub fn file_of(&self, window: &Window) -> &SourceFile {
+        &self.files[window.file]
+    }
+
+    /// The window's text: its lines joined by `\n`.
+    pub fn text(&self, window: &Window) -> &str {
+        self.files[window.file].joined(window.start, window.end)
+    }
+
+    /// Calls `visit(window index, tokens)` for every window in corpus order, where `tokens` are
+    /// the tokens of the window's lines concatenated. `tokenize_line` runs once per line read by
+    /// a window, lines in file order, so token ids handed out inside it come in first-seen order
+    /// over the corpus. This equals analysing the joined window text whenever the analysis never
+    /// makes a token across a `\n` (true of whitespace splitting and of word-character runs).
+    pub fn for_each_window_tokens<'c, T>(
+        &'c self,
+        mut tokenize_line: impl FnMut(&'c str, &mut Vec<T>),
+        mut visit: impl FnMut(usize, &[T]),
+    ) {
+        let mut current_file = usize::MAX;
+        // Tokens of the current file's lines read so far, and where each line's tokens start
+        // (`line_starts[i]` for line i + 1; one extra entry closes the last line).
+        let mut tokens: Vec<T> = Vec::new();
+        let mut line_starts: Vec<usize> = Vec::new();
+        for (index, window) in self.windows.iter().enumerate() {
+            if window.file != current_file {
+                current_file = window.file;
+                tokens.clear();
+                line_starts.clear();
+                line_starts.push(0);
+            }
+            let file = &self.files[window.file];
+            while line_starts.len() <= window.end {
+                tokenize_line(file.line(line_starts.len()), &mut tokens);
+                line_starts.push(tokens.len());
+            }
+            visit(
+                index,
+                &tokens[line_starts[window.start - 1]..line_starts[window.end]],
+            );
+        }
+    }
+}
+
+/// Windows over every source file in path order, blank windows skipped, cut at the budget; each
+/// file is read once and the windows point into it.
+pub fn window_corpus(
     services: &Services<'_>,
     policy: &SourcePolicy,
     windowing: &Windowing,
-) -> Result<Corpus, ExplorerError> {
+) -> Result<WindowedCorpus, ExplorerError> {
     windowing.check()?;
-    let mut corpus = Corpus::default();
+    let mut corpus = WindowedCorpus::default();
     let budget = windowing.max_chunks.unwrap_or(usize::MAX);
     if budget == 0 {
         return Ok(corpus);
     }
     for path in policy.source_files(services)? {
-        let lines = match services.read_file_lines(&path) {
-            Ok(lines) => lines,
+        let file = match read_source_file(services, &path) {
+            Ok(file) => file,
             Err(e) if e.is_unavailable() => return Err(e.into()),
             Err(e) => {
                 corpus.unreadable.push(format!("{path}: {}", e.message));
                 continue;
             }
         };
-        for (start, end) in windowing.windows(lines.len()) {
-            let content = lines[start - 1..end].join("\n");
-            if is_blank_python(&content) {
+        // A window is blank when all its lines are: `\n` joins them and is whitespace itself.
+        let blank: Vec<bool> = (1..=file.line_count())
+            .map(|number| is_blank_python(file.line(number)))
+            .collect();
+        let index = corpus.files.len();
+        for (start, end) in windowing.windows(file.line_count()) {
+            if blank[start - 1..end].iter().all(|b| *b) {
                 continue;
             }
-            corpus.chunks.push(Chunk {
-                path: path.clone(),
+            corpus.windows.push(Window {
+                file: index,
                 start,
                 end,
-                content,
             });
-            if corpus.chunks.len() == budget {
-                return Ok(corpus);
+            if corpus.windows.len() == budget {
+                break;
             }
+        }
+        corpus.files.push(file);
+        if corpus.windows.len() == budget {
+            break;
         }
     }
     Ok(corpus)
+}
+
+/// Windows over every source file in path order, blank windows skipped, cut at the budget, each
+/// with its joined text.
+pub fn chunk_corpus(
+    services: &Services<'_>,
+    policy: &SourcePolicy,
+    windowing: &Windowing,
+) -> Result<Corpus, ExplorerError> {
+    let windowed = window_corpus(services, policy, windowing)?;
+    let chunks = windowed
+        .windows
+        .iter()
+        .map(|window| Chunk {
+            path: windowed.file_of(window).path.clone(),
+            start: window.start,
+            end: window.end,
+            content: windowed.text(window).to_owned(),
+        })
+        .collect();
+    Ok(Corpus {
+        chunks,
+        unreadable: windowed.unreadable,
+    })
 }
 
 #[cfg(test)]
@@ -277,5 +510,71 @@ mod tests {
         assert!(
             matches!(w.check(), Err(ExplorerError::InvalidConfig(m)) if m.contains("chunk_overlap"))
         );
+    }
+
+    /// Each window gets the tokens of its joined text; each line is analysed once, in order.
+    #[test]
+    fn window_tokens_combine_lines_analysed_once() {
+        let file = |path: &str, lines: &[&str]| SourceFile::new(path, lines);
+        let corpus = WindowedCorpus {
+            files: vec![
+                file("a.py", &["x y", "", "z", "x w", "v"]),
+                file("b.py", &["q", "r s"]),
+            ],
+            windows: vec![
+                Window {
+                    file: 0,
+                    start: 1,
+                    end: 3,
+                },
+                Window {
+                    file: 0,
+                    start: 3,
+                    end: 5,
+                },
+                Window {
+                    file: 1,
+                    start: 1,
+                    end: 2,
+                },
+            ],
+            unreadable: Vec::new(),
+        };
+        let mut analysed = Vec::new();
+        let mut seen = Vec::new();
+        corpus.for_each_window_tokens(
+            |line, out: &mut Vec<String>| {
+                analysed.push(line.to_owned());
+                out.extend(line.split_whitespace().map(str::to_owned));
+            },
+            |index, tokens| seen.push((index, tokens.to_vec())),
+        );
+        assert_eq!(analysed, ["x y", "", "z", "x w", "v", "q", "r s"]);
+        for (index, tokens) in &seen {
+            let joined = corpus.text(&corpus.windows[*index]);
+            let expected: Vec<&str> = joined.split_whitespace().collect();
+            assert_eq!(tokens, &expected, "window {index}");
+        }
+        assert_eq!(seen.len(), 3);
+    }
+
+    /// `read_lines` answers pack into one text, escapes decoded, the other fields ignored.
+    #[test]
+    fn read_lines_answers_pack() {
+        let answer = r#"{"start":1,"lines":["def f():","","    return \"a\\tb\"\t\u00e9",""],"total_lines":4}"#;
+        let packed: ReadLinesPacked = serde_json::from_str(answer).unwrap();
+        let file = packed.lines.into_file("f.py".to_owned());
+        assert_eq!(file.line_count(), 4);
+        let lines: Vec<&str> = (1..=4).map(|n| file.line(n)).collect();
+        assert_eq!(lines, ["def f():", "", "    return \"a\\tb\"\t\u{e9}", ""]);
+        assert_eq!(file.joined(1, 2), "def f():\n");
+        assert_eq!(file.joined(3, 4), "    return \"a\\tb\"\t\u{e9}\n");
+        assert_eq!(file.joined(4, 4), "");
+        let empty: ReadLinesPacked = serde_json::from_str(r#"{"lines":[]}"#).unwrap();
+        assert_eq!(empty.lines.into_file("e".to_owned()).line_count(), 0);
+        assert_eq!(SourceFile::new("g", &["a", "b"]), {
+            let p: ReadLinesPacked = serde_json::from_str(r#"{"lines":["a","b"]}"#).unwrap();
+            p.lines.into_file("g".to_owned())
+        });
     }
 }

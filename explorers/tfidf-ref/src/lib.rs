@@ -2,10 +2,12 @@
 //! (scikit-learn's `TfidfVectorizer` + cosine similarity over the reference's line windows).
 //!
 //! Pipeline, per request:
-//! 1. the same windows as `bm25-ref` ([`swex_refkit::chunk_corpus`]: reference source policy,
+//! 1. the same windows as `bm25-ref` ([`swex_refkit::window_corpus`]: reference source policy,
 //!    80/20 windows, first 3000);
 //! 2. analysis as scikit-learn's word analyzer with `lowercase=True`, token pattern
-//!    `(?u)\b[A-Za-z_][A-Za-z0-9_]{1,}\b` and the English stop words ([`tokenize`]);
+//!    `(?u)\b[A-Za-z_][A-Za-z0-9_]{1,}\b` and the English stop words ([`tokenize`]); each line
+//!    analysed once (no token spans a line), terms interned to ids in first-seen order, a
+//!    byte scanner for ASCII lines;
 //! 3. vocabulary: every term; when there are more than `max_features` (10000), the most frequent
 //!    ones over the corpus (total counts). scikit-learn breaks ties at the cut with numpy's default
 //!    (unstable, introsort/SIMD) argsort, whose order depends on the numpy build and the CPU; this
@@ -22,11 +24,12 @@
 
 mod stop_words;
 
+use rustc_hash::FxHashMap;
 use serde::Deserialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::ffi::CStr;
 use swex_plugin::{Explorer, ExplorerError, Region, Request, Response, Services, parse_config};
-use swex_refkit::{SourcePolicy, Windowing, chunk_corpus};
+use swex_refkit::{SourcePolicy, WindowedCorpus, Windowing, window_corpus};
 
 pub use stop_words::ENGLISH_STOP_WORDS;
 
@@ -73,44 +76,192 @@ fn is_word(c: char) -> bool {
     c == '_' || c.is_alphanumeric()
 }
 
-/// scikit-learn's analysis: lowercase, then the maximal runs of word characters that are
-/// ASCII identifiers of two characters or more, minus the stop words.
-pub fn tokenize(text: &str, stop_words: &HashSet<&str>, out: &mut Vec<String>) {
+fn is_ascii_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Calls `found` with every token of scikit-learn's analysis before the stop-word filter:
+/// lowercase, then the maximal runs of word characters that are ASCII identifiers of two
+/// characters or more. `lowered` is scratch space, so that ASCII text costs no allocation.
+fn scan_tokens(text: &str, lowered: &mut String, mut found: impl FnMut(&str)) {
+    if text.is_ascii() {
+        // ASCII lowercases to ASCII byte for byte, and only ASCII bytes are word characters.
+        let bytes = text.as_bytes();
+        let mut index = 0;
+        while index < bytes.len() {
+            if !is_ascii_word(bytes[index]) {
+                index += 1;
+                continue;
+            }
+            let start = index;
+            while index < bytes.len() && is_ascii_word(bytes[index]) {
+                index += 1;
+            }
+            let run = &text[start..index];
+            if run.len() >= 2 && !bytes[start].is_ascii_digit() {
+                if run.bytes().any(|b| b.is_ascii_uppercase()) {
+                    lowered.clear();
+                    lowered.push_str(run);
+                    lowered.make_ascii_lowercase();
+                    found(lowered);
+                } else {
+                    found(run);
+                }
+            }
+        }
+        return;
+    }
+    // Other text: lowercasing may change lengths and characters (`K` → `k`, `İ` → `i̇`), and
+    // any non-ASCII word character joins a run that is then no identifier.
     let lower = text.to_lowercase();
     let mut run_start: Option<usize> = None;
-    let push_run = |run: &str, out: &mut Vec<String>| {
+    let mut push_run = |run: &str| {
         let bytes = run.as_bytes();
         let identifier = bytes.len() >= 2
             && (bytes[0].is_ascii_alphabetic() || bytes[0] == b'_')
-            && bytes
-                .iter()
-                .all(|b| b.is_ascii_alphanumeric() || *b == b'_');
-        if identifier && !stop_words.contains(run) {
-            out.push(run.to_owned());
+            && bytes.iter().all(|b| is_ascii_word(*b));
+        if identifier {
+            found(run);
         }
     };
     for (index, c) in lower.char_indices() {
         match (is_word(c), run_start) {
             (true, None) => run_start = Some(index),
             (false, Some(start)) => {
-                push_run(&lower[start..index], out);
+                push_run(&lower[start..index]);
                 run_start = None;
             }
             _ => {}
         }
     }
     if let Some(start) = run_start {
-        push_run(&lower[start..], out);
+        push_run(&lower[start..]);
+    }
+}
+
+/// scikit-learn's analysis: lowercase, then the maximal runs of word characters that are
+/// ASCII identifiers of two characters or more, minus the stop words.
+pub fn tokenize(text: &str, stop_words: &HashSet<&str>, out: &mut Vec<String>) {
+    let mut lowered = String::new();
+    scan_tokens(text, &mut lowered, |token| {
+        if !stop_words.contains(token) {
+            out.push(token.to_owned());
+        }
+    });
+}
+
+/// The id of a stop word in [`Terms`]: analysed, never counted.
+const STOP_WORD: u32 = u32::MAX;
+
+/// Analysed terms as ids in first-seen order; the stop words are known from the start, so one
+/// lookup both filters and interns a token.
+struct Terms {
+    ids: FxHashMap<String, u32>,
+    /// How many terms (stop words apart) have ids: `0..len`.
+    len: usize,
+    lowered: String,
+}
+
+impl Terms {
+    fn new() -> Terms {
+        // A corpus of 3000 windows has tens of thousands of distinct terms: start big rather
+        // than rehash a dozen times.
+        let mut ids = FxHashMap::with_capacity_and_hasher(1 << 15, Default::default());
+        for word in ENGLISH_STOP_WORDS {
+            ids.insert((*word).to_owned(), STOP_WORD);
+        }
+        Terms {
+            ids,
+            len: 0,
+            lowered: String::new(),
+        }
+    }
+
+    /// Appends the ids of the text's terms, new terms getting the next ids.
+    fn intern(&mut self, text: &str, out: &mut Vec<u32>) {
+        let Terms { ids, len, lowered } = self;
+        scan_tokens(text, lowered, |token| {
+            let id = match ids.get(token) {
+                Some(id) => *id,
+                None => {
+                    let id = *len as u32;
+                    *len += 1;
+                    ids.insert(token.to_owned(), id);
+                    id
+                }
+            };
+            if id != STOP_WORD {
+                out.push(id);
+            }
+        });
+    }
+
+    /// The ids of the text's known terms (unknown ones and stop words left out).
+    fn lookup(&self, text: &str, out: &mut Vec<u32>) {
+        let mut lowered = String::new();
+        scan_tokens(text, &mut lowered, |token| {
+            if let Some(&id) = self.ids.get(token)
+                && id != STOP_WORD
+            {
+                out.push(id);
+            }
+        });
+    }
+}
+
+/// Each document's terms with counts, in term id order (the order of scikit-learn's CSR rows).
+#[derive(Default)]
+struct Rows {
+    /// Entries of document `d`: `entries[starts[d]..starts[d + 1]]`.
+    starts: Vec<usize>,
+    entries: Vec<(u32, u32)>,
+    /// Scratch: per term id, its count in the document being added (zero outside `add`).
+    scratch: Vec<u32>,
+}
+
+impl Rows {
+    fn add(&mut self, ids: &[u32]) {
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        let first = self.entries.len();
+        for &id in ids {
+            let id = id as usize;
+            if id >= self.scratch.len() {
+                self.scratch.resize(id + 1, 0);
+            }
+            if self.scratch[id] == 0 {
+                self.entries.push((id as u32, 0));
+            }
+            self.scratch[id] += 1;
+        }
+        for entry in &mut self.entries[first..] {
+            entry.1 = self.scratch[entry.0 as usize];
+            self.scratch[entry.0 as usize] = 0;
+        }
+        self.entries[first..].sort_unstable();
+        self.starts.push(self.entries.len());
+    }
+
+    fn documents(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    fn range(&self, document: usize) -> std::ops::Range<usize> {
+        self.starts[document]..self.starts[document + 1]
     }
 }
 
 /// A fitted TF-IDF model over a corpus of documents.
 pub struct TfidfModel {
-    /// Kept term → (alphabetical index among kept terms, idf).
-    terms: HashMap<String, (usize, f64)>,
-    /// Per kept term (alphabetical index): (document, normalised weight).
-    postings: Vec<Vec<(usize, f64)>>,
-    documents: usize,
+    terms: Terms,
+    /// Per term id: its column (alphabetical index among the kept terms), `usize::MAX` when cut.
+    column: Vec<usize>,
+    /// Per term id (0 when cut).
+    idf: Vec<f64>,
+    rows: Rows,
+    /// Per row entry (aligned with `rows.entries`): its normalised weight, 0 when cut.
+    weights: Vec<f64>,
 }
 
 /// Divides by the L2 norm, the sum of squares taken in the given order (skipped when zero).
@@ -129,42 +280,46 @@ impl TfidfModel {
     /// Fits on the documents; `None` when the vocabulary is empty (scikit-learn raises then, and
     /// the reference answers nothing).
     pub fn fit(documents: &[&str], max_features: Option<usize>) -> Option<TfidfModel> {
-        let stop_words: HashSet<&str> = ENGLISH_STOP_WORDS.iter().copied().collect();
-        // Terms get ids in first-seen order; each row keeps its terms in id order, as the CSR
-        // matrix scikit-learn builds does.
-        let mut ids: HashMap<String, usize> = HashMap::new();
-        let mut names: Vec<String> = Vec::new();
-        let mut rows: Vec<Vec<(usize, u32)>> = Vec::with_capacity(documents.len());
-        let mut tokens = Vec::new();
+        let mut terms = Terms::new();
+        let mut rows = Rows::default();
+        let mut ids = Vec::new();
         for document in documents {
-            tokens.clear();
-            tokenize(document, &stop_words, &mut tokens);
-            let mut counts: HashMap<usize, u32> = HashMap::new();
-            for token in tokens.drain(..) {
-                let id = *ids.entry(token).or_insert_with_key(|token| {
-                    names.push(token.clone());
-                    names.len() - 1
-                });
-                *counts.entry(id).or_insert(0) += 1;
-            }
-            let mut row: Vec<(usize, u32)> = counts.into_iter().collect();
-            row.sort_unstable();
-            rows.push(row);
+            ids.clear();
+            terms.intern(document, &mut ids);
+            rows.add(&ids);
         }
-        if names.is_empty() {
+        TfidfModel::from_rows(terms, rows, max_features)
+    }
+
+    /// Fits on the corpus windows, analysing each line once (tokens never span lines, so a
+    /// window's terms are its lines' terms).
+    pub fn fit_windows(corpus: &WindowedCorpus, max_features: Option<usize>) -> Option<TfidfModel> {
+        let mut terms = Terms::new();
+        let mut rows = Rows::default();
+        corpus.for_each_window_tokens(|line, ids| terms.intern(line, ids), |_, ids| rows.add(ids));
+        TfidfModel::from_rows(terms, rows, max_features)
+    }
+
+    /// Term ids come in first-seen order, and every id occurs in some row.
+    fn from_rows(terms: Terms, rows: Rows, max_features: Option<usize>) -> Option<TfidfModel> {
+        if terms.len == 0 {
             return None;
+        }
+        let mut names = vec![""; terms.len];
+        for (name, &id) in &terms.ids {
+            if id != STOP_WORD {
+                names[id as usize] = name.as_str();
+            }
         }
         let mut total = vec![0u64; names.len()];
         let mut df = vec![0u64; names.len()];
-        for row in &rows {
-            for &(id, count) in row {
-                total[id] += count as u64;
-                df[id] += 1;
-            }
+        for &(id, count) in &rows.entries {
+            total[id as usize] += count as u64;
+            df[id as usize] += 1;
         }
         // Alphabetical order of all terms, then the kept ones.
         let mut alphabetical: Vec<usize> = (0..names.len()).collect();
-        alphabetical.sort_by(|a, b| names[*a].cmp(&names[*b]));
+        alphabetical.sort_unstable_by(|a, b| names[*a].cmp(names[*b]));
         let mut kept = vec![true; names.len()];
         if let Some(limit) = max_features
             && names.len() > limit
@@ -177,66 +332,85 @@ impl TfidfModel {
                 kept[*id] = true;
             }
         }
-        let n = documents.len() as f64;
-        let mut terms = HashMap::new();
+        let n = rows.documents() as f64;
         let mut column = vec![usize::MAX; names.len()];
         let mut idf = vec![0.0; names.len()];
-        for id in alphabetical.into_iter().filter(|id| kept[*id]) {
-            column[id] = terms.len();
+        for (kept_index, id) in alphabetical.into_iter().filter(|id| kept[*id]).enumerate() {
+            column[id] = kept_index;
             idf[id] = ((1.0 + n) / (1.0 + df[id] as f64)).ln() + 1.0;
-            terms.insert(names[id].clone(), (column[id], idf[id]));
         }
-        let mut postings = vec![Vec::new(); terms.len()];
-        for (document, row) in rows.iter().enumerate() {
-            let entries: Vec<usize> = row
-                .iter()
-                .map(|(id, _)| *id)
-                .filter(|id| kept[*id])
-                .collect();
-            let mut weights: Vec<f64> = row
-                .iter()
-                .filter(|(id, _)| kept[*id])
-                .map(|&(id, count)| ((count as f64).ln() + 1.0) * idf[id])
-                .collect();
-            normalize(&mut weights); // TfidfTransformer's norm="l2"
-            normalize(&mut weights); // cosine_similarity normalises its inputs again
-            for (id, weight) in entries.into_iter().zip(weights) {
-                postings[column[id]].push((document, weight));
+        let mut weights = vec![0.0; rows.entries.len()];
+        let mut row_weights = Vec::new();
+        for document in 0..rows.documents() {
+            let range = rows.range(document);
+            row_weights.clear();
+            row_weights.extend(
+                rows.entries[range.clone()]
+                    .iter()
+                    .filter(|(id, _)| kept[*id as usize])
+                    .map(|&(id, count)| ((count as f64).ln() + 1.0) * idf[id as usize]),
+            );
+            normalize(&mut row_weights); // TfidfTransformer's norm="l2"
+            normalize(&mut row_weights); // cosine_similarity normalises its inputs again
+            let mut normalized = row_weights.iter();
+            for (entry, weight) in rows.entries[range.clone()].iter().zip(&mut weights[range]) {
+                if kept[entry.0 as usize] {
+                    *weight = *normalized.next().expect("one weight per kept entry");
+                }
             }
         }
         Some(TfidfModel {
             terms,
-            postings,
-            documents: documents.len(),
+            column,
+            idf,
+            rows,
+            weights,
         })
     }
 
     /// Cosine similarity of the query with every document.
     pub fn scores(&self, query: &str) -> Vec<f64> {
-        let stop_words: HashSet<&str> = ENGLISH_STOP_WORDS.iter().copied().collect();
-        let mut tokens = Vec::new();
-        tokenize(query, &stop_words, &mut tokens);
-        let mut counts: HashMap<usize, (u32, f64)> = HashMap::new();
-        for token in &tokens {
-            if let Some(&(column, idf)) = self.terms.get(token) {
-                counts.entry(column).or_insert((0, idf)).0 += 1;
+        let mut ids = Vec::new();
+        self.terms.lookup(query, &mut ids);
+        // Query terms by column with counts: the query's CSR row.
+        let mut entries: Vec<(usize, u32, u32)> = Vec::new();
+        ids.sort_unstable_by_key(|id| self.column[*id as usize]);
+        for id in ids {
+            let column = self.column[id as usize];
+            if column == usize::MAX {
+                continue;
+            }
+            match entries.last_mut() {
+                Some(last) if last.0 == column => last.2 += 1,
+                _ => entries.push((column, id, 1)),
             }
         }
-        let mut entries: Vec<(usize, u32, f64)> = counts
-            .into_iter()
-            .map(|(column, (count, idf))| (column, count, idf))
-            .collect();
-        entries.sort_unstable_by_key(|e| e.0);
         let mut weights: Vec<f64> = entries
             .iter()
-            .map(|&(_, count, idf)| ((count as f64).ln() + 1.0) * idf)
+            .map(|&(_, id, count)| ((count as f64).ln() + 1.0) * self.idf[id as usize])
             .collect();
         normalize(&mut weights);
         normalize(&mut weights);
-        let mut scores = vec![0.0f64; self.documents];
-        for (&(column, _, _), weight) in entries.iter().zip(weights) {
-            for &(document, document_weight) in &self.postings[column] {
-                scores[document] += weight * document_weight;
+        // Per document, the products are added in column order, as the sparse product does.
+        let mut document_weight = vec![0.0f64; self.terms.len];
+        let mut scores = vec![0.0f64; self.rows.documents()];
+        for (document, score) in scores.iter_mut().enumerate() {
+            let range = self.rows.range(document);
+            for (entry, weight) in self.rows.entries[range.clone()]
+                .iter()
+                .zip(&self.weights[range.clone()])
+            {
+                document_weight[entry.0 as usize] = *weight;
+            }
+            for (&(_, id, _), weight) in entries.iter().zip(&weights) {
+                let document_weight = document_weight[id as usize];
+                // Kept entries have positive weights; 0 means the term is not in the document.
+                if document_weight != 0.0 {
+                    *score += weight * document_weight;
+                }
+            }
+            for entry in &self.rows.entries[range] {
+                document_weight[entry.0 as usize] = 0.0;
             }
         }
         scores
@@ -303,7 +477,7 @@ impl Explorer for TfidfRef {
         if request.issue.trim().is_empty() {
             return Ok(response);
         }
-        let corpus = chunk_corpus(services, &self.policy, &self.windowing)?;
+        let corpus = window_corpus(services, &self.policy, &self.windowing)?;
         if !corpus.unreadable.is_empty() {
             response.notes.push(format!(
                 "{} source files could not be read and were skipped (first: {})",
@@ -311,8 +485,7 @@ impl Explorer for TfidfRef {
                 corpus.unreadable[0]
             ));
         }
-        let documents: Vec<&str> = corpus.chunks.iter().map(|c| c.content.as_str()).collect();
-        let Some(model) = TfidfModel::fit(&documents, self.max_features) else {
+        let Some(model) = TfidfModel::fit_windows(&corpus, self.max_features) else {
             response
                 .notes
                 .push("no indexable terms in this snapshot's source windows".to_owned());
@@ -320,11 +493,15 @@ impl Explorer for TfidfRef {
         };
         let scores = model.scores(&request.issue);
         for index in rank(&scores, request.top_k) {
-            let chunk = &corpus.chunks[index];
+            let window = &corpus.windows[index];
             response.regions.push(
-                Region::new(chunk.path.clone(), chunk.start as i64, chunk.end as i64)
-                    .with_score(scores[index])
-                    .with_why(format!("TF-IDF window {}", index + 1)),
+                Region::new(
+                    corpus.file_of(window).path.clone(),
+                    window.start as i64,
+                    window.end as i64,
+                )
+                .with_score(scores[index])
+                .with_why(format!("TF-IDF window {}", index + 1)),
             );
         }
         Ok(response)
@@ -354,6 +531,77 @@ mod tests {
         check_tokens("café naïve über cafe", &["cafe"]);
         check_tokens("The value is NOT found", &["value"]);
         check_tokens("x.y-z a_b2", &["a_b2"]);
+    }
+
+    /// The byte scanner of ASCII lines agrees with the general path (the same text with a
+    /// non-ASCII character appended, away from any token).
+    #[test]
+    fn ascii_scanner_agrees_with_unicode_path() {
+        for text in [
+            "def parse_URL(self): return self.x1",
+            "A 1abc _x __init__ 9 ab HTTPError x2Y",
+            "  __ _a 12 a1 Zz  ",
+            "snake_case CamelCase SCREAMING_CASE 3d_point",
+        ] {
+            let ascii: Vec<String> = {
+                let mut out = Vec::new();
+                scan_tokens(text, &mut String::new(), |t| out.push(t.to_owned()));
+                out
+            };
+            let unicode: Vec<String> = {
+                let mut out = Vec::new();
+                scan_tokens(&format!("{text} é"), &mut String::new(), |t| {
+                    out.push(t.to_owned())
+                });
+                out
+            };
+            assert_eq!(ascii, unicode, "{text:?}");
+        }
+    }
+
+    /// Fitting on windows that share lines gives the scores of fitting on the joined window texts,
+    /// bit for bit.
+    #[test]
+    fn window_fit_equals_fit_on_joined_text() {
+        use swex_refkit::{SourceFile, Window};
+        let lines = [
+            "def parse_url(self, url):",
+            "    return urlparse(url).netloc",
+            "",
+            "class UrlParser:  # Ünïcode here",
+            "    def parse(self, text): return text.split('/')",
+            "README: the url parser handles http and https urls",
+            "tables tables Tables database",
+        ];
+        let corpus = WindowedCorpus {
+            files: vec![SourceFile::new("a.py", &lines)],
+            windows: [(1, 3), (2, 4), (3, 5), (4, 6), (5, 7), (7, 7)]
+                .into_iter()
+                .map(|(start, end)| Window {
+                    file: 0,
+                    start,
+                    end,
+                })
+                .collect(),
+            unreadable: Vec::new(),
+        };
+        let joined: Vec<String> = corpus
+            .windows
+            .iter()
+            .map(|w| corpus.text(w).to_owned())
+            .collect();
+        let joined: Vec<&str> = joined.iter().map(String::as_str).collect();
+        let query = "parse_url returns the wrong netloc for HTTPS urls in tables";
+        for max_features in [None, Some(5)] {
+            let by_window = TfidfModel::fit_windows(&corpus, max_features).unwrap();
+            let by_text = TfidfModel::fit(&joined, max_features).unwrap();
+            let bits = |scores: Vec<f64>| scores.iter().map(|s| s.to_bits()).collect::<Vec<_>>();
+            assert_eq!(
+                bits(by_window.scores(query)),
+                bits(by_text.scores(query)),
+                "max_features {max_features:?}"
+            );
+        }
     }
 
     #[test]
