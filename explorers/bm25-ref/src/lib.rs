@@ -24,7 +24,7 @@ use serde::Deserialize;
 use std::ffi::CStr;
 use swex_plugin::text::split_whitespace_python;
 use swex_plugin::{Explorer, ExplorerError, Region, Request, Response, Services, parse_config};
-use swex_refkit::{SourcePolicy, WindowedCorpus, Windowing, window_corpus};
+use swex_refkit::{SourcePolicy, TermRows, WindowedCorpus, Windowing, window_corpus};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -112,57 +112,13 @@ impl<'a> Vocabulary<'a> {
     }
 }
 
-/// Each document's distinct term ids with their frequencies, gathered one document at a time.
-#[derive(Debug, Default)]
-pub struct TermCounts {
-    /// Entries of document `d`: `entries[starts[d]..starts[d + 1]]`.
-    starts: Vec<usize>,
-    entries: Vec<(u32, u32)>,
-    doc_len: Vec<usize>,
-    /// Scratch: per term id, its count in the document being added (zero outside `add`).
-    scratch: Vec<u32>,
-}
-
-impl TermCounts {
-    pub fn add(&mut self, ids: &[u32]) {
-        if self.starts.is_empty() {
-            self.starts.push(0);
-        }
-        let first = self.entries.len();
-        for &id in ids {
-            let id = id as usize;
-            if id >= self.scratch.len() {
-                self.scratch.resize(id + 1, 0);
-            }
-            if self.scratch[id] == 0 {
-                self.entries.push((id as u32, 0));
-            }
-            self.scratch[id] += 1;
-        }
-        for entry in &mut self.entries[first..] {
-            entry.1 = self.scratch[entry.0 as usize];
-            self.scratch[entry.0 as usize] = 0;
-        }
-        self.starts.push(self.entries.len());
-        self.doc_len.push(ids.len());
-    }
-
-    fn documents(&self) -> usize {
-        self.doc_len.len()
-    }
-
-    fn entries(&self, document: usize) -> &[(u32, u32)] {
-        &self.entries[self.starts[document]..self.starts[document + 1]]
-    }
-}
-
 /// `rank_bm25.BM25Okapi` over tokenized documents.
 pub struct Okapi<'a> {
     k1: f64,
     b: f64,
     avgdl: f64,
     vocabulary: Vocabulary<'a>,
-    counts: TermCounts,
+    counts: TermRows,
     doc_len: Vec<f64>,
     /// Per term id.
     idf: Vec<f64>,
@@ -171,7 +127,7 @@ pub struct Okapi<'a> {
 impl<'a> Okapi<'a> {
     pub fn new(documents: &[Vec<&'a str>], k1: f64, b: f64, epsilon: f64) -> Okapi<'a> {
         let mut vocabulary = Vocabulary::default();
-        let mut counts = TermCounts::default();
+        let mut counts = TermRows::default();
         let mut ids = Vec::new();
         for tokens in documents {
             ids.clear();
@@ -186,7 +142,7 @@ impl<'a> Okapi<'a> {
     /// them separates like any whitespace.
     pub fn from_windows(corpus: &'a WindowedCorpus, k1: f64, b: f64, epsilon: f64) -> Okapi<'a> {
         let mut vocabulary = Vocabulary::default();
-        let mut counts = TermCounts::default();
+        let mut counts = TermRows::default();
         corpus.for_each_window_tokens(
             |line, ids| ids.extend(split_whitespace_python(line).map(|t| vocabulary.intern(t))),
             |_, ids| counts.add(ids),
@@ -200,16 +156,16 @@ impl<'a> Okapi<'a> {
     /// first-seen order and averages them over the corpus vocabulary.
     pub fn from_counts(
         vocabulary: Vocabulary<'a>,
-        counts: TermCounts,
+        counts: TermRows,
         k1: f64,
         b: f64,
         epsilon: f64,
     ) -> Okapi<'a> {
         let corpus_size = counts.documents();
-        let total_tokens: u64 = counts.doc_len.iter().map(|n| *n as u64).sum();
-        let doc_len: Vec<f64> = counts.doc_len.iter().map(|n| *n as f64).collect();
+        let total_tokens: u64 = counts.doc_lens().iter().map(|n| *n as u64).sum();
+        let doc_len: Vec<f64> = counts.doc_lens().iter().map(|n| *n as f64).collect();
         let mut document_frequency = vec![0usize; vocabulary.len()];
-        for &(id, _) in &counts.entries {
+        for &(id, _) in counts.entries() {
             document_frequency[id as usize] += 1;
         }
         let avgdl = if corpus_size == 0 {
@@ -257,7 +213,7 @@ impl<'a> Okapi<'a> {
         let mut scores = vec![0.0f64; self.doc_len.len()];
         let mut frequency = vec![0u32; self.vocabulary.len()];
         for (document, score) in scores.iter_mut().enumerate() {
-            let entries = self.counts.entries(document);
+            let entries = self.counts.row(document);
             for &(id, tf) in entries {
                 frequency[id as usize] = tf;
             }

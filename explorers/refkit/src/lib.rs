@@ -459,9 +459,112 @@ pub fn chunk_corpus(
     })
 }
 
+/// Each document's distinct term ids with their counts, gathered one document at a time into
+/// flat rows (no map per document). Shared by `bm25-ref` (rows in first-seen order) and
+/// `tfidf-ref` (rows in term id order, the order of scikit-learn's CSR rows).
+#[derive(Debug, Default)]
+pub struct TermRows {
+    /// Entries of document `d`: `entries[starts[d]..starts[d + 1]]`.
+    starts: Vec<usize>,
+    entries: Vec<(u32, u32)>,
+    doc_len: Vec<usize>,
+    /// Scratch: per term id, its count in the document being added (zero outside `add`).
+    scratch: Vec<u32>,
+}
+
+impl TermRows {
+    /// Adds a document given its token ids; its row lists each distinct id once, in the order of
+    /// first occurrence.
+    pub fn add(&mut self, ids: &[u32]) {
+        if self.starts.is_empty() {
+            self.starts.push(0);
+        }
+        let first = self.entries.len();
+        for &id in ids {
+            let id = id as usize;
+            if id >= self.scratch.len() {
+                self.scratch.resize(id + 1, 0);
+            }
+            if self.scratch[id] == 0 {
+                self.entries.push((id as u32, 0));
+            }
+            self.scratch[id] += 1;
+        }
+        for entry in &mut self.entries[first..] {
+            entry.1 = self.scratch[entry.0 as usize];
+            self.scratch[entry.0 as usize] = 0;
+        }
+        self.starts.push(self.entries.len());
+        self.doc_len.push(ids.len());
+    }
+
+    /// [`Self::add`], then the new row in term id order.
+    pub fn add_sorted(&mut self, ids: &[u32]) {
+        self.add(ids);
+        let first = self.starts[self.starts.len() - 2];
+        self.entries[first..].sort_unstable();
+    }
+
+    pub fn documents(&self) -> usize {
+        self.doc_len.len()
+    }
+
+    /// The range of `entries()` holding document `document`'s row.
+    pub fn range(&self, document: usize) -> std::ops::Range<usize> {
+        self.starts[document]..self.starts[document + 1]
+    }
+
+    pub fn row(&self, document: usize) -> &[(u32, u32)] {
+        &self.entries[self.range(document)]
+    }
+
+    /// All rows, one after the other.
+    pub fn entries(&self) -> &[(u32, u32)] {
+        &self.entries
+    }
+
+    /// Tokens per document (repeats counted).
+    pub fn doc_lens(&self) -> &[usize] {
+        &self.doc_len
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn term_rows_count_distinct_ids_per_document() {
+        let mut rows = TermRows::default();
+        assert_eq!(rows.documents(), 0);
+        // (ids, expected row in first-seen order, expected row sorted)
+        type Row = &'static [(u32, u32)];
+        let cases: [(&[u32], Row, Row); 4] = [
+            (
+                &[5, 1, 5, 3, 1, 5],
+                &[(5, 3), (1, 2), (3, 1)],
+                &[(1, 2), (3, 1), (5, 3)],
+            ),
+            (&[], &[], &[]),
+            (&[0], &[(0, 1)], &[(0, 1)]),
+            (&[9, 9, 2], &[(9, 2), (2, 1)], &[(2, 1), (9, 2)]),
+        ];
+        let mut sorted = TermRows::default();
+        for (ids, first_seen, in_id_order) in cases {
+            rows.add(ids);
+            sorted.add_sorted(ids);
+            let last = rows.documents() - 1;
+            assert_eq!(rows.row(last), first_seen, "{ids:?}");
+            assert_eq!(sorted.row(last), in_id_order, "{ids:?}");
+            assert_eq!(rows.doc_lens()[last], ids.len());
+        }
+        assert_eq!(rows.documents(), 4);
+        // Earlier rows are untouched by later documents (the scratch counts are reset).
+        assert_eq!(rows.row(0), &[(5, 3), (1, 2), (3, 1)]);
+        // Rows of 3, 0, 1 and 2 distinct ids.
+        assert_eq!(rows.entries().len(), 6);
+        assert_eq!(rows.range(3), 4..6);
+    }
 
     fn check_accepts(path: &str, expected: bool) {
         assert_eq!(SourcePolicy::default().accepts(path), expected, "{path}");

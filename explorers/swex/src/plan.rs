@@ -16,7 +16,7 @@
 //! The slot pattern is configurable (`plan`): `S` = next source file whole, `s` = next source file
 //! focused on its best chunk, `T` = next test file whole, `t` = next test file focused.
 
-use crate::rank::RankedFile;
+use crate::rank::{RankedFile, file_stem as stem};
 use std::collections::HashSet;
 use swex_plugin::Region;
 use swex_plugin::types::SearchHit;
@@ -33,17 +33,6 @@ pub fn focus(path: &str, hits: &[SearchHit], fallback_lines: u32) -> (i64, i64, 
             },
         ),
         None => (1, fallback_lines as i64, "file head".to_owned()),
-    }
-}
-
-/// Base name of a source file without extension (`__init__` → its directory).
-fn stem(path: &str) -> &str {
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let stem = file.split('.').next().unwrap_or(file);
-    if stem == "__init__" {
-        path.rsplit('/').nth(1).unwrap_or(stem)
-    } else {
-        stem
     }
 }
 

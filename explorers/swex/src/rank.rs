@@ -154,7 +154,8 @@ fn module_path(path: &str) -> Option<String> {
     Some(stem.replace('/', "."))
 }
 
-fn file_stem(path: &str) -> &str {
+/// Base name of a file without extension (`__init__` → its directory).
+pub(crate) fn file_stem(path: &str) -> &str {
     let file = path.rsplit('/').next().unwrap_or(path);
     let stem = file.split('.').next().unwrap_or(file);
     if stem == "__init__" {

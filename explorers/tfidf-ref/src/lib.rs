@@ -29,7 +29,7 @@ use serde::Deserialize;
 use std::collections::HashSet;
 use std::ffi::CStr;
 use swex_plugin::{Explorer, ExplorerError, Region, Request, Response, Services, parse_config};
-use swex_refkit::{SourcePolicy, WindowedCorpus, Windowing, window_corpus};
+use swex_refkit::{SourcePolicy, TermRows, WindowedCorpus, Windowing, window_corpus};
 
 pub use stop_words::ENGLISH_STOP_WORDS;
 
@@ -209,49 +209,6 @@ impl Terms {
     }
 }
 
-/// Each document's terms with counts, in term id order (the order of scikit-learn's CSR rows).
-#[derive(Default)]
-struct Rows {
-    /// Entries of document `d`: `entries[starts[d]..starts[d + 1]]`.
-    starts: Vec<usize>,
-    entries: Vec<(u32, u32)>,
-    /// Scratch: per term id, its count in the document being added (zero outside `add`).
-    scratch: Vec<u32>,
-}
-
-impl Rows {
-    fn add(&mut self, ids: &[u32]) {
-        if self.starts.is_empty() {
-            self.starts.push(0);
-        }
-        let first = self.entries.len();
-        for &id in ids {
-            let id = id as usize;
-            if id >= self.scratch.len() {
-                self.scratch.resize(id + 1, 0);
-            }
-            if self.scratch[id] == 0 {
-                self.entries.push((id as u32, 0));
-            }
-            self.scratch[id] += 1;
-        }
-        for entry in &mut self.entries[first..] {
-            entry.1 = self.scratch[entry.0 as usize];
-            self.scratch[entry.0 as usize] = 0;
-        }
-        self.entries[first..].sort_unstable();
-        self.starts.push(self.entries.len());
-    }
-
-    fn documents(&self) -> usize {
-        self.starts.len().saturating_sub(1)
-    }
-
-    fn range(&self, document: usize) -> std::ops::Range<usize> {
-        self.starts[document]..self.starts[document + 1]
-    }
-}
-
 /// A fitted TF-IDF model over a corpus of documents.
 pub struct TfidfModel {
     terms: Terms,
@@ -259,7 +216,8 @@ pub struct TfidfModel {
     column: Vec<usize>,
     /// Per term id (0 when cut).
     idf: Vec<f64>,
-    rows: Rows,
+    /// Each document's terms with counts, in term id order (the order of scikit-learn's CSR rows).
+    rows: TermRows,
     /// Per row entry (aligned with `rows.entries`): its normalised weight, 0 when cut.
     weights: Vec<f64>,
 }
@@ -281,12 +239,12 @@ impl TfidfModel {
     /// the reference answers nothing).
     pub fn fit(documents: &[&str], max_features: Option<usize>) -> Option<TfidfModel> {
         let mut terms = Terms::new();
-        let mut rows = Rows::default();
+        let mut rows = TermRows::default();
         let mut ids = Vec::new();
         for document in documents {
             ids.clear();
             terms.intern(document, &mut ids);
-            rows.add(&ids);
+            rows.add_sorted(&ids);
         }
         TfidfModel::from_rows(terms, rows, max_features)
     }
@@ -295,13 +253,16 @@ impl TfidfModel {
     /// window's terms are its lines' terms).
     pub fn fit_windows(corpus: &WindowedCorpus, max_features: Option<usize>) -> Option<TfidfModel> {
         let mut terms = Terms::new();
-        let mut rows = Rows::default();
-        corpus.for_each_window_tokens(|line, ids| terms.intern(line, ids), |_, ids| rows.add(ids));
+        let mut rows = TermRows::default();
+        corpus.for_each_window_tokens(
+            |line, ids| terms.intern(line, ids),
+            |_, ids| rows.add_sorted(ids),
+        );
         TfidfModel::from_rows(terms, rows, max_features)
     }
 
     /// Term ids come in first-seen order, and every id occurs in some row.
-    fn from_rows(terms: Terms, rows: Rows, max_features: Option<usize>) -> Option<TfidfModel> {
+    fn from_rows(terms: Terms, rows: TermRows, max_features: Option<usize>) -> Option<TfidfModel> {
         if terms.len == 0 {
             return None;
         }
@@ -313,7 +274,7 @@ impl TfidfModel {
         }
         let mut total = vec![0u64; names.len()];
         let mut df = vec![0u64; names.len()];
-        for &(id, count) in &rows.entries {
+        for &(id, count) in rows.entries() {
             total[id as usize] += count as u64;
             df[id as usize] += 1;
         }
@@ -339,13 +300,13 @@ impl TfidfModel {
             column[id] = kept_index;
             idf[id] = ((1.0 + n) / (1.0 + df[id] as f64)).ln() + 1.0;
         }
-        let mut weights = vec![0.0; rows.entries.len()];
+        let mut weights = vec![0.0; rows.entries().len()];
         let mut row_weights = Vec::new();
         for document in 0..rows.documents() {
             let range = rows.range(document);
             row_weights.clear();
             row_weights.extend(
-                rows.entries[range.clone()]
+                rows.entries()[range.clone()]
                     .iter()
                     .filter(|(id, _)| kept[*id as usize])
                     .map(|&(id, count)| ((count as f64).ln() + 1.0) * idf[id as usize]),
@@ -353,7 +314,10 @@ impl TfidfModel {
             normalize(&mut row_weights); // TfidfTransformer's norm="l2"
             normalize(&mut row_weights); // cosine_similarity normalises its inputs again
             let mut normalized = row_weights.iter();
-            for (entry, weight) in rows.entries[range.clone()].iter().zip(&mut weights[range]) {
+            for (entry, weight) in rows.entries()[range.clone()]
+                .iter()
+                .zip(&mut weights[range])
+            {
                 if kept[entry.0 as usize] {
                     *weight = *normalized.next().expect("one weight per kept entry");
                 }
@@ -396,7 +360,7 @@ impl TfidfModel {
         let mut scores = vec![0.0f64; self.rows.documents()];
         for (document, score) in scores.iter_mut().enumerate() {
             let range = self.rows.range(document);
-            for (entry, weight) in self.rows.entries[range.clone()]
+            for (entry, weight) in self.rows.entries()[range.clone()]
                 .iter()
                 .zip(&self.weights[range.clone()])
             {
@@ -409,7 +373,7 @@ impl TfidfModel {
                     *score += weight * document_weight;
                 }
             }
-            for entry in &self.rows.entries[range] {
+            for entry in &self.rows.entries()[range] {
                 document_weight[entry.0 as usize] = 0.0;
             }
         }
