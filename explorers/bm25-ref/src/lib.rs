@@ -23,7 +23,7 @@ use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use std::ffi::CStr;
 use swex_plugin::text::split_whitespace_python;
-use swex_plugin::{Explorer, ExplorerError, Region, Request, Response, Services, parse_config};
+use swex_plugin::{Explorer, ExplorerError, Request, Response, Services, parse_config};
 use swex_refkit::{SourcePolicy, TermRows, WindowedCorpus, Windowing, window_corpus};
 
 #[derive(Debug, Clone, Deserialize)]
@@ -305,15 +305,11 @@ impl Explorer for Bm25Ref {
         let query: Vec<&str> = split_whitespace_python(&request.issue).collect();
         let scores = okapi.scores(&query);
         for index in rank(&scores, request.top_k) {
-            let window = &corpus.windows[index];
             response.regions.push(
-                Region::new(
-                    corpus.file_of(window).path.clone(),
-                    window.start as i64,
-                    window.end as i64,
-                )
-                .with_score(scores[index])
-                .with_why(format!("BM25 window {}", index + 1)),
+                corpus
+                    .region(index)
+                    .with_score(scores[index])
+                    .with_why(format!("BM25 window {}", index + 1)),
             );
         }
         Ok(response)

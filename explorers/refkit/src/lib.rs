@@ -342,6 +342,16 @@ pub struct WindowedCorpus {
 }
 
 impl WindowedCorpus {
+    /// Window `index` as an answer region (its file's path and line span).
+    pub fn region(&self, index: usize) -> swex_plugin::Region {
+        let window = &self.windows[index];
+        swex_plugin::Region::new(
+            self.file_of(window).path.clone(),
+            window.start as i64,
+            window.end as i64,
+        )
+    }
+
     /// The source file a window belongs to.
     pub fn file_of(&self, window: &Window) -> &SourceFile {
         &self.files[window.file]

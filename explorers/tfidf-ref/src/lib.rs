@@ -28,7 +28,7 @@ use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::ffi::CStr;
-use swex_plugin::{Explorer, ExplorerError, Region, Request, Response, Services, parse_config};
+use swex_plugin::{Explorer, ExplorerError, Request, Response, Services, parse_config};
 use swex_refkit::{SourcePolicy, TermRows, WindowedCorpus, Windowing, window_corpus};
 
 pub use stop_words::ENGLISH_STOP_WORDS;
@@ -457,15 +457,11 @@ impl Explorer for TfidfRef {
         };
         let scores = model.scores(&request.issue);
         for index in rank(&scores, request.top_k) {
-            let window = &corpus.windows[index];
             response.regions.push(
-                Region::new(
-                    corpus.file_of(window).path.clone(),
-                    window.start as i64,
-                    window.end as i64,
-                )
-                .with_score(scores[index])
-                .with_why(format!("TF-IDF window {}", index + 1)),
+                corpus
+                    .region(index)
+                    .with_score(scores[index])
+                    .with_why(format!("TF-IDF window {}", index + 1)),
             );
         }
         Ok(response)
