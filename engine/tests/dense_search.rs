@@ -6,7 +6,8 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use swex_engine::dense::{Embedder, EmbedderConfig, default_cache_root};
+use std::time::Duration;
+use swex_engine::dense::{Embedder, EmbedderConfig, IndexOptions, default_cache_root};
 use swex_engine::index::glob::Glob;
 use swex_engine::index::{
     CandidateRegion, DenseConfig, DenseMode, DenseQuery, Engine, EngineConfig, IndexError,
@@ -222,6 +223,88 @@ fn rerank_then_full_index_then_a_second_snapshot_reuses_vectors() {
     let report = second_index.build_dense(&NoProgress).unwrap();
     assert_eq!(report.embedded, 1, "{report:?}");
     assert_eq!(report.cached, report.chunks - 1);
+}
+
+/// The stored HNSW graphs under an engine cache directory.
+fn stored_graphs(cache: &Path) -> Vec<std::path::PathBuf> {
+    let mut graphs = Vec::new();
+    for model in std::fs::read_dir(cache.join("embeddings")).unwrap() {
+        let dir = model.unwrap().path().join("graphs");
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            graphs.extend(entries.map(|e| e.unwrap().path()));
+        }
+    }
+    graphs
+}
+
+#[test]
+fn build_dense_stores_an_hnsw_graph_that_a_later_engine_loads() {
+    if !model_present() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let repo = tempfile::tempdir().unwrap();
+    write_repo(repo.path(), MATRIX);
+    // A threshold of two chunks gives this small repository a graph; loading costs nothing, so a
+    // stored graph is loaded at once.
+    let graph_engine = || {
+        Engine::new(EngineConfig {
+            cache_dir: cache.path().to_path_buf(),
+            dense: DenseConfig {
+                models_root: Some(default_cache_root()),
+                index: IndexOptions {
+                    exact_below: 2,
+                    graph_load_cost_per_mb: Duration::ZERO,
+                    ..IndexOptions::default()
+                },
+                ..DenseConfig::default()
+            },
+            ..EngineConfig::default()
+        })
+    };
+    let first = graph_engine().open(repo.path()).unwrap();
+    let report = first.build_dense(&NoProgress).unwrap();
+    assert_eq!(report.search, "hnsw", "{report:?}");
+    assert!(report.graph.contains("built"), "{report:?}");
+    assert_eq!(stored_graphs(cache.path()).len(), 1);
+
+    // Another engine (as another process would) finds the graph by the snapshot's vectors and
+    // answers as exact search does.
+    let later = graph_engine().open(repo.path()).unwrap();
+    let report = later.build_dense(&NoProgress).unwrap();
+    assert_eq!((report.embedded, report.search.as_str()), (0, "hnsw"));
+    assert!(report.graph.contains("loaded"), "{report:?}");
+    assert_eq!(stored_graphs(cache.path()).len(), 1);
+    let exact = engine(cache.path(), Some(&default_cache_root()))
+        .open(repo.path())
+        .unwrap();
+    for text in [
+        "wrong result of the determinant",
+        "cookie for a domain is lost",
+        "URL parsing",
+    ] {
+        let q = query(text, 3, DenseMode::Full);
+        let names = |index: &SnapshotIndex| -> Vec<Option<String>> {
+            let result = index.dense_search(&q).unwrap();
+            assert_eq!(result.mode, DenseMode::Full);
+            result.hits.into_iter().map(|h| h.name).collect()
+        };
+        assert_eq!(names(&later), names(&exact), "{text}");
+    }
+
+    // A changed snapshot has other vectors, so it gets its own graph.
+    let second = tempfile::tempdir().unwrap();
+    write_repo(
+        second.path(),
+        &MATRIX.replace("Rows become columns.", "Swap rows and columns."),
+    );
+    let report = graph_engine()
+        .open(second.path())
+        .unwrap()
+        .build_dense(&NoProgress)
+        .unwrap();
+    assert!(report.graph.contains("built"), "{report:?}");
+    assert_eq!(stored_graphs(cache.path()).len(), 2);
 }
 
 #[test]

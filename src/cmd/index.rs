@@ -151,12 +151,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     if let Some(dense) = &dense {
         println!(
-            "dense     {} chunks, {} embedded now, {} from the cache ({}); {} search; embed {:.1} s, index {:.1} s",
+            "dense     {} chunks, {} embedded now, {} from the cache ({}); {}; embed {:.1} s, index {:.1} s",
             dense.chunks,
             dense.embedded,
             dense.cached,
             dense.model,
-            dense.search,
+            dense.graph,
             dense.embed_seconds,
             dense.index_seconds
         );

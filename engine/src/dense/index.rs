@@ -1,11 +1,18 @@
 //! Vector search over one snapshot's chunks, and reranking of given candidates.
 //!
-//! [`DenseIndex`] holds one normalized vector per item. Below
-//! [`IndexOptions::exact_below`] items it searches exactly (a dot product with every vector: at
-//! 384 dimensions, 20k vectors take a few milliseconds, and exact is never wrong); above it, it also
-//! builds an HNSW graph (hnsw_rs) and searches that. The index is rebuilt from the embedding cache
-//! rather than persisted: vectors come from the cache in one read, and the graph build time is
-//! recorded in `docs/dense.md`.
+//! [`DenseIndex`] holds one normalized vector per item and searches exactly (a dot product with
+//! every vector: a few milliseconds for tens of thousands of vectors, and never wrong) unless it has
+//! an HNSW graph (hnsw_rs). Where the graph comes from:
+//! - [`DenseIndex::from_vectors`] builds one in memory when there are at least
+//!   [`IndexOptions::exact_below`] items (library use: vectors the caller computed);
+//! - [`DenseIndex::with_store`] looks the graph up in a [`GraphStore`] under a digest of the
+//!   vectors. With `build` it builds and stores a missing graph (an explicit index build); without
+//!   it, a missing graph means exact search, because one exact search costs milliseconds and a
+//!   build minutes. A stored graph is loaded lazily, like renting before buying: searches stay
+//!   exact until they have spent about what loading the graph costs
+//!   ([`IndexOptions::graph_load_cost_per_mb`] times its size), then the graph is loaded. A
+//!   process that asks one question never pays for a load; one that asks hundreds gets HNSW
+//!   speed, and neither pays more than about twice the better of the two choices.
 //!
 //! [`rerank`] is the mode for when no full index exists: it embeds only the candidates it is given
 //! (through the cache, so a candidate is embedded at most once per model) and orders them by
@@ -14,11 +21,14 @@
 //! Keys are opaque (`K`): the snapshot index decides whether a key is a chunk id, a path and line
 //! range, or anything else. Scores are cosine similarities in `[-1, 1]`, higher is closer.
 
-use std::time::Instant;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
-use hnsw_rs::prelude::{Distance, Hnsw};
+use hnsw_rs::prelude::Distance;
 
 use super::cache::{EmbedCounts, EmbeddingCache};
+use super::graph_store::{Graph, GraphKey, GraphParams, GraphStore, LoadOutcome, build_graph};
 use super::model::ModelIdentity;
 use super::{DenseError, Embedder};
 
@@ -40,6 +50,10 @@ pub struct IndexOptions {
     pub ef_construction: usize,
     /// HNSW: candidate list size while searching (at least `k`).
     pub ef_search: usize,
+    /// A stored graph is loaded once exact searches on the index have taken this long per
+    /// megabyte of stored graph, an estimate of what loading it costs (measured: about 7 ms per MB
+    /// on a 2-core VM, see `docs/dense.md`). `Duration::ZERO` loads it at the first search.
+    pub graph_load_cost_per_mb: Duration,
 }
 
 impl Default for IndexOptions {
@@ -49,6 +63,18 @@ impl Default for IndexOptions {
             max_connections: 16,
             ef_construction: 200,
             ef_search: 96,
+            graph_load_cost_per_mb: Duration::from_millis(7),
+        }
+    }
+}
+
+impl IndexOptions {
+    /// The parameters that shape a graph (part of a stored graph's key).
+    pub fn graph_params(&self) -> GraphParams {
+        GraphParams {
+            max_connections: self.max_connections,
+            ef_construction: self.ef_construction,
+            max_layers: 16,
         }
     }
 }
@@ -68,6 +94,39 @@ pub struct BuildReport {
     pub mode: SearchMode,
     pub embed_seconds: f64,
     pub graph_seconds: f64,
+}
+
+/// Where an index's HNSW graph stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GraphState {
+    /// Fewer items than [`IndexOptions::exact_below`]: exact search, no graph wanted.
+    NotNeeded,
+    /// Enough items for a graph, but none was built or stored: exact search.
+    Missing,
+    /// A graph is stored and will be loaded once exact searches have cost about as much.
+    Stored,
+    /// The graph was loaded from the store and is searched.
+    Loaded { seconds: f64 },
+    /// The graph was built here (and stored, when the index has a store) and is searched.
+    Built { seconds: f64 },
+    /// The stored graph could not be used (it was removed from the store; exact search).
+    Failed { reason: String },
+}
+
+impl GraphState {
+    /// A short description for people (`swex index`).
+    pub fn describe(&self) -> String {
+        match self {
+            GraphState::NotNeeded => "exact search (below the HNSW threshold)".to_owned(),
+            GraphState::Missing => "exact search (no HNSW graph built)".to_owned(),
+            GraphState::Stored => "HNSW graph stored (loaded when searches warrant it)".to_owned(),
+            GraphState::Loaded { seconds } => format!("HNSW graph loaded in {seconds:.2} s"),
+            GraphState::Built { seconds } => format!("HNSW graph built in {seconds:.1} s"),
+            GraphState::Failed { reason } => {
+                format!("exact search (stored graph unusable: {reason})")
+            }
+        }
+    }
 }
 
 /// Cosine distance for normalized vectors, clamped at zero: rounding can push a dot product of
@@ -98,12 +157,26 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     acc.iter().sum::<f32>() + tail
 }
 
+/// A graph in the store that this index may load.
+struct StoredGraph {
+    store: GraphStore,
+    key: GraphKey,
+    /// Exact-search time after which the graph is loaded.
+    budget_nanos: u64,
+    spent_nanos: AtomicU64,
+}
+
 /// Dense vectors of one snapshot, searchable by similarity.
 pub struct DenseIndex<K> {
     identity: ModelIdentity,
     keys: Vec<K>,
     vectors: Vec<f32>,
-    graph: Option<Hnsw<'static, f32, UnitCosine>>,
+    /// Set once: the graph searched from then on, or `None` when exact search stays.
+    graph: OnceLock<Option<Box<Graph>>>,
+    /// How `graph` was (or will be) filled.
+    state: OnceLock<GraphState>,
+    initial_state: GraphState,
+    stored: Option<StoredGraph>,
     ef_search: usize,
 }
 
@@ -112,7 +185,7 @@ impl<K> std::fmt::Debug for DenseIndex<K> {
         f.debug_struct("DenseIndex")
             .field("identity", &self.identity)
             .field("len", &self.keys.len())
-            .field("hnsw", &self.graph.is_some())
+            .field("graph", self.state.get().unwrap_or(&self.initial_state))
             .finish()
     }
 }
@@ -144,45 +217,131 @@ impl<K: Clone> DenseIndex<K> {
     }
 
     /// Indexes vectors already computed: `vectors` holds `keys.len() × identity.dim` floats, each
-    /// vector L2-normalized (as the embedder returns them).
+    /// vector L2-normalized (as the embedder returns them). Builds an HNSW graph in memory when
+    /// there are at least `options.exact_below` items.
     pub fn from_vectors(
         identity: ModelIdentity,
         keys: Vec<K>,
         vectors: Vec<f32>,
         options: &IndexOptions,
     ) -> Result<Self, DenseError> {
-        let dim = identity.dim;
-        if vectors.len() != keys.len() * dim {
+        let mut index = Self::exact(identity, keys, vectors, options)?;
+        if index.keys.len() >= options.exact_below.max(1) {
+            let (graph, seconds) =
+                build_graph(&index.vectors, index.identity.dim, &options.graph_params());
+            index.set_graph(graph, GraphState::Built { seconds });
+        }
+        Ok(index)
+    }
+
+    /// Indexes vectors with the HNSW graph of `store` (see the module docs): below
+    /// `options.exact_below` items no graph is used; otherwise a stored graph of exactly these
+    /// vectors is loaded lazily, and a missing one is built and stored when `build` is set
+    /// (exact search otherwise). Errors: the vectors do not fit `identity`, or a graph built here
+    /// could not be stored.
+    pub fn with_store(
+        identity: ModelIdentity,
+        keys: Vec<K>,
+        vectors: Vec<f32>,
+        options: &IndexOptions,
+        store: &GraphStore,
+        build: bool,
+    ) -> Result<Self, DenseError> {
+        let mut index = Self::exact(identity, keys, vectors, options)?;
+        if index.keys.len() < options.exact_below.max(1) {
+            return Ok(index);
+        }
+        let dim = index.identity.dim;
+        let params = options.graph_params();
+        let key = GraphKey::of(&index.vectors, dim, &params);
+        if let Some(bytes) = store.stored_bytes(&key) {
+            let budget = options.graph_load_cost_per_mb.as_nanos() as f64 * bytes as f64 / 1e6;
+            index.initial_state = GraphState::Stored;
+            index.stored = Some(StoredGraph {
+                store: store.clone(),
+                key,
+                budget_nanos: budget as u64,
+                spent_nanos: AtomicU64::new(0),
+            });
+            if budget == 0.0 {
+                index.load_stored();
+            }
+        } else if build {
+            let (graph, seconds) = build_graph(&index.vectors, dim, &params);
+            store.save(&key, &graph, index.keys.len(), dim, params, seconds)?;
+            index.set_graph(graph, GraphState::Built { seconds });
+        } else {
+            index.initial_state = GraphState::Missing;
+        }
+        Ok(index)
+    }
+
+    /// An index that searches exactly (checks the vector count).
+    fn exact(
+        identity: ModelIdentity,
+        keys: Vec<K>,
+        vectors: Vec<f32>,
+        options: &IndexOptions,
+    ) -> Result<Self, DenseError> {
+        if vectors.len() != keys.len() * identity.dim {
             return Err(DenseError::Dimension {
-                expected: keys.len() * dim,
+                expected: keys.len() * identity.dim,
                 got: vectors.len(),
             });
         }
-        let graph = (keys.len() >= options.exact_below.max(1)).then(|| {
-            let graph = Hnsw::new(
-                options.max_connections,
-                keys.len(),
-                16,
-                options.ef_construction,
-                UnitCosine,
-            );
-            let points: Vec<(&[f32], usize)> = vectors
-                .chunks_exact(dim)
-                .enumerate()
-                .map(|(i, v)| (v, i))
-                .collect();
-            graph.parallel_insert_slice(&points);
-            let mut graph = graph;
-            graph.set_searching_mode(true);
-            graph
-        });
         Ok(DenseIndex {
             identity,
             keys,
             vectors,
-            graph,
+            graph: OnceLock::new(),
+            state: OnceLock::new(),
+            initial_state: GraphState::NotNeeded,
+            stored: None,
             ef_search: options.ef_search,
         })
+    }
+
+    fn set_graph(&mut self, graph: Graph, state: GraphState) {
+        self.graph = OnceLock::from(Some(Box::new(graph)));
+        self.state = OnceLock::from(state);
+    }
+
+    /// Loads the stored graph (once; concurrent searches wait for it).
+    fn load_stored(&self) {
+        let Some(stored) = &self.stored else {
+            return;
+        };
+        self.graph.get_or_init(|| {
+            let started = Instant::now();
+            let outcome = stored
+                .store
+                .load(&stored.key, self.keys.len(), self.identity.dim);
+            let (graph, state) = match outcome {
+                LoadOutcome::Loaded(graph) => (
+                    Some(graph),
+                    GraphState::Loaded {
+                        seconds: started.elapsed().as_secs_f64(),
+                    },
+                ),
+                LoadOutcome::Absent => (
+                    None,
+                    GraphState::Failed {
+                        reason: "removed from the store".to_owned(),
+                    },
+                ),
+                LoadOutcome::Invalid(reason) => (None, GraphState::Failed { reason }),
+            };
+            let _ = self.state.set(state);
+            graph
+        });
+    }
+
+    /// Where the index's graph stands.
+    pub fn graph_state(&self) -> GraphState {
+        self.state
+            .get()
+            .cloned()
+            .unwrap_or_else(|| self.initial_state.clone())
     }
 
     pub fn identity(&self) -> &ModelIdentity {
@@ -197,12 +356,17 @@ impl<K: Clone> DenseIndex<K> {
         self.keys.is_empty()
     }
 
+    /// How the next search runs (a stored graph not loaded yet counts as exact).
     pub fn mode(&self) -> SearchMode {
-        if self.graph.is_some() {
+        if self.loaded_graph().is_some() {
             SearchMode::Hnsw
         } else {
             SearchMode::Exact
         }
+    }
+
+    fn loaded_graph(&self) -> Option<&Graph> {
+        self.graph.get().and_then(|g| g.as_deref())
     }
 
     /// The `k` items closest to `query` (a normalized vector of the index's model), best first.
@@ -219,15 +383,33 @@ impl<K: Clone> DenseIndex<K> {
                 got: query.len(),
             });
         }
-        let ranked = match &self.graph {
-            Some(graph) => graph
+        if let Some(graph) = self.loaded_graph() {
+            let ranked = graph
                 .search(query, k, self.ef_search.max(k))
                 .into_iter()
                 .map(|n| (n.d_id, 1.0 - n.distance))
-                .collect(),
-            None => self.exact_ranking(query, k),
-        };
+                .collect();
+            return Ok(self.hits(ranked));
+        }
+        let started = Instant::now();
+        let ranked = self.exact_ranking(query, k);
+        self.account_exact(started.elapsed());
         Ok(self.hits(ranked))
+    }
+
+    /// Counts exact-search time against a stored graph's load budget; loads it when spent.
+    fn account_exact(&self, elapsed: Duration) {
+        let Some(stored) = &self.stored else {
+            return;
+        };
+        if self.graph.get().is_some() {
+            return;
+        }
+        let nanos = elapsed.as_nanos() as u64;
+        let spent = stored.spent_nanos.fetch_add(nanos, Ordering::Relaxed) + nanos;
+        if spent >= stored.budget_nanos {
+            self.load_stored();
+        }
     }
 
     /// Exact search, whatever the index size (the reference the HNSW graph is measured against).
@@ -341,10 +523,10 @@ pub fn rerank<K: Clone, T: AsRef<str>>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn identity(dim: usize) -> ModelIdentity {
+    pub(crate) fn identity(dim: usize) -> ModelIdentity {
         ModelIdentity {
             name: "synthetic".into(),
             fingerprint: "00".repeat(32),
@@ -354,7 +536,7 @@ mod tests {
 
     /// Deterministic pseudo-random unit vectors (xorshift), clustered a little like real
     /// embeddings: each is a random mix around one of a few centres.
-    fn synthetic(n: usize, dim: usize, seed: u64) -> Vec<f32> {
+    pub(crate) fn synthetic(n: usize, dim: usize, seed: u64) -> Vec<f32> {
         let mut state = seed.max(1);
         let mut next = move || {
             state ^= state << 13;
@@ -476,5 +658,151 @@ mod tests {
                 got: 5
             }
         ));
+    }
+
+    /// A small index over the store: 600 clustered vectors of 24 dimensions, graph from 100.
+    fn stored_index(store: &GraphStore, build: bool, cost_per_mb: Duration) -> DenseIndex<usize> {
+        let options = IndexOptions {
+            exact_below: 100,
+            graph_load_cost_per_mb: cost_per_mb,
+            ..IndexOptions::default()
+        };
+        let vectors = synthetic(600, 24, 5);
+        DenseIndex::with_store(
+            identity(24),
+            (0..600).collect(),
+            vectors,
+            &options,
+            store,
+            build,
+        )
+        .unwrap()
+    }
+
+    fn recall_against_exact(index: &DenseIndex<usize>) -> f64 {
+        let probes = synthetic(40, 24, 77);
+        let mut found = 0;
+        for q in probes.chunks_exact(24) {
+            let exact: Vec<usize> = index.exact_search(q, 10).iter().map(|h| h.key).collect();
+            found += index
+                .search(q, 10)
+                .iter()
+                .filter(|h| exact.contains(&h.key))
+                .count();
+        }
+        found as f64 / 400.0
+    }
+
+    #[test]
+    fn a_graph_is_built_and_stored_only_when_asked_and_then_found_by_its_vectors() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = GraphStore::new(dir.path(), 4);
+        let never = Duration::from_secs(3600);
+
+        // Not asked to build: exact search, nothing stored.
+        let missing = stored_index(&store, false, never);
+        assert_eq!(missing.graph_state(), GraphState::Missing);
+        assert_eq!(missing.mode(), SearchMode::Exact);
+        assert!(store.keys().is_empty());
+
+        // Asked: built, stored, searched.
+        let built = stored_index(&store, true, never);
+        assert!(matches!(built.graph_state(), GraphState::Built { .. }));
+        assert_eq!(built.mode(), SearchMode::Hnsw);
+        assert_eq!(store.keys().len(), 1);
+        assert!(recall_against_exact(&built) >= 0.9);
+
+        // The same vectors find the stored graph (and do not build another one, even when asked).
+        let found = stored_index(&store, true, never);
+        assert_eq!(found.graph_state(), GraphState::Stored);
+        assert_eq!(store.keys().len(), 1);
+
+        // Other vectors do not.
+        let options = IndexOptions {
+            exact_below: 100,
+            ..IndexOptions::default()
+        };
+        let other = DenseIndex::with_store(
+            identity(24),
+            (0..600).collect(),
+            synthetic(600, 24, 6),
+            &options,
+            &store,
+            false,
+        )
+        .unwrap();
+        assert_eq!(other.graph_state(), GraphState::Missing);
+
+        // Below the threshold no graph is wanted.
+        let small = DenseIndex::with_store(
+            identity(24),
+            (0..50).collect(),
+            synthetic(50, 24, 5),
+            &options,
+            &store,
+            true,
+        )
+        .unwrap();
+        assert_eq!(small.graph_state(), GraphState::NotNeeded);
+        assert_eq!(store.keys().len(), 1);
+    }
+
+    #[test]
+    fn a_stored_graph_is_loaded_once_exact_searches_have_cost_about_as_much() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = GraphStore::new(dir.path(), 4);
+        let built = stored_index(&store, true, Duration::ZERO);
+        let probes = synthetic(20, 24, 31);
+
+        // Loading costs nothing: loaded at once, and it answers like the graph it was saved from.
+        let eager = stored_index(&store, false, Duration::ZERO);
+        assert!(matches!(eager.graph_state(), GraphState::Loaded { .. }));
+        assert_eq!(eager.mode(), SearchMode::Hnsw);
+        for q in probes.chunks_exact(24) {
+            assert_eq!(eager.search(q, 10), built.search(q, 10));
+        }
+
+        // Loading is dear: searches stay exact.
+        let never = stored_index(&store, false, Duration::from_secs(3600));
+        for q in probes.chunks_exact(24) {
+            assert_eq!(never.search(q, 10), never.exact_search(q, 10));
+        }
+        assert_eq!(never.graph_state(), GraphState::Stored);
+        assert_eq!(never.mode(), SearchMode::Exact);
+
+        // Loading is cheap (a nanosecond per MB): the first search is exact and pays for it.
+        let lazy = stored_index(&store, false, Duration::from_nanos(1));
+        assert_eq!(lazy.mode(), SearchMode::Exact);
+        let q = &probes[..24];
+        assert_eq!(lazy.search(q, 10), lazy.exact_search(q, 10));
+        assert!(matches!(lazy.graph_state(), GraphState::Loaded { .. }));
+        assert_eq!(lazy.search(q, 10), built.search(q, 10));
+    }
+
+    #[test]
+    fn a_damaged_stored_graph_falls_back_to_exact_search_and_is_rebuilt_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = GraphStore::new(dir.path(), 4);
+        stored_index(&store, true, Duration::ZERO);
+        let key = store.keys().pop().unwrap();
+        let data = dir.path().join(key.as_str()).join("hnsw.hnsw.data");
+        let mut bytes = std::fs::read(&data).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x40;
+        std::fs::write(&data, bytes).unwrap();
+
+        let damaged = stored_index(&store, false, Duration::ZERO);
+        match damaged.graph_state() {
+            GraphState::Failed { reason } => assert!(reason.contains("blake3"), "{reason}"),
+            other => panic!("expected Failed, got {other:?}"),
+        }
+        assert_eq!(damaged.mode(), SearchMode::Exact);
+        let q = &synthetic(1, 24, 3)[..];
+        assert_eq!(damaged.search(q, 10), damaged.exact_search(q, 10));
+        assert!(store.keys().is_empty(), "the damaged graph is removed");
+
+        let rebuilt = stored_index(&store, true, Duration::ZERO);
+        assert!(matches!(rebuilt.graph_state(), GraphState::Built { .. }));
+        assert_eq!(store.keys(), vec![key]);
     }
 }

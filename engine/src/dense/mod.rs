@@ -11,6 +11,8 @@
 //!   by all snapshots and persisted as append-only, checksummed segment files.
 //! - [`index`]: [`DenseIndex`], exact search below a size threshold and HNSW (hnsw_rs) above it,
 //!   plus [`rerank`], which embeds only given candidates when there is no full index.
+//! - [`graph_store`]: [`GraphStore`], HNSW graphs persisted under a digest of the vectors they
+//!   index, so a graph is built once per vector set and loaded afterwards.
 //!
 //! What this module does not know: files, chunkers, snapshots or lexical search. Callers hand it
 //! `(key, text)` pairs and get keys back, so the snapshot index decides what a key is.
@@ -37,6 +39,7 @@
 pub mod assets;
 pub mod cache;
 pub mod embedder;
+pub mod graph_store;
 pub mod index;
 pub mod model;
 
@@ -45,7 +48,8 @@ use std::path::{Path, PathBuf};
 pub use assets::{AssetStatus, FetchOutcome};
 pub use cache::{CacheStats, EmbedCounts, EmbeddingCache, TextKey};
 pub use embedder::{Embedder, EmbedderConfig, TextUnit, passage_text};
-pub use index::{BuildReport, DenseHit, DenseIndex, IndexOptions, SearchMode, rerank};
+pub use graph_store::{GraphKey, GraphParams, GraphStore};
+pub use index::{BuildReport, DenseHit, DenseIndex, GraphState, IndexOptions, SearchMode, rerank};
 pub use model::{ModelIdentity, ModelSpec};
 
 /// Environment variable naming the swex cache root (models, embeddings, indexes).

@@ -24,9 +24,10 @@
 //! What this module does not know: explorers, the services wire format, the benchmark.
 
 use super::{ChunkHit, IndexError, Progress, SearchFilters, SnapshotIndex, Stage};
+use crate::dense::graph_store::DEFAULT_MAX_GRAPHS;
 use crate::dense::{
-    DenseError, DenseIndex, EmbedCounts, Embedder, EmbedderConfig, EmbeddingCache, IndexOptions,
-    SearchMode, TextKey, TextUnit, passage_text,
+    DenseError, DenseIndex, EmbedCounts, Embedder, EmbedderConfig, EmbeddingCache, GraphState,
+    GraphStore, IndexOptions, TextKey, TextUnit, passage_text,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};
@@ -96,6 +97,8 @@ pub struct DenseConfig {
     pub index: IndexOptions,
     /// Lexical candidates reranked when a query does not say how many.
     pub rerank_candidates: usize,
+    /// HNSW graphs kept in `<embedding cache>/graphs` (least recently used dropped first).
+    pub max_stored_graphs: usize,
 }
 
 impl Default for DenseConfig {
@@ -107,6 +110,7 @@ impl Default for DenseConfig {
             text_unit: TextUnit::Full,
             index: IndexOptions::default(),
             rerank_candidates: DEFAULT_RERANK_CANDIDATES,
+            max_stored_graphs: DEFAULT_MAX_GRAPHS,
         }
     }
 }
@@ -186,8 +190,10 @@ pub struct DenseBuildReport {
     pub embedded: usize,
     /// `exact` or `hnsw`.
     pub search: String,
+    /// The HNSW graph's state (see [`GraphState::describe`]).
+    pub graph: String,
     pub embed_seconds: f64,
-    /// Time to gather the vectors and build the vector index.
+    /// Time to gather the vectors and build (or find) the vector index and its graph.
     pub index_seconds: f64,
 }
 
@@ -337,27 +343,42 @@ impl SnapshotIndex {
         let embed_seconds = started.elapsed().as_secs_f64();
         let started = Instant::now();
         let index = self
-            .full_index(&model)?
+            .full_index(&model, true)?
             .expect("every chunk has just been embedded");
         Ok(DenseBuildReport {
             model: model.embedder.identity().key(),
             chunks: ids.len(),
             cached: ids.len() - missing.len(),
             embedded: missing.len(),
-            search: match index.mode() {
-                SearchMode::Exact => "exact".to_owned(),
-                SearchMode::Hnsw => "hnsw".to_owned(),
+            search: match index.graph_state() {
+                GraphState::NotNeeded | GraphState::Missing | GraphState::Failed { .. } => {
+                    "exact".to_owned()
+                }
+                _ => "hnsw".to_owned(),
             },
+            graph: index.graph_state().describe(),
             embed_seconds,
             index_seconds: started.elapsed().as_secs_f64(),
         })
     }
 
     /// The full index, built from cached vectors on first use; `None` when some chunk has no
-    /// vector (the full index does not exist for this snapshot).
-    fn full_index(&self, model: &DenseModel) -> Result<Option<Arc<DenseIndex<u32>>>, IndexError> {
+    /// vector (the full index does not exist for this snapshot). Its HNSW graph (above
+    /// [`IndexOptions::exact_below`] chunks) comes from the store in the embedding cache; with
+    /// `build_graph` a missing one is built and stored (which replaces an index opened without).
+    fn full_index(
+        &self,
+        model: &DenseModel,
+        build_graph: bool,
+    ) -> Result<Option<Arc<DenseIndex<u32>>>, IndexError> {
         let mut slot = self.dense.full.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(index) = &*slot {
+        if let Some(index) = &*slot
+            && (!build_graph
+                || !matches!(
+                    index.graph_state(),
+                    GraphState::Missing | GraphState::Failed { .. }
+                ))
+        {
             return Ok(Some(index.clone()));
         }
         let (ids, keys) = self.dense_keys(&model.cache);
@@ -368,11 +389,15 @@ impl SnapshotIndex {
         let Some(vectors) = model.cache.lookup(keys) else {
             return Ok(None);
         };
-        let index = Arc::new(DenseIndex::from_vectors(
+        let config = &self.dense.runtime.config;
+        let store = GraphStore::new(model.cache.dir().join("graphs"), config.max_stored_graphs);
+        let index = Arc::new(DenseIndex::with_store(
             model.embedder.identity().clone(),
             ids.clone(),
             vectors,
-            &self.dense.runtime.config.index,
+            &config.index,
+            &store,
+            build_graph,
         )?);
         *slot = Some(index.clone());
         Ok(Some(index))
@@ -443,7 +468,7 @@ impl SnapshotIndex {
         let model = self.dense.runtime.model()?;
         let rerank = query.mode == DenseMode::Rerank || !query.regions.is_empty();
         if !rerank {
-            let full = self.full_index(&model)?;
+            let full = self.full_index(&model, false)?;
             match (full, query.mode) {
                 (Some(index), _) => return self.search_full(&model, &index, query),
                 (None, DenseMode::Full) => {
