@@ -166,6 +166,13 @@ fn dense_and_hybrid_answer_regions_then_use_the_full_index() {
         "{dense}"
     );
     assert_eq!(dense["search"], "exact");
+    assert!(
+        dense["graph"]
+            .as_str()
+            .unwrap()
+            .contains("below the HNSW threshold"),
+        "{dense}"
+    );
 
     let answer = explore("dense");
     assert!(

@@ -7,9 +7,13 @@
 //!   embed <chunks.jsonl> [opts] [--limit N]       chunks/s of the embedder (no cache)
 //!   snapshots <snapshot>... [opts]                embed snapshots in order through a fresh cache
 //!   quality <dev.jsonl> <snapshots dir> <id,...> [opts]   file hit rate of dense top-k
-//!   hnsw <n> [--dim D] [--dry] [--from-cache DIR] exact query time, HNSW build and query time
+//!   hnsw <n> [--dim D] [--dry] [--from-cache DIR] [--m M] [--ef-construction E]
+//!                                                 exact query time; HNSW build, store, load (3×)
+//!                                                 and query time, recall@10 against exact
 //!                                                 (--dry: exact only; --from-cache: the first n
-//!                                                 real vectors of an embedding cache directory)
+//!                                                 real vectors of an embedding cache directory;
+//!                                                 the store is a temporary directory in
+//!                                                 --cache-root, else the system's temp dir)
 //!   engine-chunks <snapshot> <out.jsonl>          passage texts of the engine's chunks
 //!   engine-snapshots <snapshot>... --cache-root DIR [--dry]
 //!                                                 build each snapshot's full dense index in order
@@ -28,8 +32,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use swex_engine::dense::{
-    DenseIndex, Embedder, EmbedderConfig, EmbeddingCache, IndexOptions, ModelIdentity, TextKey,
-    TextUnit, default_cache_root, passage_text,
+    DenseIndex, Embedder, EmbedderConfig, EmbeddingCache, GraphKey, GraphState, GraphStore,
+    IndexOptions, ModelIdentity, TextKey, TextUnit, default_cache_root, passage_text,
 };
 use swex_engine::index::{DenseConfig, Engine, EngineConfig, Progress, Stage};
 
@@ -48,6 +52,8 @@ struct Opts {
     spin: bool,
     dry: bool,
     from_cache: Option<PathBuf>,
+    max_connections: usize,
+    ef_construction: usize,
 }
 
 fn parse_opts(args: &[String]) -> Result<Opts, Error> {
@@ -64,6 +70,8 @@ fn parse_opts(args: &[String]) -> Result<Opts, Error> {
         spin: false,
         dry: false,
         from_cache: None,
+        max_connections: IndexOptions::default().max_connections,
+        ef_construction: IndexOptions::default().ef_construction,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -80,6 +88,8 @@ fn parse_opts(args: &[String]) -> Result<Opts, Error> {
             "--spin" => opts.spin = true,
             "--dry" => opts.dry = true,
             "--from-cache" => opts.from_cache = Some(PathBuf::from(value()?)),
+            "--m" => opts.max_connections = value()?.parse()?,
+            "--ef-construction" => opts.ef_construction = value()?.parse()?,
             _ => opts.positional.push(arg.clone()),
         }
     }
@@ -471,7 +481,7 @@ fn cmd_hnsw(opts: &Opts) -> Result<(), Error> {
         fingerprint: "0".repeat(64),
         dim,
     };
-    // Exact search first (no graph), then the graph build and its queries.
+    // Exact search first (no graph), then the graph build, its store and its queries.
     let exact = DenseIndex::from_vectors(
         identity.clone(),
         (0..n).collect(),
@@ -485,38 +495,91 @@ fn cmd_hnsw(opts: &Opts) -> Result<(), Error> {
     for q in queries.chunks_exact(dim) {
         exact.search(q, 10);
     }
-    let exact_ms = started.elapsed().as_secs_f64() * 10.0;
+    let exact_ms = started.elapsed().as_secs_f64() * 1000.0 / (queries.len() / dim) as f64;
     println!("n {n}, dim {dim}: exact query {exact_ms:.3} ms");
     if opts.dry {
         return Ok(());
     }
-    let cpu = cpu_seconds();
-    let started = Instant::now();
     let options = IndexOptions {
         exact_below: 1,
+        max_connections: opts.max_connections,
+        ef_construction: opts.ef_construction,
+        graph_load_cost_per_mb: std::time::Duration::ZERO,
         ..IndexOptions::default()
     };
-    let index = DenseIndex::from_vectors(identity, (0..n).collect(), vectors, &options)?;
-    let build = started.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - cpu;
     let started = Instant::now();
-    for q in queries.chunks_exact(dim) {
-        index.search(q, 10);
-    }
-    let hnsw_ms = started.elapsed().as_secs_f64() * 10.0;
-    let mut found = 0;
-    for q in queries.chunks_exact(dim) {
-        let truth: Vec<usize> = exact.search(q, 10).iter().map(|h| h.key).collect();
-        found += index
-            .search(q, 10)
-            .iter()
-            .filter(|h| truth.contains(&h.key))
-            .count();
-    }
-    println!(
-        "n {n}, dim {dim}: HNSW build {build:.2} s ({cpu:.1} CPU s); HNSW query {hnsw_ms:.3} ms; recall@10 vs exact {:.3}",
+    let key = GraphKey::of(&vectors, dim, &options.graph_params());
+    let key_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let store_dir =
+        tempfile::tempdir_in(opts.cache_root.clone().unwrap_or_else(std::env::temp_dir))?;
+    let store = GraphStore::new(store_dir.path(), 2);
+    let cpu = cpu_seconds();
+    let started = Instant::now();
+    let built = DenseIndex::with_store(
+        identity.clone(),
+        (0..n).collect(),
+        vectors.clone(),
+        &options,
+        &store,
+        true,
+    )?;
+    let build_and_save = started.elapsed().as_secs_f64();
+    let cpu = cpu_seconds() - cpu;
+    let GraphState::Built { seconds: build } = built.graph_state() else {
+        return Err(format!("expected a built graph, got {:?}", built.graph_state()).into());
+    };
+    let bytes = store.stored_bytes(&key).ok_or("the graph was not stored")?;
+    let recall = |index: &DenseIndex<usize>| {
+        let mut found = 0;
+        for q in queries.chunks_exact(dim) {
+            let truth: Vec<usize> = exact.search(q, 10).iter().map(|h| h.key).collect();
+            found += index
+                .search(q, 10)
+                .iter()
+                .filter(|h| truth.contains(&h.key))
+                .count();
+        }
         found as f64 / (queries.len() / dim * 10) as f64
+    };
+    let query_ms = |index: &DenseIndex<usize>| {
+        let started = Instant::now();
+        for q in queries.chunks_exact(dim) {
+            index.search(q, 10);
+        }
+        started.elapsed().as_secs_f64() * 1000.0 / (queries.len() / dim) as f64
+    };
+    println!(
+        "n {n}, dim {dim}, M {}, ef_construction {}: HNSW build {build:.2} s ({cpu:.1} CPU s with the store), \
+         store {:.2} s, {:.1} MB; key {key_ms:.1} ms; HNSW query {:.3} ms; recall@10 vs exact {:.3}",
+        options.max_connections,
+        options.ef_construction,
+        build_and_save - build,
+        bytes as f64 / 1e6,
+        query_ms(&built),
+        recall(&built),
     );
+    drop(built);
+    for round in 1..=3 {
+        let started = Instant::now();
+        let loaded = DenseIndex::with_store(
+            identity.clone(),
+            (0..n).collect(),
+            vectors.clone(),
+            &options,
+            &store,
+            false,
+        )?;
+        let total = started.elapsed().as_secs_f64();
+        let GraphState::Loaded { seconds } = loaded.graph_state() else {
+            return Err(format!("expected a loaded graph, got {:?}", loaded.graph_state()).into());
+        };
+        println!(
+            "  load {round}: {seconds:.3} s ({:.2} ms per MB; {total:.3} s with the key); HNSW query {:.3} ms; recall@10 {:.3}",
+            seconds * 1000.0 / (bytes as f64 / 1e6),
+            query_ms(&loaded),
+            recall(&loaded),
+        );
+    }
     Ok(())
 }
 

@@ -210,6 +210,17 @@ fn list(common: &Common, all: bool) -> anyhow::Result<ExitCode> {
                 dir.display(),
                 bytes as f64 / (1 << 20) as f64
             );
+            let graphs = swex_engine::dense::GraphStore::new(dir.join("graphs"), usize::MAX);
+            let keys = graphs.keys();
+            if !keys.is_empty() {
+                let bytes: u64 = keys.iter().filter_map(|k| graphs.stored_bytes(k)).sum();
+                println!(
+                    "  HNSW graphs: {} ({:.1} MiB) in {}",
+                    keys.len(),
+                    bytes as f64 / (1 << 20) as f64,
+                    graphs.dir().display()
+                );
+            }
         }
     }
     if all {
