@@ -29,7 +29,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use swex_engine::dense::{
     DenseIndex, Embedder, EmbedderConfig, EmbeddingCache, GraphKey, GraphState, GraphStore,
@@ -504,7 +504,7 @@ fn cmd_hnsw(opts: &Opts) -> Result<(), Error> {
         exact_below: 1,
         max_connections: opts.max_connections,
         ef_construction: opts.ef_construction,
-        graph_load_cost_per_mb: std::time::Duration::ZERO,
+        graph_load_cost_per_mb: Duration::ZERO,
         ..IndexOptions::default()
     };
     let started = Instant::now();
@@ -578,6 +578,43 @@ fn cmd_hnsw(opts: &Opts) -> Result<(), Error> {
             seconds * 1000.0 / (bytes as f64 / 1e6),
             query_ms(&loaded),
             recall(&loaded),
+        );
+    }
+    // The load policy: total time of opening an index and asking it q questions, for an index
+    // that never loads the graph, one that loads it at once, and the default (rent, then buy).
+    println!(
+        "  questions | exact only | load at once | default (load after exact has cost ~ a load)"
+    );
+    let policies = [
+        ("exact", Duration::from_secs(1 << 30)),
+        ("eager", Duration::ZERO),
+        ("default", IndexOptions::default().graph_load_cost_per_mb),
+    ];
+    for questions in [1usize, 10, 100, 1000, 5000] {
+        let mut row = Vec::new();
+        for (_, cost) in policies {
+            let options = IndexOptions {
+                graph_load_cost_per_mb: cost,
+                ..options.clone()
+            };
+            let vectors = vectors.clone();
+            let started = Instant::now();
+            let index = DenseIndex::with_store(
+                identity.clone(),
+                (0..n).collect(),
+                vectors,
+                &options,
+                &store,
+                false,
+            )?;
+            for q in queries.chunks_exact(dim).cycle().take(questions) {
+                index.search(q, 10);
+            }
+            row.push(started.elapsed().as_secs_f64());
+        }
+        println!(
+            "  {questions:>9} | {:>8.3} s | {:>10.3} s | {:>8.3} s",
+            row[0], row[1], row[2]
         );
     }
     Ok(())

@@ -51,8 +51,9 @@ pub struct IndexOptions {
     /// HNSW: candidate list size while searching (at least `k`).
     pub ef_search: usize,
     /// A stored graph is loaded once exact searches on the index have taken this long per
-    /// megabyte of stored graph, an estimate of what loading it costs (measured: about 7 ms per MB
-    /// on a 2-core VM, see `docs/dense.md`). `Duration::ZERO` loads it at the first search.
+    /// megabyte of stored graph, an estimate of what loading it costs (measured: 4–6.5 ms per MB
+    /// for django's 67 MB graph on a 2-core VM, see `docs/dense.md`). `Duration::ZERO` loads it at
+    /// the first search.
     pub graph_load_cost_per_mb: Duration,
 }
 
@@ -63,7 +64,7 @@ impl Default for IndexOptions {
             max_connections: 16,
             ef_construction: 200,
             ef_search: 96,
-            graph_load_cost_per_mb: Duration::from_millis(7),
+            graph_load_cost_per_mb: Duration::from_millis(5),
         }
     }
 }

@@ -10,7 +10,11 @@
 //! chunks per second; a django snapshot has ~48k chunks):
 //! - **full index**: every chunk has a cached vector (after [`SnapshotIndex::build_dense`], e.g.
 //!   `swex index --dense`); the query is compared with all of them ([`DenseIndex`]: exact below
-//!   [`DenseConfig::index`]'s threshold, HNSW above it);
+//!   [`DenseConfig::index`]'s threshold; above it `build_dense` also builds an HNSW graph and
+//!   stores it in `<embedding cache>/graphs` ([`GraphStore`]), and later opens of a snapshot with
+//!   the same vectors load it once exact searches have cost about as much as loading; a snapshot
+//!   whose graph was never built searches exactly, since a build takes minutes and an exact
+//!   search milliseconds);
 //! - **rerank**: only given candidates are embedded (cache first) and ordered by similarity: by
 //!   default the top lexical hits of the same query, or the chunks of regions the caller names.
 //!
