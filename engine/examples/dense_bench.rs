@@ -521,7 +521,7 @@ fn cmd_hnsw(opts: &Opts) -> Result<(), Error> {
         vectors.clone(),
         &options,
         &store,
-        true,
+        Some(&|_, _| {}),
     )?;
     let build_and_save = started.elapsed().as_secs_f64();
     let cpu = cpu_seconds() - cpu;
@@ -567,7 +567,7 @@ fn cmd_hnsw(opts: &Opts) -> Result<(), Error> {
             vectors.clone(),
             &options,
             &store,
-            false,
+            None,
         )?;
         let total = started.elapsed().as_secs_f64();
         let GraphState::Loaded { seconds } = loaded.graph_state() else {
@@ -605,7 +605,7 @@ fn cmd_hnsw(opts: &Opts) -> Result<(), Error> {
                 vectors,
                 &options,
                 &store,
-                false,
+                None,
             )?;
             for q in queries.chunks_exact(dim).cycle().take(questions) {
                 index.search(q, 10);

@@ -11,7 +11,7 @@ use swex_engine::dense::{Embedder, EmbedderConfig, IndexOptions, default_cache_r
 use swex_engine::index::glob::Glob;
 use swex_engine::index::{
     CandidateRegion, DenseConfig, DenseMode, DenseQuery, Engine, EngineConfig, IndexError,
-    NoProgress, SearchFilters, SnapshotIndex,
+    NoProgress, Progress, SearchFilters, SnapshotIndex, Stage,
 };
 
 fn model_present() -> bool {
@@ -225,6 +225,16 @@ fn rerank_then_full_index_then_a_second_snapshot_reuses_vectors() {
     assert_eq!(report.cached, report.chunks - 1);
 }
 
+/// Keeps every progress report.
+#[derive(Default)]
+struct Recorder(std::sync::Mutex<Vec<(Stage, u64, u64)>>);
+
+impl Progress for Recorder {
+    fn report(&self, stage: Stage, done: u64, total: u64) {
+        self.0.lock().unwrap().push((stage, done, total));
+    }
+}
+
 /// The stored HNSW graphs under an engine cache directory.
 fn stored_graphs(cache: &Path) -> Vec<std::path::PathBuf> {
     let mut graphs = Vec::new();
@@ -263,8 +273,21 @@ fn build_dense_stores_an_hnsw_graph_that_a_later_engine_loads() {
         })
     };
     let first = graph_engine().open(repo.path()).unwrap();
-    let report = first.build_dense(&NoProgress).unwrap();
+    let progress = Recorder::default();
+    let report = first.build_dense(&progress).unwrap();
     assert_eq!(report.search, "hnsw", "{report:?}");
+    // The graph build reports its progress, ending with every chunk inserted.
+    let graph_reports: Vec<(u64, u64)> = progress
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(stage, _, _)| *stage == Stage::VectorGraph)
+        .map(|&(_, done, total)| (done, total))
+        .collect();
+    let chunks = report.chunks as u64;
+    assert_eq!(graph_reports.first(), Some(&(0, chunks)));
+    assert_eq!(graph_reports.last(), Some(&(chunks, chunks)));
     assert!(report.graph.contains("built"), "{report:?}");
     assert_eq!(stored_graphs(cache.path()).len(), 1);
 

@@ -59,6 +59,7 @@ impl Progress for StderrProgress {
             Stage::Index => "indexing",
             Stage::Graph => "building graph",
             Stage::Embed => "embedding chunks",
+            Stage::VectorGraph => "building the HNSW graph",
         };
         let counts = if total > 0 {
             format!(" {done}/{total}")

@@ -385,8 +385,18 @@ impl GraphStore {
     }
 }
 
-/// Builds an HNSW graph over `vectors` (`dim` floats each; point ids are positions).
-pub fn build_graph(vectors: &[f32], dim: usize, params: &GraphParams) -> (Graph, f64) {
+/// Points inserted between two progress reports while building a graph: large enough that the
+/// parallel insertion keeps both cores busy, small enough for a report every second or two.
+const BUILD_BLOCK: usize = 2048;
+
+/// Builds an HNSW graph over `vectors` (`dim` floats each; point ids are positions), reporting
+/// (points inserted, points) to `progress` after each block of insertions.
+pub fn build_graph(
+    vectors: &[f32],
+    dim: usize,
+    params: &GraphParams,
+    progress: &dyn Fn(usize, usize),
+) -> (Graph, f64) {
     let started = Instant::now();
     let count = vectors.len() / dim.max(1);
     let mut graph = Hnsw::new(
@@ -401,7 +411,14 @@ pub fn build_graph(vectors: &[f32], dim: usize, params: &GraphParams) -> (Graph,
         .enumerate()
         .map(|(i, v)| (v, i))
         .collect();
-    graph.parallel_insert_slice(&points);
+    progress(0, count);
+    let mut inserted = 0;
+    for block in points.chunks(BUILD_BLOCK) {
+        // hnsw_rs wants a `Vec`; the pairs are references, so the copy is small.
+        graph.parallel_insert_slice(&block.to_vec());
+        inserted += block.len();
+        progress(inserted, count);
+    }
     graph.set_searching_mode(true);
     (graph, started.elapsed().as_secs_f64())
 }
@@ -421,7 +438,7 @@ mod tests {
     fn stored(store: &GraphStore, seed: u64) -> GraphKey {
         let vectors = synthetic(200, DIM, seed);
         let key = GraphKey::of(&vectors, DIM, &PARAMS);
-        let (graph, seconds) = build_graph(&vectors, DIM, &PARAMS);
+        let (graph, seconds) = build_graph(&vectors, DIM, &PARAMS, &|_, _| {});
         assert!(store.save(&key, &graph, 200, DIM, PARAMS, seconds).unwrap());
         key
     }
@@ -456,7 +473,7 @@ mod tests {
         let key = GraphKey::of(&vectors, DIM, &PARAMS);
         assert!(matches!(store.load(&key, 200, DIM), LoadOutcome::Absent));
         assert_eq!(store.stored_bytes(&key), None);
-        let (graph, seconds) = build_graph(&vectors, DIM, &PARAMS);
+        let (graph, seconds) = build_graph(&vectors, DIM, &PARAMS, &|_, _| {});
         assert!(store.save(&key, &graph, 200, DIM, PARAMS, seconds).unwrap());
         assert!(store.stored_bytes(&key).unwrap() > (200 * DIM * 4) as u64);
         let LoadOutcome::Loaded(loaded) = store.load(&key, 200, DIM) else {
@@ -487,7 +504,7 @@ mod tests {
         let key = stored(&store, 2);
         let manifest = fs::read(dir.path().join(key.as_str()).join(MANIFEST)).unwrap();
         let vectors = synthetic(200, DIM, 2);
-        let (graph, seconds) = build_graph(&vectors, DIM, &PARAMS);
+        let (graph, seconds) = build_graph(&vectors, DIM, &PARAMS, &|_, _| {});
         assert!(!store.save(&key, &graph, 200, DIM, PARAMS, seconds).unwrap());
         assert_eq!(
             fs::read(dir.path().join(key.as_str()).join(MANIFEST)).unwrap(),

@@ -282,8 +282,12 @@ impl<K: Clone> DenseIndex<K> {
     ) -> Result<Self, DenseError> {
         let mut index = Self::exact(identity, keys, vectors, options)?;
         if index.keys.len() >= options.exact_below.max(1) {
-            let (graph, seconds) =
-                build_graph(&index.vectors, index.identity.dim, &options.graph_params());
+            let (graph, seconds) = build_graph(
+                &index.vectors,
+                index.identity.dim,
+                &options.graph_params(),
+                &|_, _| {},
+            );
             index.set_graph(graph, GraphState::Built { seconds });
         }
         Ok(index)
@@ -291,16 +295,16 @@ impl<K: Clone> DenseIndex<K> {
 
     /// Indexes vectors with the HNSW graph of `store` (see the module docs): below
     /// `options.exact_below` items no graph is used; otherwise a stored graph of exactly these
-    /// vectors is loaded lazily, and a missing one is built and stored when `build` is set
-    /// (exact search otherwise). Errors: the vectors do not fit `identity`, or a graph built here
-    /// could not be stored.
+    /// vectors is loaded lazily, and a missing one is built and stored when `build` is given (it
+    /// gets (points inserted, points) as the build goes); without it, search is exact. Errors: the
+    /// vectors do not fit `identity`, or a graph built here could not be stored.
     pub fn with_store(
         identity: ModelIdentity,
         keys: Vec<K>,
         vectors: Vec<f32>,
         options: &IndexOptions,
         store: &GraphStore,
-        build: bool,
+        build: Option<&dyn Fn(usize, usize)>,
     ) -> Result<Self, DenseError> {
         let mut index = Self::exact(identity, keys, vectors, options)?;
         if index.keys.len() < options.exact_below.max(1) {
@@ -321,8 +325,8 @@ impl<K: Clone> DenseIndex<K> {
             if budget == 0.0 {
                 index.load_stored();
             }
-        } else if build {
-            let (graph, seconds) = build_graph(&index.vectors, dim, &params);
+        } else if let Some(progress) = build {
+            let (graph, seconds) = build_graph(&index.vectors, dim, &params, progress);
             store.save(&key, &graph, index.keys.len(), dim, params, seconds)?;
             index.set_graph(graph, GraphState::Built { seconds });
         } else {
@@ -739,6 +743,8 @@ pub(crate) mod tests {
             ..IndexOptions::default()
         };
         let vectors = synthetic(600, 24, 5);
+        let progress = |_: usize, _: usize| {};
+        let build: Option<&dyn Fn(usize, usize)> = if build { Some(&progress) } else { None };
         DenseIndex::with_store(
             identity(24),
             (0..600).collect(),
@@ -799,7 +805,7 @@ pub(crate) mod tests {
             synthetic(600, 24, 6),
             &options,
             &store,
-            false,
+            None,
         )
         .unwrap();
         assert_eq!(other.graph_state(), GraphState::Missing);
@@ -811,7 +817,7 @@ pub(crate) mod tests {
             synthetic(50, 24, 5),
             &options,
             &store,
-            true,
+            Some(&|_, _| panic!("no graph below the threshold")),
         )
         .unwrap();
         assert_eq!(small.graph_state(), GraphState::NotNeeded);

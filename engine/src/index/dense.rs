@@ -346,8 +346,11 @@ impl SnapshotIndex {
         }
         let embed_seconds = started.elapsed().as_secs_f64();
         let started = Instant::now();
+        let graph_progress = |done: usize, total: usize| {
+            progress.report(Stage::VectorGraph, done as u64, total as u64)
+        };
         let index = self
-            .full_index(&model, true)?
+            .full_index(&model, Some(&graph_progress))?
             .expect("every chunk has just been embedded");
         Ok(DenseBuildReport {
             model: model.embedder.identity().key(),
@@ -369,15 +372,16 @@ impl SnapshotIndex {
     /// The full index, built from cached vectors on first use; `None` when some chunk has no
     /// vector (the full index does not exist for this snapshot). Its HNSW graph (above
     /// [`IndexOptions::exact_below`] chunks) comes from the store in the embedding cache; with
-    /// `build_graph` a missing one is built and stored (which replaces an index opened without).
+    /// `build_graph` (a progress callback) a missing one is built and stored, which replaces an
+    /// index opened without.
     fn full_index(
         &self,
         model: &DenseModel,
-        build_graph: bool,
+        build_graph: Option<&dyn Fn(usize, usize)>,
     ) -> Result<Option<Arc<DenseIndex<u32>>>, IndexError> {
         let mut slot = self.dense.full.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(index) = &*slot
-            && (!build_graph
+            && (build_graph.is_none()
                 || !matches!(
                     index.graph_state(),
                     GraphState::Missing | GraphState::Failed { .. }
@@ -472,7 +476,7 @@ impl SnapshotIndex {
         let model = self.dense.runtime.model()?;
         let rerank = query.mode == DenseMode::Rerank || !query.regions.is_empty();
         if !rerank {
-            let full = self.full_index(&model, false)?;
+            let full = self.full_index(&model, None)?;
             match (full, query.mode) {
                 (Some(index), _) => return self.search_full(&model, &index, query),
                 (None, DenseMode::Full) => {

@@ -133,7 +133,7 @@ pub enum IndexError {
     },
 }
 
-/// Stages of [`Engine::open`], in order.
+/// Stages of long work: [`Engine::open`], in order, then [`SnapshotIndex::build_dense`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stage {
@@ -144,6 +144,8 @@ pub enum Stage {
     Graph,
     /// Embedding chunks for the full dense index.
     Embed,
+    /// Building the full dense index's HNSW graph (points inserted, points).
+    VectorGraph,
 }
 
 /// Receives progress of long work; called from worker threads.
