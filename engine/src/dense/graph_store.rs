@@ -406,11 +406,15 @@ pub fn build_graph(
         params.ef_construction,
         UnitCosine,
     );
-    let points: Vec<(&[f32], usize)> = vectors
+    let mut points: Vec<(&[f32], usize)> = vectors
         .chunks_exact(dim)
         .enumerate()
         .map(|(i, v)| (v, i))
         .collect();
+    // Inserting in index order would feed the graph one directory at a time (chunks come in path
+    // order), which costs recall (measured: 0.989 instead of 0.999 at recall@10 on django's
+    // vectors); a fixed shuffle spreads every block over the whole repository.
+    shuffle(&mut points);
     progress(0, count);
     let mut inserted = 0;
     for block in points.chunks(BUILD_BLOCK) {
@@ -421,6 +425,17 @@ pub fn build_graph(
     }
     graph.set_searching_mode(true);
     (graph, started.elapsed().as_secs_f64())
+}
+
+/// Fisher–Yates with a fixed xorshift seed: the same order for the same input, every run.
+fn shuffle<T>(items: &mut [T]) {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for i in (1..items.len()).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        items.swap(i, (state % (i as u64 + 1)) as usize);
+    }
 }
 
 #[cfg(test)]
