@@ -459,6 +459,21 @@ mod tests {
     }
 
     #[test]
+    fn the_insertion_order_is_a_fixed_permutation_that_spreads_the_points() {
+        let mut first: Vec<usize> = (0..1000).collect();
+        let mut second = first.clone();
+        shuffle(&mut first);
+        shuffle(&mut second);
+        assert_eq!(first, second);
+        let mut sorted = first.clone();
+        sorted.sort();
+        assert_eq!(sorted, (0..1000).collect::<Vec<_>>());
+        // The first block holds points from all over the index, not its first tenth.
+        let early = first[..100].iter().filter(|&&i| i < 100).count();
+        assert!(early < 30, "{early} of the first 100 come from the first 100");
+    }
+
+    #[test]
     fn the_key_covers_every_vector_bit_the_order_and_the_parameters() {
         let vectors = synthetic(50, DIM, 1);
         let key = GraphKey::of(&vectors, DIM, &PARAMS);
