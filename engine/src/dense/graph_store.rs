@@ -386,8 +386,8 @@ impl GraphStore {
 }
 
 /// Progress reports while building a graph. Each is a separate parallel insertion; small blocks
-/// cost recall and time (blocks of 2,048 points: recall@10 0.989 instead of 0.999 on django's
-/// vectors, 15 % more CPU), so there are few.
+/// cost recall and time (blocks of 2,048 points on django's vectors: recall@10 0.989 instead of
+/// 0.999 in 6 of 8 runs, 15 % more CPU; see `docs/dense.md`), so there are few.
 const BUILD_REPORTS: usize = 8;
 
 /// Builds an HNSW graph over `vectors` (`dim` floats each; point ids are positions), reporting
