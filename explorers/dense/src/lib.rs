@@ -21,7 +21,7 @@ use serde::Deserialize;
 use std::ffi::CStr;
 use swex_plugin::types::{DenseMode, DenseSearchArgs};
 use swex_plugin::{Explorer, ExplorerError, Request, Response, Services, parse_config};
-use swex_rankkit::{Ranked, dense_note, select_regions};
+use swex_rankkit::{BlankLines, Ranked, dense_note, select_regions};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -88,8 +88,13 @@ impl Explorer for Dense {
             .iter()
             .map(|hit| Ranked::from_hit(hit, "dense"))
             .collect();
-        let mut response =
-            Response::new(select_regions(&ranked, request.top_k, self.config.per_file));
+        let mut blank = BlankLines::new(services);
+        let mut response = Response::new(select_regions(
+            &ranked,
+            request.top_k,
+            self.config.per_file,
+            &mut |path, from, to| blank.check(path, from, to),
+        ));
         response.notes.push(dense_note("dense", &result));
         Ok(response)
     }

@@ -29,7 +29,9 @@ use serde::Deserialize;
 use std::ffi::CStr;
 use swex_plugin::types::{DenseMode, DenseSearchArgs, SearchArgs};
 use swex_plugin::{Explorer, ExplorerError, Request, Response, Services, parse_config};
-use swex_rankkit::{DEFAULT_RRF_K, Fusion, FusionInput, Ranked, dense_note, fuse, select_regions};
+use swex_rankkit::{
+    BlankLines, DEFAULT_RRF_K, Fusion, FusionInput, Ranked, dense_note, fuse, select_regions,
+};
 
 /// Candidates per list when the config does not say.
 pub const DEFAULT_CANDIDATES: usize = 100;
@@ -164,7 +166,13 @@ impl Explorer for Hybrid {
             self.rrf_k,
         );
         fused.truncate(limit);
-        let mut response = Response::new(select_regions(&fused, request.top_k, self.per_file));
+        let mut blank = BlankLines::new(services);
+        let mut response = Response::new(select_regions(
+            &fused,
+            request.top_k,
+            self.per_file,
+            &mut |path, from, to| blank.check(path, from, to),
+        ));
         response.notes = notes;
         Ok(response)
     }

@@ -1,12 +1,16 @@
-//! swex-rankkit: what the ranking explorers (`dense`, `hybrid`) share — turning ranked chunk
-//! lists into regions, and fusing several ranked lists into one.
+//! swex-rankkit: what the ranking explorers (`bm25`, `tfidf`, `dense`, `hybrid`) share — turning
+//! ranked chunk lists into regions, and fusing several ranked lists into one.
 //!
 //! - [`Ranked`]: one ranked chunk `(path, start, end, score, why)`, from any search service.
 //! - [`fuse`]: reciprocal rank fusion or normalised score fusion of weighted lists, with a
 //!   deterministic order on ties.
 //! - [`select_regions`]: walks a ranking and keeps `top_k` regions, merging chunks of one file
-//!   that overlap or touch (no line is paid for twice) and optionally capping the regions per
-//!   file so that the answer spans more files.
+//!   that overlap, touch or are separated only by blank lines (no line is paid for twice, and
+//!   neighbouring definitions do not take two places: the engine's blank chunks between
+//!   definitions are never hits themselves), re-merging a region that grows into another, and
+//!   optionally capping the regions per file so that the answer spans more files.
+//! - [`BlankLines`]: answers "are these lines blank?" from the `read_lines` service, each file
+//!   read once.
 //! - [`dense_note`]: the line an explorer adds to its notes about how dense hits were found.
 //!
 //! It knows nothing about how the lists were produced (engine, services, scores' scales); it
@@ -14,8 +18,8 @@
 
 use serde::Deserialize;
 use std::collections::HashMap;
-use swex_plugin::Region;
 use swex_plugin::types::{DenseMode, SearchHit, SearchResult};
+use swex_plugin::{Region, Services};
 
 /// One ranked chunk.
 #[derive(Debug, Clone, PartialEq)]
@@ -169,15 +173,24 @@ pub fn fuse(inputs: &[FusionInput<'_>], fusion: Fusion, rrf_k: f64) -> Vec<Ranke
 }
 
 /// Regions from a ranking, best first: each chunk either merges into an earlier region of the
-/// same file that it overlaps or touches, or starts a new region while there are fewer than
-/// `top_k`. With `per_file = Some(n)`, a file gets at most `n` regions as long as chunks of other
-/// files are left to fill the answer; the chunks held back fill the remaining places, in rank
-/// order, only when the ranking runs out.
-pub fn select_regions(ranked: &[Ranked], top_k: usize, per_file: Option<usize>) -> Vec<Region> {
+/// same file that it overlaps, touches or is separated from only by lines for which
+/// `blank(path, from, to)` (inclusive) holds, or starts a new region while there are fewer than
+/// `top_k`. A region that grows absorbs the other regions of its file it now reaches (the
+/// earlier-ranked one keeps its place, score and reason), which frees a place for a later chunk.
+/// With `per_file = Some(n)`, a file gets at most `n` regions as long as chunks of other files are
+/// left to fill the answer; the chunks held back fill the remaining places, in rank order, only
+/// when the ranking runs out. `blank` = `|_, _, _| false` merges only overlapping or touching
+/// chunks.
+pub fn select_regions(
+    ranked: &[Ranked],
+    top_k: usize,
+    per_file: Option<usize>,
+    blank: &mut dyn FnMut(&str, i64, i64) -> bool,
+) -> Vec<Region> {
     let mut regions: Vec<Region> = Vec::new();
     let mut held_back: Vec<&Ranked> = Vec::new();
     for chunk in ranked {
-        if merge(&mut regions, chunk) || regions.len() == top_k {
+        if merge(&mut regions, chunk, blank) || regions.len() == top_k {
             continue;
         }
         let in_file = regions.iter().filter(|r| r.path == chunk.path).count();
@@ -188,26 +201,93 @@ pub fn select_regions(ranked: &[Ranked], top_k: usize, per_file: Option<usize>) 
         regions.push(region(chunk));
     }
     for chunk in held_back {
-        if !merge(&mut regions, chunk) && regions.len() < top_k {
+        if !merge(&mut regions, chunk, blank) && regions.len() < top_k {
             regions.push(region(chunk));
         }
     }
     regions
 }
 
-/// Folds `chunk` into the region of its file that it overlaps or touches, if any.
-fn merge(regions: &mut [Region], chunk: &Ranked) -> bool {
-    let (path, start, end) = chunk.span();
-    match regions
-        .iter_mut()
-        .find(|r| r.path == path && start <= r.end + 1 && r.start <= end + 1)
-    {
-        Some(region) => {
-            region.start = region.start.min(start);
-            region.end = region.end.max(end);
-            true
+/// Whether the span `start..=end` of `path` joins `region`: same file, and overlapping,
+/// touching, or apart only by blank lines.
+fn joins(
+    region: &Region,
+    (path, start, end): (&str, i64, i64),
+    blank: &mut dyn FnMut(&str, i64, i64) -> bool,
+) -> bool {
+    if region.path != path {
+        return false;
+    }
+    if start <= region.end + 1 && region.start <= end + 1 {
+        return true;
+    }
+    let (from, to) = if start > region.end {
+        (region.end + 1, start - 1)
+    } else {
+        (end + 1, region.start - 1)
+    };
+    blank(path, from, to)
+}
+
+/// Folds `chunk` into the first region it joins, then lets the grown region absorb the other
+/// regions it now joins.
+fn merge(
+    regions: &mut Vec<Region>,
+    chunk: &Ranked,
+    blank: &mut dyn FnMut(&str, i64, i64) -> bool,
+) -> bool {
+    let Some(mut at) = regions.iter().position(|r| joins(r, chunk.span(), blank)) else {
+        return false;
+    };
+    regions[at].start = regions[at].start.min(chunk.start);
+    regions[at].end = regions[at].end.max(chunk.end);
+    loop {
+        let grown = (regions[at].path.clone(), regions[at].start, regions[at].end);
+        let Some(other) = (0..regions.len())
+            .find(|&i| i != at && joins(&regions[i], (&grown.0, grown.1, grown.2), blank))
+        else {
+            return true;
+        };
+        let (keep, gone) = (at.min(other), at.max(other));
+        let removed = regions.remove(gone);
+        regions[keep].start = regions[keep].start.min(removed.start);
+        regions[keep].end = regions[keep].end.max(removed.end);
+        at = keep;
+    }
+}
+
+/// Whether lines `from..=to` of a file are all blank (whitespace only), each file's lines read
+/// once through the `read_lines` service; a file that cannot be read has no blank lines.
+pub struct BlankLines<'s, 'a> {
+    services: &'s Services<'a>,
+    files: HashMap<String, Option<Vec<bool>>>,
+}
+
+impl<'s, 'a> BlankLines<'s, 'a> {
+    pub fn new(services: &'s Services<'a>) -> Self {
+        BlankLines {
+            services,
+            files: HashMap::new(),
         }
-        None => false,
+    }
+
+    pub fn check(&mut self, path: &str, from: i64, to: i64) -> bool {
+        if from > to || from < 1 {
+            return false;
+        }
+        let services = self.services;
+        let blank = self.files.entry(path.to_owned()).or_insert_with(|| {
+            services
+                .read_file_lines(path)
+                .ok()
+                .map(|lines| lines.iter().map(|line| line.trim().is_empty()).collect())
+        });
+        match blank {
+            Some(blank) => blank
+                .get(from as usize - 1..to as usize)
+                .is_some_and(|lines| lines.iter().all(|&b| b)),
+            None => false,
+        }
     }
 }
 
@@ -259,7 +339,9 @@ mod tests {
             .map(|(i, s)| chunk(s, 100.0 - i as f64))
             .collect();
         assert_eq!(
-            spans(&select_regions(&ranked, top_k, per_file)),
+            spans(&select_regions(&ranked, top_k, per_file, &mut |_, _, _| {
+                false
+            })),
             expected,
             "{ranking:?} top {top_k} per file {per_file:?}"
         );
@@ -432,5 +514,56 @@ mod tests {
         );
         assert_eq!(fused[0].why, "BM25: function f (lexical #1, dense #2)");
         assert_eq!(fused[1].why, "dense #1");
+    }
+
+    /// `a.py` has blank lines 21–22 and 41, code everywhere else.
+    fn blank_in_a(path: &str, from: i64, to: i64) -> bool {
+        path == "a.py" && (from..=to).all(|l| l == 21 || l == 22 || l == 41)
+    }
+
+    fn select_with_blanks(ranking: &[&str], top_k: usize) -> Vec<Region> {
+        let ranked: Vec<Ranked> = ranking
+            .iter()
+            .enumerate()
+            .map(|(i, s)| chunk(s, 100.0 - i as f64))
+            .collect();
+        select_regions(&ranked, top_k, None, &mut blank_in_a)
+    }
+
+    #[test]
+    fn chunks_separated_only_by_blank_lines_merge() {
+        let regions = select_with_blanks(
+            &[
+                "a.py:10-20",
+                "a.py:23-30", // after blank 21-22: joins the first
+                "b.py:1-5",
+                "a.py:32-40", // line 31 is code: a region of its own
+                "c.py:1-2",
+                "a.py:42-50", // after blank 41: folds into 32-40 though all places are taken
+            ],
+            4,
+        );
+        assert_eq!(
+            spans(&regions),
+            ["a.py:10-30", "b.py:1-5", "a.py:32-50", "c.py:1-2"]
+        );
+        assert_eq!(regions[0].score, Some(100.0));
+    }
+
+    #[test]
+    fn a_grown_region_absorbs_the_regions_it_reaches() {
+        let regions = select_with_blanks(
+            &[
+                "a.py:30-40",
+                "a.py:10-19",
+                "b.py:1-5",
+                // Touches both a.py regions: they become one, which frees a place for d.py.
+                "a.py:20-29",
+                "d.py:3-4",
+            ],
+            3,
+        );
+        assert_eq!(spans(&regions), ["a.py:10-40", "b.py:1-5", "d.py:3-4"]);
+        assert_eq!(regions[0].score, Some(100.0));
     }
 }

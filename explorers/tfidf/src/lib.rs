@@ -12,8 +12,8 @@
 //!    frequencies); the pool is large enough that common code words still get low weights. The
 //!    issue is vectorised the same way.
 //! 3. **Ranking**: candidates by cosine similarity to the issue (ties: BM25 order); overlapping
-//!    or adjacent chunks of one file merge into one region; the first `top_k` regions are the
-//!    answer.
+//!    or adjacent chunks of one file, or chunks apart only by blank lines, merge into one region
+//!    (`swex_rankkit::select_regions`); the first `top_k` regions are the answer.
 //!
 //! The reference baseline (80-line windows, scikit-learn defaults) is `tfidf-ref`; this one
 //! differs in everything but the formula. It needs the engine's index (`--index`).
@@ -25,6 +25,7 @@ use swex_plugin::types::{SearchArgs, SearchHit};
 use swex_plugin::{
     Explorer, ExplorerError, Region, Request, Response, ServiceError, Services, parse_config,
 };
+use swex_rankkit::{Ranked, select_regions};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -171,35 +172,29 @@ pub fn cosine_scores(query: &[String], documents: &[Vec<String>]) -> Vec<f64> {
         .collect()
 }
 
-/// Regions from scored chunks, best first: a chunk overlapping or touching an earlier region of
-/// its file widens it instead of taking a slot.
-pub fn merge(ranked: &[(&SearchHit, f64)], top_k: usize) -> Vec<Region> {
-    let mut regions: Vec<Region> = Vec::new();
-    for (hit, score) in ranked {
-        let (start, end) = (i64::from(hit.start), i64::from(hit.end));
-        if let Some(region) = regions
-            .iter_mut()
-            .find(|r| r.path == hit.path && start <= r.end + 1 && r.start <= end + 1)
-        {
-            region.start = region.start.min(start);
-            region.end = region.end.max(end);
-            continue;
-        }
-        if regions.len() == top_k {
-            continue;
-        }
-        let why = format!(
-            "TF-IDF cosine {score:.3}: {} {}",
-            hit.kind.as_deref().unwrap_or("chunk"),
-            hit.name.as_deref().unwrap_or("")
-        );
-        regions.push(
-            Region::new(hit.path.clone(), start, end)
-                .with_score(*score)
-                .with_why(why.trim_end().to_owned()),
-        );
-    }
-    regions
+/// Regions from scored chunks, best first ([`swex_rankkit::select_regions`]): a chunk that
+/// overlaps, touches, or is apart only by lines `blank` calls blank from an earlier region of its
+/// file widens it instead of taking a place.
+pub fn merge(
+    ranked: &[(&SearchHit, f64)],
+    top_k: usize,
+    blank: &mut dyn FnMut(&str, i64, i64) -> bool,
+) -> Vec<Region> {
+    let ranked: Vec<Ranked> = ranked
+        .iter()
+        .map(|(hit, score)| {
+            let why = format!(
+                "TF-IDF cosine {score:.3}: {} {}",
+                hit.kind.as_deref().unwrap_or("chunk"),
+                hit.name.as_deref().unwrap_or("")
+            );
+            Ranked {
+                why: why.trim_end().to_owned(),
+                ..Ranked::new(hit.path.clone(), hit.start.into(), hit.end.into(), *score)
+            }
+        })
+        .collect();
+    select_regions(&ranked, top_k, None, blank)
 }
 
 fn needs_index(error: ServiceError) -> ExplorerError {
@@ -266,7 +261,17 @@ impl Explorer for Tfidf {
         let mut ranked: Vec<(&SearchHit, f64)> = hits.iter().zip(scores).collect();
         // Stable: equal cosines keep BM25's order.
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
-        Ok(Response::new(merge(&ranked, request.top_k)))
+        // The files are read already: blank lines between chunks come from them.
+        let mut blank = |path: &str, from: i64, to: i64| {
+            from >= 1
+                && from <= to
+                && files.get(path).is_some_and(|lines| {
+                    lines
+                        .get(from as usize - 1..to as usize)
+                        .is_some_and(|span| span.iter().all(|line| line.trim().is_empty()))
+                })
+        };
+        Ok(Response::new(merge(&ranked, request.top_k, &mut blank)))
     }
 }
 
@@ -331,7 +336,7 @@ mod tests {
             hit("c.py", 1, 2),
         ];
         let ranked: Vec<(&SearchHit, f64)> = hits.iter().zip([0.9, 0.8, 0.7, 0.6]).collect();
-        let got: Vec<(String, i64, i64)> = merge(&ranked, 2)
+        let got: Vec<(String, i64, i64)> = merge(&ranked, 2, &mut |_, _, _| false)
             .into_iter()
             .map(|r| (r.path, r.start, r.end))
             .collect();
