@@ -4,8 +4,8 @@
 //! The issue text goes to the `dense_search` service. The engine answers from the snapshot's full
 //! dense index when every chunk is embedded (`swex index --dense`), and otherwise reranks a wide
 //! set of lexical candidates (the top BM25 chunks of the same issue), embedding only those, cache
-//! first. The best chunks become the regions: chunks of one file that overlap or touch merge into
-//! one region, optionally at most `per_file` regions per file.
+//! first. The best chunks become the regions: chunks of one file that overlap, touch or are apart
+//! only by blank lines merge into one region, optionally at most `per_file` regions per file.
 //!
 //! It needs a host that serves the engine's index with the embedding model installed
 //! (`swex models fetch`, then `swex explore --index` or `swex bench --index`); otherwise it fails

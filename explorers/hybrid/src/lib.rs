@@ -3,7 +3,7 @@
 //! It asks `lexical_search` for the top `candidates` chunks (the engine's code-aware BM25) and
 //! `dense_search` for as many (the full dense index when the snapshot has one, else a rerank of
 //! those same lexical candidates), fuses the two lists and turns the best fused chunks into
-//! regions (chunks of one file that overlap or touch merge). `per_file` optionally caps the
+//! regions (chunks of one file that overlap, touch or are apart only by blank lines merge). `per_file` optionally caps the
 //! regions of one file while other files' chunks can fill the answer (diversity).
 //!
 //! Fusion (`fusion`):
