@@ -19,7 +19,8 @@
 //!   [`LoadOutcome::Invalid`], so the caller rebuilds it, and a panic inside hnsw_rs is caught and
 //!   treated the same way;
 //! - the store keeps at most `max_graphs` graphs, dropping the least recently used (a load touches
-//!   the manifest) after each save.
+//!   the manifest) after each save, which also removes temporary directories a crashed writer left
+//!   more than an hour earlier.
 //!
 //! hnsw_rs ties a loaded graph's lifetime to its loader ([`HnswIo`]); the loader of each graph
 //! (a few hundred bytes, no vector data) is therefore leaked, which gives the graph a `'static`
@@ -46,6 +47,8 @@ const BASENAME: &str = "hnsw";
 const GRAPH_FILE: &str = "hnsw.hnsw.graph";
 const DATA_FILE: &str = "hnsw.hnsw.data";
 const MANIFEST: &str = "manifest.json";
+/// Name prefix of the directory a graph is written in before it is renamed into place.
+const TEMP_PREFIX: &str = ".tmp-graph-";
 /// Graphs kept by default: a graph of a 30k-chunk repository takes about 60 MB.
 pub const DEFAULT_MAX_GRAPHS: usize = 16;
 
@@ -309,7 +312,7 @@ impl GraphStore {
     ) -> Result<bool, DenseError> {
         fs::create_dir_all(&self.dir).map_err(|e| DenseError::io(&self.dir, e))?;
         let temp = tempfile::Builder::new()
-            .prefix(".tmp-graph-")
+            .prefix(TEMP_PREFIX)
             .tempdir_in(&self.dir)
             .map_err(|e| DenseError::io(&self.dir, e))?;
         // hnsw_rs panics when it cannot create its files; the directory was just made, so that
@@ -361,8 +364,23 @@ impl GraphStore {
         }
     }
 
-    /// Removes the least recently used graphs beyond `max_graphs`, never `keep`.
+    /// Removes the least recently used graphs beyond `max_graphs`, never `keep`, and temporary
+    /// directories that writers left behind (a crash mid-save) more than an hour ago; younger ones
+    /// may belong to a save in progress.
     fn prune(&self, keep: &GraphKey) {
+        if let Ok(entries) = fs::read_dir(&self.dir) {
+            let stale = SystemTime::now() - std::time::Duration::from_secs(3600);
+            for entry in entries.filter_map(|e| e.ok()) {
+                let abandoned = entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX)
+                    && entry
+                        .metadata()
+                        .and_then(|m| m.modified())
+                        .is_ok_and(|modified| modified < stale);
+                if abandoned {
+                    let _ = fs::remove_dir_all(entry.path());
+                }
+            }
+        }
         let mut graphs: Vec<(SystemTime, GraphKey)> = self
             .keys()
             .into_iter()
@@ -611,6 +629,26 @@ mod tests {
             assert!(store.keys().is_empty(), "{name}: not removed");
             assert!(matches!(store.load(&key, 200, DIM), LoadOutcome::Absent));
         }
+    }
+
+    #[test]
+    fn a_save_removes_what_crashed_writers_left_an_hour_ago_and_nothing_younger() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = GraphStore::new(dir.path(), 4);
+        let old = dir.path().join(format!("{TEMP_PREFIX}crashed"));
+        let young = dir.path().join(format!("{TEMP_PREFIX}saving"));
+        for path in [&old, &young] {
+            fs::create_dir(path).unwrap();
+            fs::write(path.join(GRAPH_FILE), b"partial").unwrap();
+        }
+        fs::File::open(&old)
+            .unwrap()
+            .set_modified(SystemTime::now() - std::time::Duration::from_secs(7200))
+            .unwrap();
+        let key = stored(&store, 21);
+        assert!(!old.exists());
+        assert!(young.exists());
+        assert_eq!(store.keys(), vec![key]);
     }
 
     #[test]
