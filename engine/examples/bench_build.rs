@@ -21,6 +21,10 @@ use std::time::Instant;
 
 use swex_engine::index::{Engine, EngineConfig, IndexStats, SearchFilters, SnapshotIndex};
 
+#[path = "support/cpu.rs"]
+mod cpu;
+use cpu::cpu_seconds;
+
 struct Args {
     snapshots: Vec<PathBuf>,
     runs: usize,
@@ -59,22 +63,6 @@ fn parse_args() -> Args {
         "usage: bench_build SNAPSHOT [NEXT ...]"
     );
     args
-}
-
-/// User + system CPU seconds of this process so far.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name (which is in parentheses and may hold spaces): state is the
-    // first, utime the 12th, stime the 13th.
-    let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 struct Measured {

@@ -37,6 +37,10 @@ use swex_engine::dense::{
 };
 use swex_engine::index::{DenseConfig, Engine, EngineConfig, Progress, Stage};
 
+#[path = "support/cpu.rs"]
+mod cpu;
+use cpu::cpu_seconds;
+
 type Error = Box<dyn std::error::Error>;
 
 struct Opts {
@@ -245,24 +249,6 @@ fn cmd_chunks(opts: &Opts) -> Result<(), Error> {
     std::fs::write(out, file)?;
     eprintln!("{} chunks from {snapshot}", chunks.len());
     Ok(())
-}
-
-/// CPU seconds (user + system) this process has used, from /proc (Linux); 0 elsewhere. Wall time
-/// on a shared machine says as much about the neighbours as about the code; CPU time does not.
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0.0;
-    };
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    let rest = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 fn cmd_embed(opts: &Opts) -> Result<(), Error> {

@@ -343,7 +343,6 @@ mod tests {
     /// Windows that share lines score as their joined texts do, bit for bit.
     #[test]
     fn windows_score_as_joined_text() {
-        use swex_refkit::{SourceFile, Window};
         let lines = [
             "def parse url ( self ) : return url",
             "",
@@ -352,23 +351,9 @@ mod tests {
             "url url url parse\x1fos",
             "nothing here at all",
         ];
-        let corpus = WindowedCorpus {
-            files: vec![SourceFile::new("a.py", &lines)],
-            windows: [(1, 2), (2, 4), (3, 5), (5, 6), (6, 6)]
-                .into_iter()
-                .map(|(start, end)| Window {
-                    file: 0,
-                    start,
-                    end,
-                })
-                .collect(),
-            unreadable: Vec::new(),
-        };
-        let joined: Vec<String> = corpus
-            .windows
-            .iter()
-            .map(|w| corpus.text(w).to_owned())
-            .collect();
+        let corpus =
+            WindowedCorpus::one_file("a.py", &lines, &[(1, 2), (2, 4), (3, 5), (5, 6), (6, 6)]);
+        let joined = corpus.texts();
         let documents: Vec<Vec<&str>> = joined
             .iter()
             .map(|text| split_whitespace_python(text).collect())

@@ -342,6 +342,32 @@ pub struct WindowedCorpus {
 }
 
 impl WindowedCorpus {
+    /// A corpus of one file with the given windows (1-based inclusive line spans, in order): how
+    /// tests and small tools build a corpus without a snapshot.
+    pub fn one_file<S: AsRef<str>>(
+        path: &str,
+        lines: &[S],
+        spans: &[(usize, usize)],
+    ) -> WindowedCorpus {
+        WindowedCorpus {
+            files: vec![SourceFile::new(path, lines)],
+            windows: spans
+                .iter()
+                .map(|&(start, end)| Window {
+                    file: 0,
+                    start,
+                    end,
+                })
+                .collect(),
+            unreadable: Vec::new(),
+        }
+    }
+
+    /// The joined text of every window, in corpus order.
+    pub fn texts(&self) -> Vec<&str> {
+        self.windows.iter().map(|w| self.text(w)).collect()
+    }
+
     /// Window `index` as an answer region (its file's path and line span).
     pub fn region(&self, index: usize) -> swex_plugin::Region {
         let window = &self.windows[index];

@@ -523,7 +523,6 @@ mod tests {
     /// bit for bit.
     #[test]
     fn window_fit_equals_fit_on_joined_text() {
-        use swex_refkit::{SourceFile, Window};
         let lines = [
             "def parse_url(self, url):",
             "    return urlparse(url).netloc",
@@ -533,24 +532,12 @@ mod tests {
             "README: the url parser handles http and https urls",
             "tables tables Tables database",
         ];
-        let corpus = WindowedCorpus {
-            files: vec![SourceFile::new("a.py", &lines)],
-            windows: [(1, 3), (2, 4), (3, 5), (4, 6), (5, 7), (7, 7)]
-                .into_iter()
-                .map(|(start, end)| Window {
-                    file: 0,
-                    start,
-                    end,
-                })
-                .collect(),
-            unreadable: Vec::new(),
-        };
-        let joined: Vec<String> = corpus
-            .windows
-            .iter()
-            .map(|w| corpus.text(w).to_owned())
-            .collect();
-        let joined: Vec<&str> = joined.iter().map(String::as_str).collect();
+        let corpus = WindowedCorpus::one_file(
+            "a.py",
+            &lines,
+            &[(1, 3), (2, 4), (3, 5), (4, 6), (5, 7), (7, 7)],
+        );
+        let joined = corpus.texts();
         let query = "parse_url returns the wrong netloc for HTTPS urls in tables";
         for max_features in [None, Some(5)] {
             let by_window = TfidfModel::fit_windows(&corpus, max_features).unwrap();
