@@ -47,6 +47,9 @@ pub trait ServiceBackend: Send + Sync {
     fn grep(&self, _args: GrepArgs) -> Result<GrepResult, ServiceError> {
         Err(self.unavailable(ServiceId::Grep))
     }
+    fn code_search(&self, _args: CodeSearchArgs) -> Result<CodeSearchResult, ServiceError> {
+        Err(self.unavailable(ServiceId::CodeSearch))
+    }
 
     /// The error a backend gives for a service it does not have.
     fn unavailable(&self, service: ServiceId) -> ServiceError {
@@ -101,6 +104,7 @@ impl<B: ServiceBackend> RawServices for B {
                 typed(service, args, |a| self.personalized_pagerank(a))
             }
             ServiceId::Grep => typed(service, args, |a| self.grep(a)),
+            ServiceId::CodeSearch => typed(service, args, |a| self.code_search(a)),
         }
     }
 

@@ -59,6 +59,7 @@ impl<'a> ServicesTable<'a> {
             graph_neighbours: slot(7),
             personalized_pagerank: slot(8),
             grep: slot(9),
+            code_search: slot(10),
         };
         ServicesTable {
             table,
@@ -72,7 +73,7 @@ impl<'a> ServicesTable<'a> {
 }
 
 /// One trampoline per slot, in `ServiceId::ALL` order.
-const TRAMPOLINES: [SwexServiceFn; 10] = [
+const TRAMPOLINES: [SwexServiceFn; 11] = [
     trampoline::<0>,
     trampoline::<1>,
     trampoline::<2>,
@@ -83,6 +84,7 @@ const TRAMPOLINES: [SwexServiceFn; 10] = [
     trampoline::<7>,
     trampoline::<8>,
     trampoline::<9>,
+    trampoline::<10>,
 ];
 
 unsafe extern "C" fn trampoline<const INDEX: usize>(

@@ -82,6 +82,8 @@ typedef struct SwexServices {
     SwexServiceFn graph_neighbours;      /* {"node": {path, name?}, "edge_kinds"?, "direction"?, "limit"?} -> {"neighbours": [...]} */
     SwexServiceFn personalized_pagerank; /* {"seeds": [{node, weight}], "limit", "damping"?} -> {"nodes": [...]} */
     SwexServiceFn grep;                  /* {"pattern", "path_glob"?, "case_insensitive"?, "limit"} -> {"matches": [...], "truncated"} */
+    /* Appended: check struct_size covers it before reading. */
+    SwexServiceFn code_search;           /* {"query", "limit", "per_file"?, "under"?, "dense"?} -> {"hits": [...], "query_kind", "dense"} */
 } SwexServices;
 
 typedef int32_t (*SwexCreateFn)(SwexBytes config, void **out_instance, SwexBuffer *out_error);

@@ -208,4 +208,6 @@ pub struct SwexServices {
     pub graph_neighbours: Option<SwexServiceFn>,
     pub personalized_pagerank: Option<SwexServiceFn>,
     pub grep: Option<SwexServiceFn>,
+    /// Appended after version 1's first layout: read it only when `struct_size` covers it.
+    pub code_search: Option<SwexServiceFn>,
 }

@@ -70,6 +70,7 @@ impl<'a> Services<'a> {
             ServiceId::GraphNeighbours => self.raw.graph_neighbours,
             ServiceId::PersonalizedPagerank => self.raw.personalized_pagerank,
             ServiceId::Grep => self.raw.grep,
+            ServiceId::CodeSearch => self.raw.code_search,
         }
     }
 
@@ -218,5 +219,10 @@ impl<'a> Services<'a> {
 
     pub fn grep(&self, args: &GrepArgs) -> Result<GrepResult, ServiceError> {
         self.call(ServiceId::Grep, args)
+    }
+
+    /// Ranked code search (see [`CodeSearchArgs`]); `Unavailable` from hosts without the engine.
+    pub fn code_search(&self, args: &CodeSearchArgs) -> Result<CodeSearchResult, ServiceError> {
+        self.call(ServiceId::CodeSearch, args)
     }
 }
