@@ -40,6 +40,10 @@ struct Args {
     loo: bool,
     show_misses: bool,
     repos: Vec<String>,
+    /// Cross-validation folds for `--loo` (0: one fold per repository).
+    folds: usize,
+    /// Coordinate-descent rounds.
+    rounds: usize,
 }
 
 fn parse_args() -> Args {
@@ -53,6 +57,8 @@ fn parse_args() -> Args {
         loo: false,
         show_misses: false,
         repos: Vec::new(),
+        folds: 0,
+        rounds: 2,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -74,6 +80,8 @@ fn parse_args() -> Args {
             "--tune" => args.tune = true,
             "--loo" => args.loo = true,
             "--show-misses" => args.show_misses = true,
+            "--folds" => args.folds = value().parse().expect("--folds N"),
+            "--rounds" => args.rounds = value().parse().expect("--rounds N"),
             other => panic!("unknown argument {other}"),
         }
     }
@@ -204,10 +212,10 @@ fn get(config: &RankConfig, knob: &str) -> f64 {
 
 /// Coordinate descent: each knob tried at ×0.5, ×0.75, ×1.33, ×2 of its value (0 → 0.1), kept
 /// when the mean over repositories improves by more than 1e-4; two rounds.
-fn tune(repos: &[Repo], start: &RankConfig, dense: bool) -> (RankConfig, f64) {
+fn tune(repos: &[Repo], start: &RankConfig, dense: bool, rounds: usize) -> (RankConfig, f64) {
     let mut best = start.clone();
     let mut best_score = mean(&evaluate(repos, &best, dense, false).per_repo);
-    for _round in 0..2 {
+    for _round in 0..rounds {
         let mut improved = false;
         for knob in KNOBS {
             if knob == "dense" && !dense {
@@ -270,6 +278,7 @@ fn main() {
         started.elapsed().as_secs_f64()
     );
     let scores = evaluate(&repos, &args.config, args.dense, args.show_misses);
+    let start_scores = evaluate(&repos, &args.config, args.dense, false);
     let mut ms = scores.query_ms.clone();
     ms.sort_by(f64::total_cmp);
     println!(
@@ -282,7 +291,7 @@ fn main() {
         println!("  {:<20} {s:.3}", repo.name);
     }
     if args.tune {
-        let (best, s) = tune(&repos, &args.config, args.dense);
+        let (best, s) = tune(&repos, &args.config, args.dense, args.rounds);
         println!(
             "tuned in-sample: {s:.4}  {}",
             serde_json::to_string(&best).expect("json")
@@ -293,40 +302,34 @@ fn main() {
         );
     }
     if args.loo {
-        let mut held_out = Vec::new();
-        for i in 0..repos.len() {
-            let (train, test): (Vec<usize>, Vec<usize>) = (0..repos.len()).partition(|&j| j != i);
-            let train: Vec<&Repo> = train.iter().map(|&j| &repos[j]).collect();
-            let train: Vec<Repo> = train
-                .iter()
-                .map(|r| Repo {
-                    name: r.name.clone(),
-                    prefix: r.prefix.clone(),
-                    index: r.index.clone(),
-                    queries: r.queries.clone(),
-                })
-                .collect();
-            let (config, _) = tune(&train, &args.config, args.dense);
-            let test_repo: Vec<Repo> = test
-                .iter()
-                .map(|&j| Repo {
-                    name: repos[j].name.clone(),
-                    prefix: repos[j].prefix.clone(),
-                    index: repos[j].index.clone(),
-                    queries: repos[j].queries.clone(),
-                })
-                .collect();
-            let s = evaluate(&test_repo, &config, args.dense, false).per_repo[0];
-            println!(
-                "  loo {:<20} default {:.3} held-out {s:.3}",
-                repos[i].name, scores.per_repo[i]
-            );
-            held_out.push(s);
+        // Fold f holds out the repositories at positions f, f + folds, ...
+        let folds = if args.folds == 0 { repos.len() } else { args.folds.min(repos.len()) };
+        let mut held_out = vec![0.0; repos.len()];
+        let clone = |r: &Repo| Repo {
+            name: r.name.clone(),
+            prefix: r.prefix.clone(),
+            index: r.index.clone(),
+            queries: r.queries.clone(),
+        };
+        for fold in 0..folds {
+            let (test, train): (Vec<usize>, Vec<usize>) =
+                (0..repos.len()).partition(|&j| j % folds == fold);
+            let train: Vec<Repo> = train.iter().map(|&j| clone(&repos[j])).collect();
+            let (config, _) = tune(&train, &args.config, args.dense, args.rounds);
+            let test_repos: Vec<Repo> = test.iter().map(|&j| clone(&repos[j])).collect();
+            let scores = evaluate(&test_repos, &config, args.dense, false).per_repo;
+            for (&j, s) in test.iter().zip(scores) {
+                println!(
+                    "  held out {:<20} start config {:.3} tuned without it {s:.3}",
+                    repos[j].name, start_scores.per_repo[j]
+                );
+                held_out[j] = s;
+            }
         }
         println!(
-            "leave-one-repository-out mean {:.4} (default config {:.4})",
+            "cross-validated ({folds} folds) mean {:.4}; start config {:.4}",
             mean(&held_out),
-            mean(&scores.per_repo)
+            mean(&start_scores.per_repo)
         );
     }
 }
