@@ -135,4 +135,9 @@ fn repo_dir_resolves_like_the_reference_runner() {
     // The reference's older layout: one folder per repository name.
     let by_repo = row("org__proj-8", None, &[]);
     assert_eq!(by_repo.snapshot_dir(&root), Some(root.join("proj")));
+    // Names taken from the id are plain names or nothing: none of these climbs out of `root`
+    // (which has a parent folder, `tmp`, that every one of them would otherwise find).
+    for id in ["../snapshots", "org__..-1", "..__x-1", "__x-1", "org__proj/../..-1"] {
+        assert_eq!(row(id, None, &[]).snapshot_dir(&root), None, "{id}");
+    }
 }
