@@ -414,6 +414,11 @@ impl Run<'_> {
                 .warnings
                 .push(format!("ground-truth file {path} is not in the snapshot"));
         }
+        for path in &count_report.escaping_links {
+            event.warnings.push(format!(
+                "ground-truth file {path} is a symlink out of the snapshot: not followed, not counted"
+            ));
+        }
         let truth = PreparedTruth::new(&row.ground_truth, &counts);
         let ground_truth = plugin_ground_truth(row);
         let repo_root = std::fs::canonicalize(&snapshot.dir)
