@@ -480,3 +480,90 @@ fn issue_map_texts_win_and_a_missing_issue_is_a_failure_row() {
     let error = rows[2].row.error.as_deref().unwrap();
     assert!(error.contains("no issue text"), "{error}");
 }
+
+#[test]
+fn hostile_names_in_rows_never_reach_outside_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let source = root.join("source");
+    std::fs::create_dir_all(&source).unwrap();
+    git(&source, &["init", "-q"]);
+    std::fs::write(source.join("a.py"), "def f():\n    return 1\n").unwrap();
+    git(&source, &["add", "."]);
+    git(&source, &["commit", "-q", "-m", "one"]);
+    let commit = git(&source, &["rev-parse", "HEAD"]);
+    // `work/repos/../../x` is `x`: the on-the-fly snapshot must not be made there.
+    std::fs::create_dir_all(root.join("x")).unwrap();
+    std::fs::write(root.join("x/keep.txt"), "mine\n").unwrap();
+    let row = serde_json::json!({
+        "instance_id": "../../x",
+        "repo": "org/repo",
+        "base_commit": commit,
+        "problem_statement": "f returns the wrong value",
+        "ground_truth": {
+            "read_core_files": ["a.py"],
+            "read_core_regions": [{"path": "a.py", "start": 1, "end": 2}],
+        }
+    });
+    std::fs::write(root.join("bench.jsonl"), format!("{row}\n")).unwrap();
+    let out = swex(
+        root,
+        &[
+            "bench",
+            "--bench",
+            "bench.jsonl",
+            "--git-dir",
+            &format!("org/repo={}", source.display()),
+            "--repos",
+            "work/repos",
+            "-e",
+            "bm25-ref",
+            "-o",
+            "results/{explorer}/top{k}.jsonl",
+            "--plain",
+        ]
+        .map(String::from),
+    );
+    assert_ok(&out);
+    let rows = read_results(&root.join("results/bm25-ref/top5.jsonl")).unwrap();
+    let error = rows[0].row.error.as_deref().unwrap_or_default();
+    assert!(
+        error.contains("instance id \"../../x\" cannot be a file or folder name"),
+        "{error}"
+    );
+    let entries = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(entries(&root.join("x")), ["keep.txt"]);
+    assert!(!root.join(".swex").exists() && !root.join("a.py").exists());
+
+    // A result row's explorer fills `{explorer}` in `swex merge -o`: `a/b/../../evil` is `evil`.
+    let text = std::fs::read_to_string(root.join("results/bm25-ref/top5.jsonl")).unwrap();
+    std::fs::write(
+        root.join("hostile.jsonl"),
+        text.replace("\"bm25-ref\"", "\"../../evil\""),
+    )
+    .unwrap();
+    let out = swex(
+        root,
+        &[
+            "merge",
+            "hostile.jsonl",
+            "-o",
+            "a/b/{explorer}/top{k}.jsonl",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("explorer: \"../../evil\" cannot be a file or folder name"),
+        "{stderr}"
+    );
+    assert!(!root.join("evil").exists() && !root.join("a").exists());
+}

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use swex_bench::dataset::{Benchmark, LoadOptions};
 use swex_bench::results::{ResultRow, merge, rewrite_ordered};
 use swex_bench::runner::{DEFAULT_OUTPUT, OutputTemplate};
+use swex_engine::snapshot::PlainName;
 
 #[derive(Args, Debug)]
 pub struct MergeArgs {
@@ -45,8 +46,11 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let mut files: BTreeMap<PathBuf, Vec<ResultRow>> = BTreeMap::new();
     for row in merged.rows {
         let k = row.top_k.expect("read rows have a top_k");
+        // `{explorer}` comes from the rows: a plain name, or no path at all.
+        let explorer = PlainName::new(row.explorer.as_str())
+            .with_context(|| format!("the row of instance `{}`: explorer", row.instance_id))?;
         files
-            .entry(template.path(&row.explorer, k, ""))
+            .entry(template.path(&explorer, k, ""))
             .or_default()
             .push(row);
     }

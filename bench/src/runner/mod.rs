@@ -69,6 +69,8 @@ pub enum RunError {
     NoExplorers,
     #[error("explorer `{0}` is given twice")]
     DuplicateExplorer(String),
+    #[error("explorer name {0}")]
+    ExplorerName(#[from] swex_engine::snapshot::NameError),
     #[error("starting {workers} worker threads: {message}")]
     Threads { workers: usize, message: String },
 }
@@ -212,7 +214,12 @@ impl Run<'_> {
         if config.top_ks.is_empty() || config.top_ks[0] == 0 {
             return Err(RunError::TopK("give at least one k >= 1".into()));
         }
-        let names: Vec<String> = self.explorers.iter().map(|e| e.name.clone()).collect();
+        // Explorer names fill `{explorer}` in the output template: plain names only.
+        let names = self
+            .explorers
+            .iter()
+            .map(|e| swex_engine::snapshot::PlainName::new(e.name.as_str()))
+            .collect::<Result<Vec<_>, _>>()?;
         let shard_label = config.shard.map(|s| s.label()).unwrap_or_default();
         let (sink, opened) = ResultSink::open(
             &config.output,
@@ -406,6 +413,11 @@ impl Run<'_> {
             event
                 .warnings
                 .push(format!("ground-truth file {path} is not in the snapshot"));
+        }
+        for path in &count_report.escaping_links {
+            event.warnings.push(format!(
+                "ground-truth file {path} is a symlink out of the snapshot: not followed, not counted"
+            ));
         }
         let truth = PreparedTruth::new(&row.ground_truth, &counts);
         let ground_truth = plugin_ground_truth(row);

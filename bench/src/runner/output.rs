@@ -12,6 +12,7 @@ use crate::results::{OpenMode, Recovered, ResultFile, ResultRow, ResultsError, R
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use swex_engine::snapshot::PlainName;
 
 /// An output path template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,10 +57,12 @@ impl OutputTemplate {
     }
 
     /// The path of the rows of `explorer` at `k` (`shard` is `i-of-N`, or empty without sharding).
-    pub fn path(&self, explorer: &str, k: usize, shard: &str) -> PathBuf {
+    /// The explorer's name comes from input (the command line, a plugin, a result row), hence a
+    /// [`PlainName`]: `{explorer}` can only ever fill one path component.
+    pub fn path(&self, explorer: &PlainName, k: usize, shard: &str) -> PathBuf {
         PathBuf::from(
             self.0
-                .replace("{explorer}", explorer)
+                .replace("{explorer}", explorer.as_str())
                 .replace("{k}", &k.to_string())
                 .replace("{shard}", shard),
         )
@@ -88,7 +91,7 @@ impl ResultSink {
     /// Opens the file of every (explorer, k) pair.
     pub fn open(
         template: &OutputTemplate,
-        explorers: &[String],
+        explorers: &[PlainName],
         top_ks: &[usize],
         shard: &str,
         mode: OpenMode,
@@ -99,7 +102,7 @@ impl ResultSink {
         for explorer in explorers {
             for &k in top_ks {
                 let path = template.path(explorer, k, shard);
-                routes.insert((explorer.clone(), k), path.clone());
+                routes.insert((explorer.to_string(), k), path.clone());
                 if files.contains_key(&path) {
                     continue;
                 }
