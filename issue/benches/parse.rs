@@ -26,7 +26,9 @@ Traceback (most recent call last):\n  File \"/usr/lib/python3/site-packages/djan
     objs = list(objs)\nTypeError: 'NoneType' object is not iterable\n```\n";
 
 fn parse(c: &mut Criterion) {
-    c.bench_function("parse/issue", |b| b.iter(|| swex_issue::parse(black_box(ISSUE))));
+    c.bench_function("parse/issue", |b| {
+        b.iter(|| swex_issue::parse(black_box(ISSUE)))
+    });
     let mut group = c.benchmark_group("parse/log");
     group.sample_size(10);
     for megabytes in [0.5f64, 1.0, 5.0] {
@@ -44,7 +46,9 @@ fn mentions(c: &mut Criterion) {
     let mut group = c.benchmark_group("mentions/log");
     group.sample_size(10);
     group.throughput(Throughput::Bytes(text.len() as u64));
-    group.bench_function("1", |b| b.iter(|| swex_issue::mentions::parse(black_box(&text))));
+    group.bench_function("1", |b| {
+        b.iter(|| swex_issue::mentions::parse(black_box(&text)))
+    });
     group.finish();
 }
 
