@@ -303,7 +303,11 @@ fn main() {
     }
     if args.loo {
         // Fold f holds out the repositories at positions f, f + folds, ...
-        let folds = if args.folds == 0 { repos.len() } else { args.folds.min(repos.len()) };
+        let folds = if args.folds == 0 {
+            repos.len()
+        } else {
+            args.folds.min(repos.len())
+        };
         let mut held_out = vec![0.0; repos.len()];
         let clone = |r: &Repo| Repo {
             name: r.name.clone(),

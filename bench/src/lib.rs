@@ -10,6 +10,7 @@ pub mod codesearch;
 pub mod dataset;
 pub mod gt;
 pub mod linecounts;
+pub mod mergecheck;
 pub mod metrics;
 pub mod report;
 pub mod results;

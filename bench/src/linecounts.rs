@@ -4,7 +4,8 @@
 //! are never clipped. The reference counts lines only for files named by the instance's core and
 //! optional regions, as `len(text.splitlines())` of the file decoded as UTF-8 with errors ignored.
 //! Python's `splitlines` breaks on more than `\n`: also `\r`, `\r\n` (one break), `\x0b`, `\x0c`,
-//! `\x1c`, `\x1d`, `\x1e`, `\x85`, U+2028 and U+2029. [`count_lines`] reproduces that exactly.
+//! `\x1c`, `\x1d`, `\x1e`, `\x85`, U+2028 and U+2029; [`swex_text::bytes_line_count`] reproduces
+//! that exactly.
 //!
 //! Counts come from a `dev.line-counts.json`-style file (`{instance_id: {path: count}}`, see
 //! [`LineCounts::load`]) or from a snapshot folder ([`FileLineCounts::from_snapshot`]).
@@ -13,6 +14,7 @@
 use crate::dataset::{GroundTruth, InputError, load_json_document};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
+use swex_engine::scan::{CheckoutRoot, Unfollowed};
 
 /// Line counts of one instance's files: path → number of lines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,22 +47,34 @@ impl FileLineCounts {
     /// Counts the lines of the ground-truth files (paths of core and optional regions) in a
     /// snapshot folder, the way the reference runner does. Files that do not exist or cannot be
     /// read get no count (as in the reference) and are listed in the report; paths that would
-    /// leave the snapshot (absolute, or with `..`) are never read and are listed too.
+    /// leave the snapshot (absolute, or with `..`) are never read and are listed too, and so are
+    /// paths that leave it through a symlink (where the reference would follow the link).
     pub fn from_snapshot(snapshot: &Path, truth: &GroundTruth) -> (FileLineCounts, SnapshotReport) {
         let mut counts = FileLineCounts::default();
         let mut report = SnapshotReport::default();
+        let checkout = CheckoutRoot::new(snapshot).ok();
         for path in truth.region_paths() {
             if !stays_inside(path) {
                 report.unsafe_paths.push(path.to_string());
                 continue;
             }
-            let file = snapshot.join(path);
+            let file = match checkout.as_ref().map(|c| c.resolve(Path::new(path))) {
+                Some(Ok(file)) => file,
+                Some(Err(Unfollowed::Outside(_))) => {
+                    report.escaping_links.push(path.to_string());
+                    continue;
+                }
+                Some(Err(Unfollowed::Broken(_))) | None => {
+                    report.missing_files.push(path.to_string());
+                    continue;
+                }
+            };
             if !file.is_file() {
                 report.missing_files.push(path.to_string());
                 continue;
             }
             match std::fs::read(&file) {
-                Ok(bytes) => counts.insert(path, count_lines(&bytes) as i64),
+                Ok(bytes) => counts.insert(path, swex_text::bytes_line_count(&bytes) as i64),
                 Err(error) => report
                     .unreadable_files
                     .push((path.to_string(), error.to_string())),
@@ -83,7 +97,11 @@ impl FromIterator<(String, i64)> for FileLineCounts {
 pub struct SnapshotReport {
     pub missing_files: Vec<String>,
     pub unreadable_files: Vec<(String, String)>,
+    /// Paths that name a place outside the snapshot (absolute, or with `..`): never read.
     pub unsafe_paths: Vec<String>,
+    /// Paths that lead out of the snapshot through a symlink: never followed (the engine's one
+    /// symlink rule, [`swex_engine::scan::CheckoutRoot`]), so they get no count.
+    pub escaping_links: Vec<String>,
 }
 
 impl SnapshotReport {
@@ -91,6 +109,7 @@ impl SnapshotReport {
         self.missing_files.is_empty()
             && self.unreadable_files.is_empty()
             && self.unsafe_paths.is_empty()
+            && self.escaping_links.is_empty()
     }
 }
 
@@ -167,43 +186,6 @@ pub struct InstanceSnapshot {
     /// The folder used, or `None` when no folder was found for the instance.
     pub folder: Option<PathBuf>,
     pub report: SnapshotReport,
-}
-
-/// The number of lines Python's `str.splitlines()` yields for `bytes` decoded as UTF-8 with
-/// `errors="ignore"`.
-///
-/// Invalid UTF-8 sequences are dropped before line breaks are found, exactly like the decoder
-/// does: so `\r`, an invalid byte, then `\n` is a single `\r\n` break. The count is the number of
-/// breaks, plus one when text follows the last break.
-pub fn count_lines(bytes: &[u8]) -> u64 {
-    let mut lines = 0u64;
-    // Whether the current (not yet terminated) line has any character.
-    let mut line_open = false;
-    // Whether the last character was a `\r`, so that a following `\n` belongs to the same break.
-    let mut after_cr = false;
-    for chunk in bytes.utf8_chunks() {
-        for ch in chunk.valid().chars() {
-            match ch {
-                '\n' if after_cr => after_cr = false,
-                '\r' => {
-                    lines += 1;
-                    line_open = false;
-                    after_cr = true;
-                }
-                '\n' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}'
-                | '\u{2029}' => {
-                    lines += 1;
-                    line_open = false;
-                    after_cr = false;
-                }
-                _ => {
-                    line_open = true;
-                    after_cr = false;
-                }
-            }
-        }
-    }
-    lines + u64::from(line_open)
 }
 
 /// Counts the ground-truth files of every row from its snapshot folder under `repos_root` (see

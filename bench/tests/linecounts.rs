@@ -1,47 +1,9 @@
-//! Line counts: Python's `len(text.splitlines())` on UTF-8 decoded with errors ignored, and the
-//! counts taken from a snapshot folder.
+//! Line counts taken from a snapshot folder (the counting itself, Python's
+//! `len(text.splitlines())` on UTF-8 decoded with errors ignored, is tested in `swex-text`).
 
 use std::path::Path;
 use swex_bench::dataset::{BenchRow, GroundTruth, Region};
-use swex_bench::linecounts::{FileLineCounts, count_from_snapshots, count_lines};
-
-fn check(bytes: &[u8], expected: u64) {
-    assert_eq!(
-        count_lines(bytes),
-        expected,
-        "{:?}",
-        String::from_utf8_lossy(bytes)
-    );
-}
-
-#[test]
-fn counts_lines_like_python_splitlines() {
-    // Each expected value is what CPython 3.11 gives for len(b.decode("utf-8", "ignore").splitlines()).
-    check(b"", 0);
-    check(b"a", 1);
-    check(b"a\n", 1);
-    check(b"\n", 1);
-    check(b"a\n\n", 2);
-    check(b"a\rb", 2);
-    check(b"a\r", 1);
-    check(b"a\r\nb", 2);
-    check(b"\r\n", 1);
-    check(b"a\r\rb", 3);
-    check("a\u{2028}b".as_bytes(), 2);
-    check("x\u{2029}".as_bytes(), 1);
-    check("a\u{85}b".as_bytes(), 2);
-    check(b"a\x0bb\x0cc\x1cd\x1de\x1ef", 6);
-    check(b"a\x1fb", 1); // \x1f (unit separator) is not a line break
-}
-
-#[test]
-fn invalid_utf8_is_dropped_before_breaks_are_found() {
-    check(b"a\r\xff\nb", 2); // the dropped byte joins \r and \n into one break
-    check(b"\xff", 0);
-    check(b"a\n\xff", 1); // nothing valid after the last break
-    check(b"a\x85b", 1); // a lone 0x85 byte is invalid UTF-8, not U+0085
-    check(b"a\xe2\x80b\nc", 2); // a truncated sequence is dropped, the \n survives
-}
+use swex_bench::linecounts::{FileLineCounts, count_from_snapshots};
 
 fn row(id: &str, repo_dir: Option<&str>, regions: &[(&str, i64, i64)]) -> BenchRow {
     BenchRow {
@@ -135,4 +97,54 @@ fn repo_dir_resolves_like_the_reference_runner() {
     // The reference's older layout: one folder per repository name.
     let by_repo = row("org__proj-8", None, &[]);
     assert_eq!(by_repo.snapshot_dir(&root), Some(root.join("proj")));
+    // Names taken from the id are plain names or nothing: none of these climbs out of `root`
+    // (which has a parent folder, `tmp`, that every one of them would otherwise find).
+    for id in [
+        "../snapshots",
+        "org__..-1",
+        "..__x-1",
+        "__x-1",
+        "org__proj/../..-1",
+    ] {
+        assert_eq!(row(id, None, &[]).snapshot_dir(&root), None, "{id}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_snapshot_are_never_counted_through() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().unwrap();
+    let snap = tmp.path().join("repos/org__proj-1");
+    write(&snap, "pkg/a.py", b"1\n2\n3\n");
+    write(
+        tmp.path(),
+        "elsewhere/big.py",
+        b"1\n2\n3\n4\n5\n6\n7\n8\n9\n",
+    );
+    symlink(tmp.path().join("elsewhere/big.py"), snap.join("abs.py")).unwrap();
+    symlink("../../../elsewhere/big.py", snap.join("pkg/rel.py")).unwrap();
+    symlink("../../elsewhere", snap.join("lib")).unwrap();
+    symlink("pkg", snap.join("alias")).unwrap();
+    let truth_row = row(
+        "org__proj-1",
+        None,
+        &[
+            ("abs.py", 1, -1),
+            ("pkg/rel.py", 1, -1),
+            ("lib/big.py", 1, -1),
+            ("alias/a.py", 1, -1),
+            ("pkg/a.py", 1, -1),
+        ],
+    );
+    let (counts, report) = FileLineCounts::from_snapshot(&snap, &truth_row.ground_truth);
+    let expected: FileLineCounts = [("alias/a.py".to_string(), 3), ("pkg/a.py".to_string(), 3)]
+        .into_iter()
+        .collect();
+    assert_eq!(counts, expected);
+    assert_eq!(
+        report.escaping_links,
+        ["abs.py", "lib/big.py", "pkg/rel.py"]
+    );
+    assert!(report.missing_files.is_empty(), "{report:?}");
 }

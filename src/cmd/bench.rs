@@ -224,6 +224,7 @@ pub(super) fn make_explorers(
         explorers.push(BenchExplorer {
             name: name.clone(),
             config,
+            build: entry.plugin.build_identity()?,
             sees_ground_truth,
             explorer: Box::new(explorer),
         });

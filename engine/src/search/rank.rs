@@ -4,9 +4,9 @@ use super::query::{QueryInfo, QueryKind, TermShape, analyze_query};
 use super::{DenseUse, RankConfig, SearchHit, SearchOptions, SearchResults, Signals};
 use crate::analysis::{ChunkKind, Definition};
 use crate::index::{DenseMode, DenseQuery, IndexError, SnapshotIndex};
-use crate::lexical::query::WeightedTerm;
 use crate::lexical::{LexicalConfig, LexicalQuery};
 use std::collections::HashMap;
+use swex_issue::WeightedTerm;
 
 /// What one file has gathered.
 #[derive(Default)]

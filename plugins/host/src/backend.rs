@@ -47,6 +47,10 @@ pub trait ServiceBackend: Send + Sync {
     fn grep(&self, _args: GrepArgs) -> Result<GrepResult, ServiceError> {
         Err(self.unavailable(ServiceId::Grep))
     }
+    /// Pure text work, the same for every backend: the issue parser's clues.
+    fn issue_clues(&self, args: IssueCluesArgs) -> Result<IssueClues, ServiceError> {
+        Ok(swex_issue::parse(&args.text))
+    }
     fn code_search(&self, _args: CodeSearchArgs) -> Result<CodeSearchResult, ServiceError> {
         Err(self.unavailable(ServiceId::CodeSearch))
     }
@@ -104,6 +108,7 @@ impl<B: ServiceBackend> RawServices for B {
                 typed(service, args, |a| self.personalized_pagerank(a))
             }
             ServiceId::Grep => typed(service, args, |a| self.grep(a)),
+            ServiceId::IssueClues => typed(service, args, |a| self.issue_clues(a)),
             ServiceId::CodeSearch => typed(service, args, |a| self.code_search(a)),
         }
     }

@@ -82,7 +82,8 @@ typedef struct SwexServices {
     SwexServiceFn graph_neighbours;      /* {"node": {path, name?}, "edge_kinds"?, "direction"?, "limit"?} -> {"neighbours": [...]} */
     SwexServiceFn personalized_pagerank; /* {"seeds": [{node, weight}], "limit", "damping"?} -> {"nodes": [...]} */
     SwexServiceFn grep;                  /* {"pattern", "path_glob"?, "case_insensitive"?, "limit"} -> {"matches": [...], "truncated"} */
-    /* Appended: check struct_size covers it before reading. */
+    /* Appended after the first release: check struct_size before using the slots below. */
+    SwexServiceFn issue_clues;           /* {"text"} -> {"frames": [...], "paths", "identifiers", "code_spans", "terms": [{text, weight}]} */
     SwexServiceFn code_search;           /* {"query", "limit", "per_file"?, "under"?, "dense"?} -> {"hits": [...], "query_kind", "dense"} */
 } SwexServices;
 

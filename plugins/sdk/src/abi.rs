@@ -208,6 +208,8 @@ pub struct SwexServices {
     pub graph_neighbours: Option<SwexServiceFn>,
     pub personalized_pagerank: Option<SwexServiceFn>,
     pub grep: Option<SwexServiceFn>,
-    /// Appended after version 1's first layout: read it only when `struct_size` covers it.
+    /// Appended after the first release: read `struct_size` before using it.
+    pub issue_clues: Option<SwexServiceFn>,
+    /// Appended after `issue_clues`: read `struct_size` before using it.
     pub code_search: Option<SwexServiceFn>,
 }

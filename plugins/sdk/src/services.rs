@@ -70,6 +70,7 @@ impl<'a> Services<'a> {
             ServiceId::GraphNeighbours => self.raw.graph_neighbours,
             ServiceId::PersonalizedPagerank => self.raw.personalized_pagerank,
             ServiceId::Grep => self.raw.grep,
+            ServiceId::IssueClues => self.raw.issue_clues,
             ServiceId::CodeSearch => self.raw.code_search,
         }
     }
@@ -219,6 +220,12 @@ impl<'a> Services<'a> {
 
     pub fn grep(&self, args: &GrepArgs) -> Result<GrepResult, ServiceError> {
         self.call(ServiceId::Grep, args)
+    }
+
+    /// What the host's issue parser reads out of `text` (usually `request.issue`): frames,
+    /// paths, identifiers, code spans and the weighted terms of its lexical search.
+    pub fn issue_clues(&self, text: &str) -> Result<IssueClues, ServiceError> {
+        self.call(ServiceId::IssueClues, &IssueCluesArgs::new(text))
     }
 
     /// Ranked code search (see [`CodeSearchArgs`]); `Unavailable` from hosts without the engine.

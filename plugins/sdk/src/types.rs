@@ -124,12 +124,13 @@ pub enum ServiceId {
     GraphNeighbours,
     PersonalizedPagerank,
     Grep,
-    /// Ranked code search for short queries (appended after version 1's first ten slots).
+    IssueClues,
+    /// Ranked code search for short queries (appended after `issue_clues`).
     CodeSearch,
 }
 
 impl ServiceId {
-    pub const ALL: [ServiceId; 11] = [
+    pub const ALL: [ServiceId; 12] = [
         ServiceId::ListFiles,
         ServiceId::FileInfo,
         ServiceId::ReadLines,
@@ -140,6 +141,7 @@ impl ServiceId {
         ServiceId::GraphNeighbours,
         ServiceId::PersonalizedPagerank,
         ServiceId::Grep,
+        ServiceId::IssueClues,
         ServiceId::CodeSearch,
     ];
 
@@ -155,6 +157,7 @@ impl ServiceId {
             ServiceId::GraphNeighbours => "graph_neighbours",
             ServiceId::PersonalizedPagerank => "personalized_pagerank",
             ServiceId::Grep => "grep",
+            ServiceId::IssueClues => "issue_clues",
             ServiceId::CodeSearch => "code_search",
         }
     }
@@ -522,3 +525,11 @@ pub struct GrepResult {
     #[serde(default)]
     pub truncated: bool,
 }
+
+// ---- issue_clues ----
+
+/// `issue_clues` arguments ([`IssueCluesArgs::new`]`(text)`) and result: what the host's issue
+/// parser reads out of a text — traceback frames, paths, identifiers, code spans and the
+/// weighted terms its lexical search runs — so that explorers need not parse issues themselves.
+/// Every host answers it (it needs no index). The types are those of the `swex-issue` crate.
+pub use swex_issue::{Frame, FrameStyle, IssueClues, IssueCluesArgs, WeightedTerm};
