@@ -289,3 +289,37 @@ fn symlinks_out_of_the_checkout_are_refused_by_every_reader() {
         serde_json::from_str(fs::read_to_string(&scored).unwrap().lines().next().unwrap()).unwrap();
     assert_eq!(row["metrics"]["recall"], 0.0, "{row}");
 }
+
+#[test]
+fn top_k_is_bounded_before_anything_is_sized_by_it() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let repo_arg = repo.path().to_str().unwrap();
+    // swex-base: 2^32 aborted on a 34 GB allocation (bm25, tfidf, swex), 2^64 - 1 panicked with
+    // a capacity overflow.
+    for k in ["4294967296", "18446744073709551615", "10001"] {
+        for explorer in ["swex", "bm25", "tfidf"] {
+            let output = swex(
+                &[
+                    "explore", "-e", explorer, "--repo", repo_arg, "-k", k, "slugify",
+                ],
+                cache.path(),
+            );
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{explorer} -k {k}: {stderr}");
+            assert!(stderr.contains("--top-k must be in 1..=10000"), "{stderr}");
+        }
+    }
+    let output = swex(
+        &[
+            "explore", "-e", "bm25", "--repo", repo_arg, "-k", "10000", "slugify",
+        ],
+        cache.path(),
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

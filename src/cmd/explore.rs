@@ -102,8 +102,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if issue.trim().is_empty() {
         bail!("the issue text is empty: give it as an argument, or pipe it on stdin");
     }
-    if args.top_k == 0 {
-        bail!("--top-k must be at least 1");
+    if !(1..=swex_plugin::MAX_TOP_K).contains(&args.top_k) {
+        bail!("--top-k must be in 1..={}", swex_plugin::MAX_TOP_K);
     }
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         bail!("--timeout must be a positive number of seconds");
