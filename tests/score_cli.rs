@@ -482,3 +482,42 @@ fn dataset_filter_and_paper_ndcg() {
     assert_eq!(ndcg100(&[]), "1.0000");
     assert_eq!(ndcg100(&["--ndcg", "paper"]), "0.0500");
 }
+
+#[test]
+fn line_numbers_near_i64_max_never_wrap_into_negative_metrics() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(
+        dir,
+        "bench.jsonl",
+        r#"{"instance_id": "x__y-1", "ground_truth": {"read_core_files": ["a.py"], "read_core_regions": [{"path": "a.py", "start": 1, "end": 10}]}}
+"#,
+    );
+    // swex-base: precision -5.0, f1 2.5, context efficiency -5.0 (the predicted line total wrapped).
+    write(
+        dir,
+        "p.jsonl",
+        r#"{"instance_id": "x__y-1", "explorer": "e", "regions": [{"path": "a.py", "start": 1, "end": 9223372036854775807}, {"path": "b.py", "start": 1, "end": 9223372036854775807}]}
+"#,
+    );
+    let run = swex(
+        dir,
+        &[
+            "score",
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "p.jsonl",
+            "-o",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let metrics = &jsonl(&dir.join("out.jsonl"))[0]["metrics"];
+    let exact = 10.0 / (2.0 * 9223372036854775807.0);
+    assert_eq!(metrics["precision"].as_f64().unwrap(), exact, "{metrics}");
+    assert_eq!(metrics["context_efficiency"].as_f64().unwrap(), exact);
+    assert_eq!(metrics["recall"].as_f64().unwrap(), 1.0);
+    let f1 = metrics["f1_score"].as_f64().unwrap();
+    assert!(f1 > 0.0 && f1 < 1e-17, "{f1}");
+}
