@@ -323,3 +323,60 @@ fn top_k_is_bounded_before_anything_is_sized_by_it() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// `swex … | head -1`: the reader goes away before swex writes. swex-base panicked ("failed
+/// printing to stdout: Broken pipe") with exit 101.
+#[test]
+fn every_command_exits_quietly_when_stdout_is_closed() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let repo_arg = repo.path().to_str().unwrap();
+    let commands: [&[&str]; 5] = [
+        &["explorers"],
+        &["index", "--repo", repo_arg, "-q"],
+        &["search", "--repo", repo_arg, "--text", "slugify", "-q"],
+        &["explore", "--repo", repo_arg, "-q", "slugify"],
+        &[
+            "explore",
+            "--no-index",
+            "-e",
+            "bm25-ref",
+            "--repo",
+            repo_arg,
+            "slugify",
+        ],
+    ];
+    // Warm the cache so that every command reaches its output quickly.
+    let _ = swex(&["index", "--repo", repo_arg, "-q"], cache.path());
+    for args in commands {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_swex"))
+            .args(args)
+            .env("SWEX_CACHE_DIR", cache.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader is gone before the first write
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+
+        // Both closed (`2>&1 | head -1`): diagnostics nobody reads do not stop the work either.
+        let mut child = Command::new(env!("CARGO_BIN_EXE_swex"))
+            .args(args)
+            .env("SWEX_CACHE_DIR", cache.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        assert_eq!(
+            child.wait().unwrap().code(),
+            Some(0),
+            "{args:?}, stderr closed too"
+        );
+    }
+}

@@ -152,7 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         let files = FsBackend::new(&repo);
         for diagnostic in files.diagnostics() {
-            eprintln!("warning: {diagnostic}");
+            errln!("warning: {diagnostic}");
         }
         Box::new(files)
     };
@@ -167,7 +167,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "dropped": answer.dropped,
             "notes": answer.notes,
         });
-        println!("{}", serde_json::to_string_pretty(&output)?);
+        outln!("{}", serde_json::to_string_pretty(&output)?);
         return Ok(ExitCode::SUCCESS);
     }
     let locations: Vec<String> = answer
@@ -188,23 +188,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .score
             .map(|s| format!("{s:.4}"))
             .unwrap_or_else(|| "-".to_owned());
-        println!(
+        outln!(
             "{location:<width$}  {score:>8}  {}",
             region.why.as_deref().unwrap_or("")
         );
     }
     for note in &answer.notes {
-        eprintln!("note: {note}");
+        errln!("note: {note}");
     }
     let invalid = answer.dropped.invalid();
     if invalid > 0 {
-        eprintln!(
+        errln!(
             "note: {invalid} invalid regions dropped: {:?}",
             answer.dropped
         );
     }
     if answer.regions.is_empty() {
-        eprintln!("{} found nothing", handle.name());
+        errln!("{} found nothing", handle.name());
     }
     Ok(ExitCode::SUCCESS)
 }

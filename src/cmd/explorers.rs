@@ -33,7 +33,7 @@ pub fn registry(plugins: &[PathBuf]) -> anyhow::Result<Registry> {
         Registry::with_builtins(&builtin_explorers()).context("registering built-in explorers")?;
     registry.discover(&DiscoveryOptions::from_env(plugins.to_vec()))?;
     for problem in registry.problems() {
-        eprintln!("warning: skipped plugin {problem}");
+        errln!("warning: skipped plugin {problem}");
     }
     Ok(registry)
 }
@@ -68,7 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         })
         .collect();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
     let name_width = rows
@@ -77,16 +77,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .max()
         .unwrap_or(4)
         .max(4);
-    println!(
+    outln!(
         "{:<name_width$}  {:<8}  {:>3}  {:<40}  DESCRIPTION",
-        "NAME", "KIND", "ABI", "LIBRARY"
+        "NAME",
+        "KIND",
+        "ABI",
+        "LIBRARY"
     );
     for row in &rows {
         let mut name = row["name"].as_str().unwrap_or("").to_owned();
         if row["shadowed"] == true {
             name.push('*');
         }
-        println!(
+        outln!(
             "{:<name_width$}  {:<8}  {:>3}  {:<40}  {}",
             name,
             row["kind"].as_str().unwrap_or(""),
@@ -96,7 +99,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     if rows.iter().any(|r| r["shadowed"] == true) {
-        println!(
+        outln!(
             "(* shadowed by an explorer of the same name found earlier: --plugin, SWEX_PLUGIN_PATH, plugins folder, built-in)"
         );
     }

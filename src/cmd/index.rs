@@ -122,35 +122,42 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             dense,
             diagnostics: index.diagnostics(),
         };
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
-    println!("snapshot  {}", index.root().display());
+    outln!("snapshot  {}", index.root().display());
     let languages: Vec<String> = stats
         .files_by_language
         .iter()
         .map(|(language, n)| format!("{language} {n}"))
         .collect();
-    println!(
+    outln!(
         "files     {} indexed ({}), {} lines, {}",
         stats.files,
         languages.join(", "),
         stats.lines,
         human_bytes(stats.bytes)
     );
-    println!(
+    outln!(
         "chunks    {} chunks, {} definitions",
-        stats.chunks, stats.definitions
+        stats.chunks,
+        stats.definitions
     );
     if let Some(graph) = &graph {
         let g = &graph.stats;
-        println!(
+        outln!(
             "graph     {} nodes, {} edges (contains {}, imports {}, references {}, tests {}), built in {:.0} ms",
-            graph.nodes, graph.edges, g.contains, g.imports, g.references, g.tests, graph.build_ms
+            graph.nodes,
+            graph.edges,
+            g.contains,
+            g.imports,
+            g.references,
+            g.tests,
+            graph.build_ms
         );
     }
     if let Some(dense) = &dense {
-        println!(
+        outln!(
             "dense     {} chunks, {} embedded now, {} from the cache ({}); {}; embed {:.1} s, index {:.1} s",
             dense.chunks,
             dense.embedded,
@@ -162,7 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let pool = &stats.pool;
-    println!(
+    outln!(
         "lexical   pool {}: {} chunks of this snapshot, {} in the pool ({} added now), {} segments, {}",
         pool.id,
         pool.snapshot_docs,
@@ -172,7 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         human_bytes(pool.size_bytes)
     );
     let cache = &stats.cache;
-    println!(
+    outln!(
         "cache     {} files unchanged by stat, {} read; analyses {} reused, {} computed; {} invalid entries rebuilt",
         cache.stat_fast_path,
         cache.files_read,
@@ -181,19 +188,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         cache.invalid_entries
     );
     for repair in &cache.pool_repairs {
-        println!("cache     repaired {repair}");
+        outln!("cache     repaired {repair}");
     }
     if cache.write_errors > 0 {
-        println!(
+        outln!(
             "cache     {} writes failed (first: {})",
             cache.write_errors,
             cache.first_write_error.as_deref().unwrap_or("")
         );
     }
     let t = &stats.timings_ms;
-    println!(
+    outln!(
         "timings   walk {:.0} ms, read {:.0} ms, analyse {:.0} ms, lexical {:.0} ms, total {:.0} ms",
-        t.walk, t.read, t.analyze, t.lexical, t.total
+        t.walk,
+        t.read,
+        t.analyze,
+        t.lexical,
+        t.total
     );
     let diagnostics = index.diagnostics();
     if !diagnostics.is_empty() {
@@ -202,12 +213,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|(kind, n)| format!("{kind} {n}"))
             .collect();
-        println!("diagnostics {} ({})", diagnostics.len(), counts.join(", "));
+        outln!("diagnostics {} ({})", diagnostics.len(), counts.join(", "));
         for diagnostic in diagnostics.iter().take(args.show_diagnostics) {
-            println!("  {diagnostic}");
+            outln!("  {diagnostic}");
         }
         if diagnostics.len() > args.show_diagnostics {
-            println!(
+            outln!(
                 "  … {} more (--show-diagnostics N, or --json)",
                 diagnostics.len() - args.show_diagnostics
             );
