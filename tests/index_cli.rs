@@ -380,3 +380,71 @@ fn every_command_exits_quietly_when_stdout_is_closed() {
         );
     }
 }
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}");
+}
+
+/// In this project's own checkout after a build, swex-base indexed 1,956 files of `target/`.
+#[test]
+fn a_checkout_is_indexed_without_its_ignored_build_outputs() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    fs::write(repo.path().join(".gitignore"), "/target\n*.pyc\n").unwrap();
+    git(repo.path(), &["init", "-q"]);
+    git(repo.path(), &["add", "."]);
+    git(repo.path(), &["commit", "-q", "-m", "one"]);
+    for (path, text) in [
+        (
+            "target/debug/build/slugify-1/out/gen.rs",
+            "pub fn slugify() {}\n",
+        ),
+        ("target/debug/.fingerprint/x/lib-slugify", "0123\n"),
+        ("app/utils.cpython-311.pyc", "x\n"),
+        ("app/new.py", "def fresh():\n    pass\n"),
+    ] {
+        let abs = repo.path().join(path);
+        fs::create_dir_all(abs.parent().unwrap()).unwrap();
+        fs::write(abs, text).unwrap();
+    }
+    let repo_arg = repo.path().to_str().unwrap();
+    let report = json(&swex(
+        &["index", "--repo", repo_arg, "--json", "-q"],
+        cache.path(),
+    ));
+    // The fixture's four Python files, its logo, .gitignore and the untracked app/new.py.
+    assert_eq!(report["stats"]["files"], 6, "{}", report["stats"]);
+    assert_eq!(report["stats"]["ignored"]["checkout"], "git_work_tree");
+    let output = swex(&["index", "--repo", repo_arg, "-q"], cache.path());
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains(
+            "ignored   1 folder and 1 file (git work tree): .gitignore: *.pyc (1 file); \
+             .gitignore: /target (1 folder)"
+        ),
+        "{text}"
+    );
+    let search = swex(
+        &[
+            "search", "--repo", repo_arg, "--symbol", "slugify", "--json", "-q",
+        ],
+        cache.path(),
+    );
+    let hits = json(&search);
+    assert!(
+        hits.as_array()
+            .unwrap()
+            .iter()
+            .all(|h| !h["path"].as_str().unwrap().starts_with("target/")),
+        "{hits}"
+    );
+}

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use swex_engine::index::{DenseBuildReport, Engine, EngineConfig, IndexStats, SnapshotIndex};
 use swex_engine::scan::Diagnostic;
+use swex_engine::scan::{CheckoutKind, IgnoreReport};
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
@@ -178,6 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         pool.segments,
         human_bytes(pool.size_bytes)
     );
+    outln!("ignored   {}", describe_ignored(&stats.ignored));
     let cache = &stats.cache;
     outln!(
         "cache     {} files unchanged by stat, {} read; analyses {} reused, {} computed; {} invalid entries rebuilt",
@@ -225,6 +227,52 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `swex index`'s line about ignore rules: what kind of checkout, and what each rule left out.
+fn describe_ignored(report: &IgnoreReport) -> String {
+    let kind = match report.checkout {
+        CheckoutKind::Snapshot => {
+            return "nothing: a swex snapshot is indexed as its git tree".to_string();
+        }
+        CheckoutKind::GitWorkTree => "git work tree",
+        CheckoutKind::Plain => "folder",
+    };
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let mut line = if report.rules.is_empty() {
+        format!("nothing ({kind})")
+    } else {
+        let rules: Vec<String> = report
+            .rules
+            .iter()
+            .map(|r| {
+                let mut parts = Vec::new();
+                if r.folders > 0 {
+                    parts.push(plural(r.folders, "folder"));
+                }
+                if r.files > 0 {
+                    parts.push(plural(r.files, "file"));
+                }
+                format!("{} ({})", r.rule, parts.join(", "))
+            })
+            .collect();
+        format!(
+            "{} and {} ({kind}): {}",
+            plural(report.folders(), "folder"),
+            plural(report.files(), "file"),
+            rules.join("; ")
+        )
+    };
+    if report.tracked_kept > 0 {
+        line.push_str(&format!(
+            "; {} kept: git tracks them",
+            plural(report.tracked_kept, "matching file")
+        ));
+    }
+    if let Some(error) = &report.git_error {
+        line.push_str(&format!("; tracked files unknown ({error})"));
+    }
+    line
 }
 
 fn human_bytes(bytes: u64) -> String {
