@@ -2,11 +2,12 @@
 //! Parses arguments, calls `swex_bench::score`, prints. Diagnostics go to stderr, the table to
 //! stdout.
 
+use anyhow::bail;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use swex_bench::dataset::{
-    Benchmark, LoadOptions, Predictions, RowError, load_issue_map, summarize_skipped,
+    Benchmark, LoadOptions, Predictions, Skipped, load_issue_map, summarize_skipped,
 };
 use swex_bench::linecounts::{LineCounts, count_from_snapshots};
 use swex_bench::metrics::{NdcgVariant, ScoreOptions};
@@ -206,6 +207,19 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     };
     config.lenient = args.lenient;
     let report = score(&bench, &predictions, &line_counts, &config)?;
+    if report.summaries.is_empty() {
+        // Nothing matched: a wrong file, a wrong benchmark, or a filter that left nothing; an
+        // empty table with status 0 would read as success.
+        let rows: usize = predictions.iter().map(|p| p.rows.len()).sum();
+        if bench.rows.is_empty() {
+            bail!("nothing to score: {name} has no instances to score");
+        }
+        bail!(
+            "nothing to score: none of the {rows} result rows is for one of the {} instances of \
+             {name}",
+            bench.rows.len()
+        );
+    }
 
     if !report.duplicates_skipped.is_empty() {
         errln!(
@@ -275,16 +289,15 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
-    if report.summaries.is_empty() {
-        errln!("no result rows to score");
-    } else {
-        out!("{}", format_summary_table(&report.summaries));
-    }
+    out!("{}", format_summary_table(&report.summaries));
     Ok(ExitCode::SUCCESS)
 }
 
-/// Says how many rows a lenient load skipped, why, and where.
-fn report_skipped(path: &Path, skipped: &[RowError]) {
+/// Bad rows named one by one by [`report_skipped`]; the rest are only counted.
+const SKIPPED_SHOWN: usize = 10;
+
+/// Says how many rows a lenient load skipped, why, and where (the first [`SKIPPED_SHOWN`]).
+fn report_skipped(path: &Path, skipped: &Skipped) {
     if skipped.is_empty() {
         return;
     }
@@ -294,8 +307,14 @@ fn report_skipped(path: &Path, skipped: &[RowError]) {
         skipped.len(),
         summarize_skipped(skipped)
     );
-    for error in skipped {
+    for error in skipped.iter().take(SKIPPED_SHOWN) {
         errln!("  {}:{}: {}", path.display(), error.line, error.detail());
+    }
+    if skipped.len() > SKIPPED_SHOWN {
+        errln!(
+            "  … and {} more bad rows (counted above by reason)",
+            skipped.len() - SKIPPED_SHOWN
+        );
     }
 }
 
