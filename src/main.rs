@@ -12,7 +12,8 @@ fn main() -> std::process::ExitCode {
     match cmd::run(cli) {
         Ok(code) => code,
         Err(err) => {
-            errln!("error: {err:#}");
+            // Messages quote paths and names from the input: one line each, whatever they hold.
+            errln!("error: {}", out::shown(&format!("{err:#}")));
             std::process::ExitCode::from(2)
         }
     }

@@ -448,3 +448,64 @@ fn a_checkout_is_indexed_without_its_ignored_build_outputs() {
         "{hits}"
     );
 }
+
+/// A file named `evil\nforged:1-9.py` must not forge a line of output, nor `ESC [2J` drive the
+/// terminal. swex-base printed both names raw.
+#[cfg(unix)]
+#[test]
+fn file_names_with_control_characters_are_escaped_in_text_output() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let body = "def slugify_twice(value):\n    return slugify(slugify(value))\n";
+    fs::write(repo.path().join("evil\nforged:1-9.py"), body).unwrap();
+    fs::write(repo.path().join("\u{1b}[2Jclear.py"), body).unwrap();
+    let repo_arg = repo.path().to_str().unwrap();
+    for args in [
+        &[
+            "explore",
+            "--no-index",
+            "-e",
+            "bm25-ref",
+            "--repo",
+            repo_arg,
+            "-k",
+            "10",
+            "slugify_twice",
+        ][..],
+        &[
+            "explore",
+            "-e",
+            "bm25",
+            "--repo",
+            repo_arg,
+            "-k",
+            "10",
+            "-q",
+            "slugify_twice",
+        ],
+        &[
+            "search",
+            "--repo",
+            repo_arg,
+            "--text",
+            "slugify_twice",
+            "-q",
+        ],
+    ] {
+        let output = swex(args, cache.path());
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(text.contains("evil\\nforged:1-9.py:"), "{args:?}: {text}");
+        assert!(text.contains("\\u{1b}[2Jclear.py:"), "{args:?}: {text}");
+        assert!(!text.contains('\u{1b}'), "{args:?}: {text}");
+        assert!(
+            text.lines().all(|l| !l.starts_with("forged")),
+            "{args:?}: a forged line: {text}"
+        );
+    }
+}

@@ -4,6 +4,7 @@
 
 use crate::cmd::explore::WORKER_SUBCOMMAND;
 use crate::cmd::explorers::registry;
+use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -376,7 +377,10 @@ impl Progress {
         }
     }
 
+    /// One line of progress; what it quotes (ids, paths, explorer messages) is [`shown`].
     fn say(&self, line: &str) {
+        let line = shown(line);
+        let line = line.as_ref();
         match &self.bar {
             Some(bar) => bar.println(line),
             None => errln!("{line}"),
@@ -444,7 +448,7 @@ impl RunObserver for Progress {
                     "[{}/{}] {} ({} calls, {} failed, {:.1}s)  elapsed {:.0}s, ETA {:.0}s",
                     state.done,
                     state.total,
-                    event.instance_id,
+                    shown(&event.instance_id),
                     event.calls,
                     event.failures.len(),
                     event.seconds,

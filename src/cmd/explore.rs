@@ -3,6 +3,7 @@
 //! `swex __plugin-worker`, the child process of isolated mode.
 
 use crate::cmd::explorers::{builtin_explorers, registry};
+use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use std::io::{IsTerminal, Read};
@@ -152,7 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         let files = FsBackend::new(&repo);
         for diagnostic in files.diagnostics() {
-            errln!("warning: {diagnostic}");
+            errln!("warning: {}", shown(diagnostic));
         }
         Box::new(files)
     };
@@ -179,7 +180,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 r.end.to_string()
             };
-            format!("{}:{}-{}", r.path, r.start, end)
+            format!("{}:{}-{}", shown(&r.path), r.start, end)
         })
         .collect();
     let width = locations.iter().map(String::len).max().unwrap_or(0);
@@ -190,11 +191,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .unwrap_or_else(|| "-".to_owned());
         outln!(
             "{location:<width$}  {score:>8}  {}",
-            region.why.as_deref().unwrap_or("")
+            shown(region.why.as_deref().unwrap_or(""))
         );
     }
     for note in &answer.notes {
-        errln!("note: {note}");
+        errln!("note: {}", shown(note));
     }
     let invalid = answer.dropped.invalid();
     if invalid > 0 {

@@ -2,6 +2,7 @@
 //! `--plugin`, `SWEX_PLUGIN_PATH` and the plugins folder — with their kind, library and ABI
 //! version. Also home of the built-in list and the registry setup every command shares.
 
+use crate::out::shown;
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use std::path::PathBuf;
@@ -89,13 +90,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         if row["shadowed"] == true {
             name.push('*');
         }
+        // Names and descriptions come from the plugins themselves.
         outln!(
             "{:<name_width$}  {:<8}  {:>3}  {:<40}  {}",
-            name,
+            shown(&name),
             row["kind"].as_str().unwrap_or(""),
             row["abi_version"].as_u64().unwrap_or(0),
-            row["library"].as_str().unwrap_or("-"),
-            row["description"].as_str().unwrap_or(""),
+            shown(row["library"].as_str().unwrap_or("-")),
+            shown(row["description"].as_str().unwrap_or("")),
         );
     }
     if rows.iter().any(|r| r["shadowed"] == true) {

@@ -2,6 +2,7 @@
 //! existing ground truth a set of trajectories' reads covers. Argument parsing and printing only;
 //! the work is in `swex_bench::gt`.
 
+use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use std::collections::BTreeMap;
@@ -305,7 +306,13 @@ fn print_coverage(report: &coverage::CoverageReport, misses: bool) {
         outln!("\nmissed regions:");
         for i in &report.instances {
             for m in &i.misses {
-                outln!("  {}  {}:{}  ({})", i.instance_id, m.path, m.lines, m.cause);
+                outln!(
+                    "  {}  {}:{}  ({})",
+                    i.instance_id,
+                    shown(&m.path),
+                    m.lines,
+                    m.cause
+                );
             }
         }
     }
@@ -383,12 +390,16 @@ fn run_reads(args: ReadsArgs) -> anyhow::Result<ExitCode> {
             if reads.is_empty() && discards.is_empty() {
                 continue;
             }
-            outln!("step {:>4}  {}", step.index, summarize(&step.action));
+            outln!(
+                "step {:>4}  {}",
+                step.index,
+                shown(&summarize(&step.action))
+            );
             for r in reads {
-                outln!("    read     {r}");
+                outln!("    read     {}", shown(&r.to_string()));
             }
             for d in discards {
-                outln!("    discard  {d}");
+                outln!("    discard  {}", shown(&d.to_string()));
             }
         }
         if !extraction.modified.is_empty() {

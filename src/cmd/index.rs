@@ -1,6 +1,7 @@
 //! `swex index`: build (or open) a snapshot's indexes and print what they hold.
 
 use super::progress::StderrProgress;
+use crate::out::shown;
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use std::path::PathBuf;
@@ -126,7 +127,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
-    outln!("snapshot  {}", index.root().display());
+    outln!("snapshot  {}", shown(&index.root().display().to_string()));
     let languages: Vec<String> = stats
         .files_by_language
         .iter()
@@ -217,7 +218,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .collect();
         outln!("diagnostics {} ({})", diagnostics.len(), counts.join(", "));
         for diagnostic in diagnostics.iter().take(args.show_diagnostics) {
-            outln!("  {diagnostic}");
+            outln!("  {}", shown(&diagnostic.to_string()));
         }
         if diagnostics.len() > args.show_diagnostics {
             outln!(

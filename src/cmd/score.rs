@@ -2,6 +2,7 @@
 //! Parses arguments, calls `swex_bench::score`, prints. Diagnostics go to stderr, the table to
 //! stdout.
 
+use crate::out::shown;
 use anyhow::bail;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
@@ -67,10 +68,15 @@ enum NdcgChoice {
 /// How many ids to name when listing instances.
 const EXAMPLES: usize = 3;
 
+/// The first ids or paths of a list, for a message; they come from the input, hence [`shown`].
 fn examples<S: AsRef<str>>(ids: &[S]) -> String {
-    let shown: Vec<&str> = ids.iter().take(EXAMPLES).map(AsRef::as_ref).collect();
+    let first: Vec<String> = ids
+        .iter()
+        .take(EXAMPLES)
+        .map(|id| shown(id.as_ref()).into_owned())
+        .collect();
     let more = if ids.len() > EXAMPLES { ", ..." } else { "" };
-    format!("{}{more}", shown.join(", "))
+    format!("{}{more}", first.join(", "))
 }
 
 pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
@@ -308,7 +314,12 @@ fn report_skipped(path: &Path, skipped: &Skipped) {
         summarize_skipped(skipped)
     );
     for error in skipped.iter().take(SKIPPED_SHOWN) {
-        errln!("  {}:{}: {}", path.display(), error.line, error.detail());
+        errln!(
+            "  {}:{}: {}",
+            path.display(),
+            error.line,
+            shown(&error.detail())
+        );
     }
     if skipped.len() > SKIPPED_SHOWN {
         errln!(

@@ -1,6 +1,7 @@
 //! `swex search`: symbol, lexical and graph queries against a snapshot from the terminal.
 
 use super::index::EngineArgs;
+use crate::out::shown;
 use clap::{ArgGroup, Args as ClapArgs};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -97,11 +98,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let name = row.name.as_deref().unwrap_or("");
             outln!(
                 "{score}{}:{}-{}  {} {}",
-                row.path,
+                shown(&row.path),
                 row.start,
                 row.end,
                 row.kind,
-                name
+                shown(name)
             );
         }
     }

@@ -3,6 +3,7 @@
 //! Argument parsing, reading the benchmark rows and printing; the work is
 //! `swex_engine::snapshot::run_batch`.
 
+use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::Args;
 use serde::Deserialize;
@@ -195,7 +196,9 @@ fn print_progress(event: Progress<'_>) {
                 InstanceOutcome::AlreadyThere(r) => {
                     errln!("[{n}/{total}] {id}: already there at {}", short(&r.commit))
                 }
-                InstanceOutcome::Failed(e) => errln!("[{n}/{total}] {id}: FAILED: {e}"),
+                InstanceOutcome::Failed(e) => {
+                    errln!("[{n}/{total}] {id}: FAILED: {}", shown(&e.to_string()))
+                }
             }
         }
     }
@@ -217,7 +220,7 @@ fn print_summary(report: &BatchReport, seconds: f64) {
     );
     for result in &report.results {
         if let InstanceOutcome::Failed(e) = &result.outcome {
-            errln!("failed: {}: {e}", result.instance_id);
+            errln!("failed: {}: {}", result.instance_id, shown(&e.to_string()));
         }
     }
 }
