@@ -130,10 +130,11 @@ pub enum ServiceId {
     GraphNeighbours,
     PersonalizedPagerank,
     Grep,
+    IssueClues,
 }
 
 impl ServiceId {
-    pub const ALL: [ServiceId; 10] = [
+    pub const ALL: [ServiceId; 11] = [
         ServiceId::ListFiles,
         ServiceId::FileInfo,
         ServiceId::ReadLines,
@@ -144,6 +145,7 @@ impl ServiceId {
         ServiceId::GraphNeighbours,
         ServiceId::PersonalizedPagerank,
         ServiceId::Grep,
+        ServiceId::IssueClues,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -158,6 +160,7 @@ impl ServiceId {
             ServiceId::GraphNeighbours => "graph_neighbours",
             ServiceId::PersonalizedPagerank => "personalized_pagerank",
             ServiceId::Grep => "grep",
+            ServiceId::IssueClues => "issue_clues",
         }
     }
 
@@ -493,3 +496,11 @@ pub struct GrepResult {
     #[serde(default)]
     pub truncated: bool,
 }
+
+// ---- issue_clues ----
+
+/// `issue_clues` arguments ([`IssueCluesArgs::new`]`(text)`) and result: what the host's issue
+/// parser reads out of a text — traceback frames, paths, identifiers, code spans and the
+/// weighted terms its lexical search runs — so that explorers need not parse issues themselves.
+/// Every host answers it (it needs no index). The types are those of the `swex-issue` crate.
+pub use swex_issue::{Frame, FrameStyle, IssueClues, IssueCluesArgs, WeightedTerm};
