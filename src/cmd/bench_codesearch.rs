@@ -82,9 +82,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     };
     let summary = run.execute(&observer)?;
     let report = CodeSearchReport::build(&summary.rows, published.as_ref());
-    print!("{}", render_markdown(&report));
+    out!("{}", render_markdown(&report));
     let failed = summary.rows.iter().filter(|r| r.error.is_some()).count();
-    eprintln!(
+    errln!(
         "done in {:.1}s: {} rows in {}{}",
         summary.seconds,
         summary.rows.len(),
@@ -114,7 +114,7 @@ struct Progress {
 impl CodeSearchObserver for Progress {
     fn started(&self, repos: usize, queries: usize, files: &[PathBuf]) {
         self.total.store(repos, Ordering::Relaxed);
-        eprintln!(
+        errln!(
             "{repos} repositories, {queries} queries; writing {}",
             files
                 .iter()
@@ -127,7 +127,7 @@ impl CodeSearchObserver for Progress {
     fn repo_done(&self, event: &RepoEvent) {
         let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(error) = &event.first_error {
-            eprintln!(
+            errln!(
                 "{}: {} of its rows failed: {}",
                 event.repo,
                 event.failures,
@@ -137,7 +137,7 @@ impl CodeSearchObserver for Progress {
         if self.quiet {
             return;
         }
-        eprintln!(
+        errln!(
             "[{done}/{}] {} ({} queries; checkout {:.0} ms, index {:.0} ms, {:.1}s)  elapsed {:.0}s",
             self.total.load(Ordering::Relaxed),
             event.repo,
