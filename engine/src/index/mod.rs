@@ -305,6 +305,8 @@ pub struct SnapshotIndex {
     /// Much cheaper than the graph (no reference resolution), so name look-ups need not wait for
     /// the graph.
     definition_table: OnceLock<HashMap<String, Vec<(u32, u32)>>>,
+    /// Tables of ranked search ([`crate::search`]), built on the first search.
+    search_aids: OnceLock<crate::search::SearchAids>,
     /// The engine's dense layer and this snapshot's full dense index, on first use.
     dense: dense::DenseSlot,
     diagnostics: Vec<Diagnostic>,
@@ -704,6 +706,7 @@ impl Engine {
             lexical_config: self.config.lexical.clone(),
             graph: OnceLock::new(),
             definition_table: OnceLock::new(),
+            search_aids: OnceLock::new(),
             dense: dense::DenseSlot::new(self.dense.clone()),
             diagnostics,
             stats,
@@ -1295,6 +1298,22 @@ impl SnapshotIndex {
                 .collect();
             CodeGraph::build(&files)
         })
+    }
+
+    /// The position in [`SnapshotIndex::files`] of a chunk's file.
+    pub(crate) fn chunk_file(&self, chunk_id: u32) -> Option<usize> {
+        self.locate(chunk_id).map(|(file, _)| file)
+    }
+
+    /// The snapshot's lexical view (postings and vocabulary for ranked search).
+    pub(crate) fn lexical_view(&self) -> &PoolView {
+        &self.lexical
+    }
+
+    /// The tables of ranked search, built on first use.
+    pub(crate) fn search_aids(&self) -> &crate::search::SearchAids {
+        self.search_aids
+            .get_or_init(|| crate::search::SearchAids::build(self))
     }
 
     /// Whether [`SnapshotIndex::graph`] has been built already.

@@ -25,6 +25,7 @@ use std::sync::Mutex;
 use tantivy::DocSet;
 use tantivy::indexer::IndexWriterOptions;
 use tantivy::indexer::NoMergePolicy;
+use tantivy::postings::Postings;
 use tantivy::query::{
     Bm25StatisticsProvider, BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery,
 };
@@ -462,6 +463,89 @@ impl PoolView {
             .expect("doc freq cache")
             .insert(term.clone(), n);
         Ok(n)
+    }
+
+    /// Every chunk of the snapshot whose body holds `token`, with the token's frequency in it, in
+    /// chunk-id order. What ranked search needs to score whole files (a file's term frequency is
+    /// the sum over its chunks).
+    pub fn body_postings(&self, token: &str) -> Result<Vec<(u32, u32)>, LexicalError> {
+        let term = Term::from_field_text(self.fields.body, token);
+        let mut out = Vec::new();
+        for (ord, segment) in self.searcher.segment_readers().iter().enumerate() {
+            let inverted = segment
+                .inverted_index(self.fields.body)
+                .map_err(|e| self.tantivy_err(e))?;
+            let Some(mut postings) = inverted
+                .read_postings(&term, IndexRecordOption::WithFreqs)
+                .map_err(|e| self.tantivy_err(e.into()))?
+            else {
+                continue;
+            };
+            let map = &self.doc_chunk[ord];
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                let chunk = map[doc as usize];
+                if chunk != NOT_IN_SNAPSHOT {
+                    out.push((chunk, postings.term_freq()));
+                }
+                doc = postings.advance();
+            }
+        }
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    /// Up to `limit` distinct body tokens of the pool starting with `prefix` (in byte order) that
+    /// occur in the snapshot: the vocabulary a query word can be expanded to (`compos` gives
+    /// `compose`, `composed`, `composition`).
+    pub fn body_tokens_with_prefix(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, LexicalError> {
+        let mut found: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        let mut upper = prefix.as_bytes().to_vec();
+        // The first byte string after every string with this prefix.
+        while let Some(last) = upper.pop() {
+            if last < u8::MAX {
+                upper.push(last + 1);
+                break;
+            }
+        }
+        for segment in self.searcher.segment_readers() {
+            let inverted = segment
+                .inverted_index(self.fields.body)
+                .map_err(|e| self.tantivy_err(e))?;
+            let mut range = inverted.terms().range().ge(prefix.as_bytes());
+            if !upper.is_empty() {
+                range = range.lt(&upper);
+            }
+            let mut stream = range
+                .into_stream()
+                .map_err(|e| self.tantivy_err(e.into()))?;
+            let mut seen_here = 0;
+            while stream.advance() {
+                let Ok(token) = std::str::from_utf8(stream.key()) else {
+                    continue;
+                };
+                seen_here += 1;
+                if seen_here > 4 * limit.max(1) {
+                    break;
+                }
+                if found.contains(token) {
+                    continue;
+                }
+                let term = Term::from_field_text(self.fields.body, token);
+                if self
+                    .snapshot_doc_freq(&term)
+                    .map_err(|e| self.tantivy_err(e))?
+                    > 0
+                {
+                    found.insert(token.to_owned());
+                }
+            }
+        }
+        Ok(found.into_iter().take(limit).collect())
     }
 
     /// The best `limit` chunks for `query` among those `accept` lets through, as

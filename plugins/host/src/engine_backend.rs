@@ -24,6 +24,7 @@ use swex_engine::index::{
     CandidateRegion, DenseMode as EngineDenseMode, DenseQuery, IndexError, SearchFilters,
     SnapshotIndex,
 };
+use swex_engine::search::{DenseUse, SearchOptions};
 use swex_plugin::text::Glob;
 use swex_plugin::types::*;
 use swex_plugin::{ServiceError, ServiceErrorKind, ServiceId};
@@ -441,6 +442,55 @@ impl ServiceBackend for EngineBackend {
         Ok(PageRankResult { nodes })
     }
 
+    fn code_search(&self, args: CodeSearchArgs) -> Result<CodeSearchResult, ServiceError> {
+        let service = ServiceId::CodeSearch;
+        let dense = match args.dense.as_deref() {
+            None | Some("auto") => DenseUse::Auto,
+            Some("off") => DenseUse::Off,
+            Some("on") => DenseUse::On,
+            Some(other) => {
+                return Err(ServiceError::new(
+                    service,
+                    ServiceErrorKind::InvalidArgs,
+                    format!("dense {other:?}: expected \"auto\", \"off\" or \"on\""),
+                ));
+            }
+        };
+        let options = SearchOptions {
+            limit: args.limit,
+            per_file: args.per_file.unwrap_or(1).max(1),
+            filters: under_filter(service, args.under.as_deref())?,
+            dense,
+            ..SearchOptions::default()
+        };
+        let results = self
+            .index
+            .search(&args.query, &options)
+            .map_err(|e| match &e {
+                // `dense: on` without the model: the caller may retry with `auto`.
+                IndexError::Dense(d) if d.is_absent() => {
+                    ServiceError::new(service, ServiceErrorKind::Unavailable, e.to_string())
+                }
+                _ => failed(service, e),
+            })?;
+        Ok(CodeSearchResult {
+            hits: results
+                .hits
+                .into_iter()
+                .map(|h| SearchHit {
+                    path: h.path,
+                    start: h.start,
+                    end: h.end,
+                    score: f64::from(h.score),
+                    kind: Some(serde_name(&h.kind)),
+                    name: h.name,
+                })
+                .collect(),
+            query_kind: results.kind.as_str().to_string(),
+            dense: results.dense,
+        })
+    }
+
     fn grep(&self, args: GrepArgs) -> Result<GrepResult, ServiceError> {
         let pattern = if args.case_insensitive {
             format!("(?i){}", args.pattern)
@@ -583,6 +633,55 @@ mod tests {
         });
         let backend = EngineBackend::new(engine.open(repo.path()).unwrap());
         (repo, cache, backend)
+    }
+
+    /// `code_search` through the C table: one span per file, the definition for a symbol, the
+    /// query kind, and a clear error for a bad `dense` value.
+    #[test]
+    fn code_search_serves_ranked_spans_through_the_table() {
+        let (_repo, _cache, backend) = open(&[
+            (
+                "pkg/client.py",
+                "class HttpClient:\n    def send(self):\n        return 1\n\n\ndef helper():\n    return HttpClient()\n",
+            ),
+            (
+                "pkg/use.py",
+                "from pkg.client import HttpClient\n\nHttpClient().send()\n",
+            ),
+        ]);
+        let table = crate::services::ServicesTable::new(&backend);
+        // SAFETY: the table outlives `services`.
+        let services = unsafe { Services::from_raw(table.as_ptr()) }.expect("table");
+        assert!(services.provides(ServiceId::CodeSearch));
+        let result = services
+            .code_search(&CodeSearchArgs {
+                query: "HttpClient".into(),
+                limit: 5,
+                dense: Some("off".into()),
+                ..CodeSearchArgs::default()
+            })
+            .unwrap();
+        assert_eq!(result.query_kind, "symbol");
+        assert!(!result.dense);
+        let spans: Vec<String> = result
+            .hits
+            .iter()
+            .map(|h| format!("{}:{}-{} {:?}", h.path, h.start, h.end, h.name))
+            .collect();
+        assert_eq!(
+            spans[0], "pkg/client.py:1-3 Some(\"HttpClient\")",
+            "{spans:?}"
+        );
+        assert_eq!(spans.len(), 2, "one span per file: {spans:?}");
+        let error = services
+            .code_search(&CodeSearchArgs {
+                query: "x".into(),
+                limit: 1,
+                dense: Some("sometimes".into()),
+                ..CodeSearchArgs::default()
+            })
+            .unwrap_err();
+        assert_eq!(error.kind, ServiceErrorKind::InvalidArgs);
     }
 
     /// The engine answers `read_lines` exactly as the filesystem backend, which splits files

@@ -60,6 +60,7 @@ impl<'a> ServicesTable<'a> {
             personalized_pagerank: slot(8),
             grep: slot(9),
             issue_clues: slot(10),
+            code_search: slot(11),
         };
         ServicesTable {
             table,
@@ -85,6 +86,7 @@ const TRAMPOLINES: [SwexServiceFn; ServiceId::ALL.len()] = [
     trampoline::<8>,
     trampoline::<9>,
     trampoline::<10>,
+    trampoline::<11>,
 ];
 
 unsafe extern "C" fn trampoline<const INDEX: usize>(

@@ -71,6 +71,7 @@ impl<'a> Services<'a> {
             ServiceId::PersonalizedPagerank => self.raw.personalized_pagerank,
             ServiceId::Grep => self.raw.grep,
             ServiceId::IssueClues => self.raw.issue_clues,
+            ServiceId::CodeSearch => self.raw.code_search,
         }
     }
 
@@ -225,5 +226,10 @@ impl<'a> Services<'a> {
     /// paths, identifiers, code spans and the weighted terms of its lexical search.
     pub fn issue_clues(&self, text: &str) -> Result<IssueClues, ServiceError> {
         self.call(ServiceId::IssueClues, &IssueCluesArgs::new(text))
+    }
+
+    /// Ranked code search (see [`CodeSearchArgs`]); `Unavailable` from hosts without the engine.
+    pub fn code_search(&self, args: &CodeSearchArgs) -> Result<CodeSearchResult, ServiceError> {
+        self.call(ServiceId::CodeSearch, args)
     }
 }

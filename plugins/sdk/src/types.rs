@@ -131,10 +131,12 @@ pub enum ServiceId {
     PersonalizedPagerank,
     Grep,
     IssueClues,
+    /// Ranked code search for short queries (appended after `issue_clues`).
+    CodeSearch,
 }
 
 impl ServiceId {
-    pub const ALL: [ServiceId; 11] = [
+    pub const ALL: [ServiceId; 12] = [
         ServiceId::ListFiles,
         ServiceId::FileInfo,
         ServiceId::ReadLines,
@@ -146,6 +148,7 @@ impl ServiceId {
         ServiceId::PersonalizedPagerank,
         ServiceId::Grep,
         ServiceId::IssueClues,
+        ServiceId::CodeSearch,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -161,6 +164,7 @@ impl ServiceId {
             ServiceId::PersonalizedPagerank => "personalized_pagerank",
             ServiceId::Grep => "grep",
             ServiceId::IssueClues => "issue_clues",
+            ServiceId::CodeSearch => "code_search",
         }
     }
 
@@ -354,6 +358,37 @@ impl DenseSearchArgs {
             ..DenseSearchArgs::default()
         }
     }
+}
+
+// ---- code_search ----
+
+/// `code_search` arguments: a short query (a symbol, a phrase, a question) ranked for people and
+/// agents: one best span per file unless `per_file` says otherwise, definition-level spans with
+/// their names, symbol and path matches, tests and docs demoted unless the query asks for them,
+/// dense scores fused when the host has the embedding model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CodeSearchArgs {
+    pub query: String,
+    pub limit: usize,
+    /// Spans per file (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_file: Option<usize>,
+    /// Only files under this directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub under: Option<String>,
+    /// `auto` (default: dense when the model is installed), `off`, or `on` (fail without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dense: Option<String>,
+}
+
+/// `code_search` result: hits best first (`kind` and `name` filled in), the query kind the host
+/// detected (`symbol`, `semantic`, `architecture`), and whether dense scores were fused.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CodeSearchResult {
+    pub hits: Vec<SearchHit>,
+    pub query_kind: String,
+    #[serde(default)]
+    pub dense: bool,
 }
 
 // ---- definitions ----
