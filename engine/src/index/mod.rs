@@ -57,7 +57,8 @@ use std::time::Instant;
 use swex_text::{Glob, GlobError};
 
 /// Version of the lexical analyzer and pool schema; part of the pool directory name.
-pub const TOKENIZER_VERSION: u32 = 1;
+/// 2: the CJK bigram field.
+pub const TOKENIZER_VERSION: u32 = 2;
 
 /// A pool is reused for a snapshot when it holds at least this share of the snapshot's file
 /// versions; otherwise the snapshot starts a new pool (another repository, or a far-away one).
