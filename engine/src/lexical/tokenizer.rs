@@ -407,25 +407,36 @@ impl Tokenizer for CodeTokenizer {
     type TokenStream<'a> = CodeTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
-        let tokens = &mut self.buffer;
-        let mut len = 0usize;
-        for_each_span(text, |from, to, _| {
-            if len == tokens.len() {
-                tokens.push(Token::default());
-            }
-            let token = &mut tokens[len];
-            lowercase_into(&mut token.text, &text[from..to]);
-            token.offset_from = from;
-            token.offset_to = to;
-            token.position = len;
-            token.position_length = 1;
-            len += 1;
-        });
-        CodeTokenStream {
-            tokens,
-            len,
-            next: 0,
+        stream_of(&mut self.buffer, text, |push| {
+            for_each_span(text, |from, to, _| push(from, to))
+        })
+    }
+}
+
+/// A token stream over the spans `spans` reports (lower-cased text), filling the tokenizer's
+/// reusable buffer.
+fn stream_of<'a>(
+    tokens: &'a mut Vec<Token>,
+    text: &str,
+    spans: impl FnOnce(&mut dyn FnMut(usize, usize)),
+) -> CodeTokenStream<'a> {
+    let mut len = 0usize;
+    spans(&mut |from, to| {
+        if len == tokens.len() {
+            tokens.push(Token::default());
         }
+        let token = &mut tokens[len];
+        lowercase_into(&mut token.text, &text[from..to]);
+        token.offset_from = from;
+        token.offset_to = to;
+        token.position = len;
+        token.position_length = 1;
+        len += 1;
+    });
+    CodeTokenStream {
+        tokens,
+        len,
+        next: 0,
     }
 }
 
@@ -442,26 +453,10 @@ impl Tokenizer for CjkTokenizer {
     type TokenStream<'a> = CodeTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
-        let tokens = &mut self.buffer;
-        let mut len = 0usize;
-        for_each_cjk_bigram(text, |from, to| {
-            if len == tokens.len() {
-                tokens.push(Token::default());
-            }
-            let token = &mut tokens[len];
-            token.text.clear();
-            token.text.push_str(&text[from..to]);
-            token.offset_from = from;
-            token.offset_to = to;
-            token.position = len;
-            token.position_length = 1;
-            len += 1;
-        });
-        CodeTokenStream {
-            tokens,
-            len,
-            next: 0,
-        }
+        // CJK characters have no case: lower-casing leaves the bigrams as they are.
+        stream_of(&mut self.buffer, text, |push| {
+            for_each_cjk_bigram(text, push)
+        })
     }
 }
 

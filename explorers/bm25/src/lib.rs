@@ -53,11 +53,7 @@ impl Explorer for Bm25 {
         services: &Services<'_>,
     ) -> Result<Response, ExplorerError> {
         let limit = self.candidates.unwrap_or((4 * request.top_k).max(20));
-        let args = SearchArgs {
-            query: request.issue.clone(),
-            limit,
-            under: None,
-        };
+        let args = SearchArgs::new(&request.issue, limit);
         let hits = services.lexical_search(&args).map_err(|e| {
             if e.is_unavailable() {
                 ExplorerError::failed(format!(
