@@ -14,6 +14,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The largest `top_k` a host sends (and `swex` accepts): far above any useful list of regions to
+/// read, and small enough that an explorer sizing a buffer or a search by it stays cheap. A host
+/// refuses a request outside `1..=MAX_TOP_K` before the explorer sees it.
+pub const MAX_TOP_K: usize = 10_000;
+
 /// What the host asks an explorer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -23,6 +28,7 @@ pub struct Request {
     /// The issue text, as the user or the benchmark wrote it.
     pub issue: String,
     /// How many regions the host keeps; an explorer may return more (the host cuts) or fewer.
+    /// Always in `1..=`[`MAX_TOP_K`] when a swex host sends it.
     pub top_k: usize,
     /// A soft limit on the total number of lines the caller wants to read, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
