@@ -11,7 +11,7 @@
 //! This module knows nothing about metrics.
 
 use crate::dataset::{GroundTruth, InputError, load_json_document};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 
 /// Line counts of one instance's files: path → number of lines.
@@ -47,9 +47,20 @@ impl FileLineCounts {
     /// read get no count (as in the reference) and are listed in the report; paths that would
     /// leave the snapshot (absolute, or with `..`) are never read and are listed too.
     pub fn from_snapshot(snapshot: &Path, truth: &GroundTruth) -> (FileLineCounts, SnapshotReport) {
+        FileLineCounts::from_paths(snapshot, truth.region_paths())
+    }
+
+    /// Counts the lines of the given files of a snapshot folder (for instance every file an
+    /// explorer predicted, to score with real lengths), by the same rules as
+    /// [`FileLineCounts::from_snapshot`]; each distinct path is read once.
+    pub fn from_paths<'p>(
+        snapshot: &Path,
+        paths: impl IntoIterator<Item = &'p str>,
+    ) -> (FileLineCounts, SnapshotReport) {
         let mut counts = FileLineCounts::default();
         let mut report = SnapshotReport::default();
-        for path in truth.region_paths() {
+        let distinct: BTreeSet<&str> = paths.into_iter().collect();
+        for path in distinct {
             if !stays_inside(path) {
                 report.unsafe_paths.push(path.to_string());
                 continue;

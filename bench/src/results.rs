@@ -78,6 +78,17 @@ pub struct ResultRow {
     pub metrics: Metrics,
     #[serde(default)]
     pub num_regions: usize,
+    /// The metrics counted with every predicted file's real length (a whole-file region costs
+    /// its file's lines), next to the reference counting in `metrics`; absent in rows scored
+    /// without the snapshot (the reference runner's rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real_metrics: Option<Metrics>,
+    /// Distinct lines the regions hold, counted with real lengths (with `real_metrics`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines_returned: Option<u64>,
+    /// The line budget the explorer was asked to respect (absent: none was given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_budget: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// The configuration the explorer was created with (`null` when none).

@@ -144,6 +144,7 @@ fn run(
             ))
             .unwrap(),
             shard,
+            line_budget: None,
         },
     };
     run.execute(&Silent).unwrap()
@@ -305,6 +306,7 @@ fn resume_runs_only_missing_rows_and_ends_equal_to_a_full_run() {
             ))
             .unwrap(),
             shard: None,
+            line_budget: None,
         },
     }
     .execute(&Silent);
@@ -413,6 +415,7 @@ fn services_come_from_the_opener_once_per_instance() {
             output: OutputTemplate::new(format!("{}/{{explorer}}/top{{k}}.jsonl", out.display()))
                 .unwrap(),
             shard: None,
+            line_budget: None,
         },
     }
     .execute(&Silent)

@@ -54,6 +54,8 @@ pub struct RunConfig {
     pub output: OutputTemplate,
     /// Only the instances of this shard; also fills the `{shard}` placeholder.
     pub shard: Option<Shard>,
+    /// The line budget every request carries (`None`: none, each explorer's own default).
+    pub line_budget: Option<u64>,
 }
 
 /// Errors that stop a run (per-instance problems are rows, not errors).
@@ -393,7 +395,7 @@ impl Run<'_> {
                 for &index in pending {
                     let explorer = &self.explorers[index];
                     event.failures.push((explorer.name.clone(), reason.clone()));
-                    emit(failure_rows(row, explorer, &config.top_ks, &reason, None))?;
+                    emit(failure_rows(row, explorer, config, &reason, None))?;
                 }
                 event.seconds = started.elapsed().as_secs_f64();
                 return Ok((written, event));
@@ -418,6 +420,7 @@ impl Run<'_> {
             let explorer = &self.explorers[index];
             let mut request = Request::new(row.instance_id.clone(), issue.to_string(), max_k);
             request.repo_root = Some(repo_root.clone());
+            request.line_budget = config.line_budget;
             if explorer.sees_ground_truth {
                 request.ground_truth = Some(ground_truth.clone());
             }
@@ -439,11 +442,18 @@ impl Run<'_> {
                         .iter()
                         .map(|r| Region::new(r.path.clone(), r.start, r.end))
                         .collect();
+                    // Every predicted file's real length, for the honest counting next to the
+                    // reference's (which knows only ground-truth files).
+                    let (lengths, _) = FileLineCounts::from_paths(
+                        &snapshot.dir,
+                        regions.iter().map(|r| r.path.as_str()),
+                    );
                     config
                         .top_ks
                         .iter()
                         .map(|&k| {
                             let cut = &regions[..regions.len().min(k)];
+                            let real = truth.score_real(cut, &ScoreOptions::default(), &lengths);
                             ResultRow {
                                 instance_id: row.instance_id.clone(),
                                 explorer: explorer.name.clone(),
@@ -451,6 +461,9 @@ impl Run<'_> {
                                 regions: cut.to_vec(),
                                 metrics: truth.score(cut, &ScoreOptions::default()),
                                 num_regions: cut.len(),
+                                real_metrics: Some(real.metrics),
+                                lines_returned: Some(real.lines_returned),
+                                line_budget: config.line_budget,
                                 error: None,
                                 explorer_config: explorer.config.clone(),
                                 dropped: answer.dropped,
@@ -463,7 +476,7 @@ impl Run<'_> {
                 }
                 Err(reason) => {
                     event.failures.push((explorer.name.clone(), reason.clone()));
-                    failure_rows(row, explorer, &config.top_ks, &reason, Some(timings))
+                    failure_rows(row, explorer, config, &reason, Some(timings))
                 }
             };
             emit(rows)?;
@@ -485,11 +498,12 @@ fn key(row: &BenchRow, explorer: &str, k: usize) -> crate::results::RowKey {
 fn failure_rows(
     row: &BenchRow,
     explorer: &BenchExplorer,
-    top_ks: &[usize],
+    config: &RunConfig,
     reason: &str,
     timings: Option<Timings>,
 ) -> Vec<ResultRow> {
-    top_ks
+    config
+        .top_ks
         .iter()
         .map(|&k| ResultRow {
             instance_id: row.instance_id.clone(),
@@ -498,6 +512,9 @@ fn failure_rows(
             regions: Vec::new(),
             metrics: Metrics::default(),
             num_regions: 0,
+            real_metrics: Some(Metrics::default()),
+            lines_returned: Some(0),
+            line_budget: config.line_budget,
             error: Some(reason.to_string()),
             explorer_config: explorer.config.clone(),
             dropped: Default::default(),
