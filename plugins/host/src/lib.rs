@@ -12,7 +12,9 @@
 //! - [`RawServices`] / [`ServiceBackend`]: what explorers may ask (list files, read lines,
 //!   search, graph, grep); [`FsBackend`] answers from a snapshot directory, [`EngineBackend`]
 //!   from the engine's index of it.
-//! - [`validate`]: drops and counts invalid regions, keeps order, cuts to `top_k`.
+//! - [`validate`]: drops and counts invalid regions, keeps order, cuts to `top_k`;
+//!   [`enforce_budget`] holds the answer to the request's line budget (real file lengths);
+//!   [`validate_answer`] does both, as every host path that runs an explorer does.
 //!
 //! [`ExplorerHandle`] puts the in-process and isolated paths behind one call.
 //!
@@ -60,7 +62,7 @@ pub use registry::{
     DiscoveryOptions, Origin, PLUGIN_PATH_ENV, Registry, RegistryEntry, default_plugin_dir,
 };
 pub use services::RawServices;
-pub use validate::{DropCounts, ValidatedResponse, validate};
+pub use validate::{DropCounts, ValidatedResponse, enforce_budget, validate, validate_answer};
 
 use swex_plugin::{Request, Response};
 
@@ -91,15 +93,13 @@ impl ExplorerHandle {
         }
     }
 
-    /// The answer after [`validate`] against the snapshot `services` serves.
+    /// The answer after [`validate_answer`] against the snapshot `services` serves.
     pub fn explore_validated(
         &self,
         request: &Request,
         services: &dyn RawServices,
     ) -> Result<ValidatedResponse, HostError> {
         let response = self.explore(request, services)?;
-        Ok(validate(response, request.top_k, &|path| {
-            services.contains_file(path)
-        }))
+        Ok(validate_answer(request, response, services))
     }
 }

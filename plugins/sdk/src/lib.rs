@@ -60,7 +60,7 @@ pub mod types;
 pub use error::{ExplorerError, ServiceError, ServiceErrorKind};
 pub use explorer::{Explorer, parse_config};
 pub use services::Services;
-pub use types::{GroundTruth, Region, Request, Response, ServiceId};
+pub use types::{DEFAULT_LINE_BUDGET, GroundTruth, Region, Request, Response, ServiceId};
 
 /// Support for [`export_explorer!`]; not a stable API.
 #[doc(hidden)]

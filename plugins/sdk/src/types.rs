@@ -8,6 +8,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The line budget `swex explore` asks for when the user gives none, and the one swex's own
+/// explorer plans for when a request carries none: chosen from the measured trade-off between
+/// lines read and what they hold (docs/explorer-swex.md, "Budget").
+pub const DEFAULT_LINE_BUDGET: u64 = 1000;
+
 /// What the host asks an explorer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
@@ -17,7 +22,13 @@ pub struct Request {
     pub issue: String,
     /// How many regions the host keeps; an explorer may return more (the host cuts) or fewer.
     pub top_k: usize,
-    /// A soft limit on the total number of lines the caller wants to read, when it has one.
+    /// The most lines the caller will read, when it says: the lines of all returned regions,
+    /// counted with real file lengths (a whole-file region costs its file's line count; a line
+    /// two regions share counts once), must not exceed it. Explorers should plan within it (spend
+    /// it where the evidence is); the host cuts an answer that does not fit (the region that
+    /// passes the budget keeps its first lines, later ones are dropped). `None`: the explorer's
+    /// own default ([`DEFAULT_LINE_BUDGET`] for swex's engine-backed explorers that localise, no
+    /// limit for plain rankers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_budget: Option<u64>,
     /// Per-request settings for the explorer (the per-instance config is given to `create`).
