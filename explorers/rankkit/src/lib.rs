@@ -12,9 +12,13 @@
 //! - [`BlankLines`]: answers "are these lines blank?" from the `read_lines` service, each file
 //!   read once.
 //! - [`dense_note`]: the line an explorer adds to its notes about how dense hits were found.
+//! - [`localize`]: within-file localization (definition-level candidate spans scored by the
+//!   evidence marks they hold) and the budgeted choice between whole files and focused regions.
 //!
 //! It knows nothing about how the lists were produced (engine, services, scores' scales); it
 //! only sees ranks and scores.
+
+pub mod localize;
 
 use serde::Deserialize;
 use std::collections::HashMap;
