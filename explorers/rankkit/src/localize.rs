@@ -11,16 +11,15 @@
 //!   into spans: neighbouring marked chunks separated only by unmarked gap chunks of a few lines
 //!   join, so a method and the helper below it are read as one region, and the module's import
 //!   block joins the first definition it touches.
-//! - [`plan_regions`] chooses the regions: one per file, most confident first, each either the
-//!   whole file or its best spans, so that the expected number of useful lines per line read
-//!   stays high and the total stays within the budget (counted with real lengths: a whole file
-//!   costs its line count).
+//! - [`plan_regions`] chooses the regions: one per file, most believed first, within the budget
+//!   (counted with real lengths: a whole file costs its line count). The lead file (the one the
+//!   explorer believes most) is read whole when the belief is high enough and it fits; every
+//!   other file gets a pointer, the first lines of its best span.
 //!
-//! The expected value model is deliberately small. A file the explorer believes with confidence
-//! `c` (its estimate that the file is one the fix needs in full) is worth `c` per line when read
-//! whole; a span of it is worth `c` per line plus its own evidence (the marks it holds). Whole
-//! files are therefore chosen when the belief is high and the file fits, spans otherwise, and a
-//! file the explorer hardly believes gets only its best span, or nothing once the budget is spent.
+//! Why this shape: what an answer needs from the file a fix edits is usually all of it, and when
+//! the belief in that file is right every line read there is useful; from the other files it needs
+//! (tests to follow, callers, the definition of a type) it needs a place, a few lines. Reading
+//! those files in full, or long spans of them, buys little and costs the reader most of the budget.
 //!
 //! It knows nothing about issues, services or languages: it sees line numbers, chunk kinds and
 //! weights.
@@ -248,12 +247,15 @@ pub struct PlanLimits {
     /// Lines the regions may hold in all (real lengths).
     pub budget: u64,
     pub top_k: usize,
-    /// A file is read whole when the belief in it is at least this…
+    /// The lead file (the first one given) is read whole from this belief on, when it fits.
     pub whole_confidence: f64,
-    /// …or when it is this short (a short file costs little more than its best span).
+    /// Any file this short is read whole when it gets a region.
     pub small_file_lines: u32,
-    /// A focused region of a file holds its best spans within this many lines.
-    pub focus_lines: u32,
+    /// A lead file that is not read whole gets this many lines from the start of its best span.
+    pub lead_focus_lines: u32,
+    /// Every other file gets a pointer: this many lines from the start of its best span (the
+    /// definition's signature and first lines).
+    pub pointer_lines: u32,
     /// Files believed less than this get no region at all.
     pub min_confidence: f64,
 }
@@ -262,19 +264,22 @@ pub struct PlanLimits {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Planned {
     pub region: Region,
-    /// Expected useful lines per line read (the ordering key).
-    pub density: f64,
+    /// The belief in the region's file (the ordering key).
+    pub confidence: f64,
     pub lines: u32,
 }
 
-/// Regions for files given in the explorer's order of preference (the first file is the one it
-/// believes most): at most one region per file and `top_k` in all, holding at most
-/// `limits.budget` lines. Each file gets its whole length when it is believed enough
-/// (`whole_confidence`) or short (`small_file_lines`) and fits what is left of the budget;
-/// otherwise a focused region around its best spans (the first span, grown with the next ones
-/// while the envelope stays within `focus_lines`), cut to what is left. Files without marks get a
-/// focused region only when they are short enough to read whole. The regions are then ordered by
-/// expected density, most confident first (ties keep the explorer's order).
+/// Regions for files given in the explorer's order of preference, at most one per file and
+/// `top_k` in all, holding at most `limits.budget` lines (real lengths).
+///
+/// The lead file (the first one given, normally the one the explorer believes most) is read whole
+/// when its belief reaches `whole_confidence` and it fits the budget: the file a fix edits is the
+/// unit a reader needs, and when the belief is right every line of it counts. Otherwise it gets
+/// `lead_focus_lines` from the start of its best span. Every other file gets a pointer: the first
+/// `pointer_lines` of its best span, the place to look, for a few lines each — enough to reach the
+/// other files an answer needs (tests, callers) without spending the budget on them. Files short
+/// enough (`small_file_lines`) are read whole instead. A file without spans gets no pointer (the
+/// lead file then gets its first lines). Regions come most believed first (ties keep the order).
 pub fn plan_regions(
     files: &[FileEvidence],
     spans: &[Vec<Span>],
@@ -289,22 +294,33 @@ pub fn plan_regions(
         if file.confidence < limits.min_confidence || file.line_count == 0 {
             continue;
         }
-        let whole_wanted = file.confidence >= limits.whole_confidence
+        let lead = order == 0;
+        let whole = (lead && file.confidence >= limits.whole_confidence)
             || file.line_count <= limits.small_file_lines;
-        let region = if whole_wanted && u64::from(file.line_count) <= left {
-            Some((1, file.line_count, "whole file".to_owned(), file.confidence))
+        let (start, end, why) = if whole && u64::from(file.line_count) <= left {
+            (1, file.line_count, "whole file".to_owned())
         } else {
-            focus(file, spans, limits.focus_lines).map(|(start, end, why, evidence)| {
-                // Cut to what is left of the budget.
-                let room = left.min(u64::from(u32::MAX)) as u32;
-                let end = end.min(start.saturating_add(room).saturating_sub(1));
-                let lines = end - start + 1;
-                let density = file.confidence + evidence / f64::from(lines.max(1));
-                (start, end, why, density)
-            })
-        };
-        let Some((start, end, why, density)) = region else {
-            continue;
+            let size = if lead {
+                limits.lead_focus_lines
+            } else {
+                limits.pointer_lines
+            };
+            let room = left.min(u64::from(u32::MAX)) as u32;
+            let size = size.min(room);
+            let (start, span_end, why) = match spans.first() {
+                Some(best) => (
+                    strongest_window(best, &file.marks, size),
+                    best.end,
+                    best.why.clone(),
+                ),
+                None if lead => (1, file.line_count, "file head".to_owned()),
+                None => continue,
+            };
+            let end = span_end
+                .min(start.saturating_add(size.max(1)) - 1)
+                .min(start.saturating_add(room) - 1)
+                .min(file.line_count);
+            (start, end.max(start), why)
         };
         let lines = end - start + 1;
         left = left.saturating_sub(u64::from(lines));
@@ -317,36 +333,46 @@ pub fn plan_regions(
             order,
             Planned {
                 region: Region::new(file.path.clone(), i64::from(start), end_field)
-                    .with_score(density)
+                    .with_score(file.confidence)
                     .with_why(why),
-                density,
+                confidence: file.confidence,
                 lines,
             },
         ));
     }
-    planned.sort_by(|a, b| b.1.density.total_cmp(&a.1.density).then(a.0.cmp(&b.0)));
+    planned.sort_by(|a, b| {
+        b.1.confidence
+            .total_cmp(&a.1.confidence)
+            .then(a.0.cmp(&b.0))
+    });
     planned.into_iter().map(|(_, p)| p).collect()
 }
 
-/// The focused region of a file: its best span grown with the next best ones while the envelope
-/// stays within `max_lines`; `(start, end, why, evidence)`. `None` when the file has no span.
-fn focus(file: &FileEvidence, spans: &[Span], max_lines: u32) -> Option<(u32, u32, String, f64)> {
-    let best = spans.first()?;
-    let (mut start, mut end, mut evidence) = (best.start, best.end, best.evidence);
-    let mut why = vec![best.why.clone()];
-    for span in &spans[1..] {
-        let (s, e) = (start.min(span.start), end.max(span.end));
-        if e - s + 1 <= max_lines {
-            start = s;
-            end = e;
-            evidence += span.evidence;
-            if !span.why.is_empty() && why.len() < 3 {
-                why.push(span.why.clone());
-            }
+/// Where a window of `size` lines inside `span` holds the most mark weight: its first line. The
+/// candidates are the span's start and the first line of every mark inside it, so a window opens
+/// on a definition or on the line that uses the issue's name; ties go to the earliest.
+fn strongest_window(span: &Span, marks: &[Mark], size: u32) -> u32 {
+    let inside: Vec<&Mark> = marks
+        .iter()
+        .filter(|m| m.start <= span.end && span.start <= m.end)
+        .collect();
+    let weight_at = |start: u32| -> f64 {
+        let end = start.saturating_add(size.max(1)) - 1;
+        inside
+            .iter()
+            .filter(|m| m.start <= end && start <= m.end)
+            .map(|m| m.weight)
+            .sum()
+    };
+    let mut best = (span.start, weight_at(span.start));
+    for mark in &inside {
+        let start = mark.start.max(span.start);
+        let weight = weight_at(start);
+        if weight > best.1 + 1e-12 || (weight >= best.1 - 1e-12 && start < best.0) {
+            best = (start, weight);
         }
     }
-    let end = end.min(file.line_count.max(start));
-    Some((start, end, why.join("; "), evidence))
+    best.0
 }
 
 #[cfg(test)]
@@ -442,9 +468,10 @@ mod tests {
         PlanLimits {
             budget,
             top_k: 5,
-            whole_confidence: 0.5,
+            whole_confidence: 0.3,
             small_file_lines: 40,
-            focus_lines: 60,
+            lead_focus_lines: 50,
+            pointer_lines: 5,
             min_confidence: 0.01,
         }
     }
@@ -471,51 +498,49 @@ mod tests {
     }
 
     #[test]
-    fn believed_files_are_read_whole_others_focused() {
+    fn the_believed_lead_is_read_whole_the_others_get_pointers() {
         let files = [
             file("main.py", 300, 0.8, vec![Mark::new(100, 100, 1.0, "x")]),
             file("other.py", 500, 0.1, vec![Mark::new(200, 200, 1.0, "x")]),
             file("tiny.py", 30, 0.05, vec![]),
+            file("nothing.py", 300, 0.04, vec![]),
+            file("unbelieved.py", 300, 0.001, vec![Mark::new(7, 7, 1.0, "x")]),
         ];
         assert_eq!(
             plan(&files, 1000),
             vec![
                 ("main.py".into(), 1, -1),
-                ("other.py".into(), 190, 210),
+                ("other.py".into(), 200, 204),
                 ("tiny.py".into(), 1, -1),
             ]
         );
     }
 
     #[test]
-    fn a_file_that_does_not_fit_is_focused_and_the_budget_holds() {
-        let files = [
-            file("big.py", 3000, 0.9, vec![Mark::new(1000, 1000, 1.0, "x")]),
-            file("b.py", 400, 0.6, vec![Mark::new(10, 10, 1.0, "y")]),
-        ];
-        let planned = plan(&files, 300);
+    fn a_lead_that_does_not_fit_or_is_doubted_is_focused_and_the_budget_holds() {
+        let big = file("big.py", 3000, 0.9, vec![Mark::new(1000, 1000, 1.0, "x")]);
+        let b = file("b.py", 400, 0.6, vec![Mark::new(10, 10, 1.0, "y")]);
         assert_eq!(
-            planned,
-            vec![("big.py".into(), 990, 1010), ("b.py".into(), 1, 20)]
+            plan(&[big.clone(), b], 300),
+            vec![("big.py".into(), 990, 1010), ("b.py".into(), 10, 14)]
         );
-        let files = [file(
-            "big.py",
-            3000,
-            0.9,
-            vec![Mark::new(1000, 1000, 1.0, "x")],
-        )];
-        assert_eq!(plan(&files, 15), vec![("big.py".into(), 990, 1004)]);
+        assert_eq!(plan(std::slice::from_ref(&big), 15), vec![("big.py".into(), 990, 1004)]);
+        let doubted = FileEvidence {
+            confidence: 0.2,
+            ..file("main.py", 300, 0.2, vec![])
+        };
+        assert_eq!(plan(&[doubted], 1000), vec![("main.py".into(), 1, 50)]);
     }
 
     #[test]
-    fn regions_come_most_confident_first() {
+    fn regions_come_most_believed_first() {
         let files = [
             file("a.py", 200, 0.3, vec![Mark::new(50, 50, 0.1, "x")]),
-            file("b.py", 100, 0.9, vec![]),
+            file("b.py", 100, 0.9, vec![Mark::new(50, 50, 0.1, "x")]),
         ];
         assert_eq!(
             plan(&files, 1000),
-            vec![("b.py".into(), 1, -1), ("a.py".into(), 40, 60)]
+            vec![("b.py".into(), 50, 54), ("a.py".into(), 1, -1)]
         );
     }
 }

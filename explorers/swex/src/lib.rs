@@ -232,7 +232,8 @@ impl Explorer for Swex {
                         top_k: request.top_k,
                         whole_confidence: config.locate.whole_confidence,
                         small_file_lines: config.locate.small_file_lines,
-                        focus_lines: config.locate.focus_lines,
+                        lead_focus_lines: config.locate.lead_focus_lines,
+                        pointer_lines: config.locate.pointer_lines,
                         min_confidence: config.locate.min_confidence,
                     },
                 );

@@ -58,12 +58,14 @@ pub struct LocateConfig {
     pub temperature: f64,
     /// A test file's belief relative to the best source's.
     pub test_confidence: f64,
-    /// Read a file whole from this belief on (and when it fits the budget).
+    /// Read the lead file whole from this belief on (and when it fits the budget).
     pub whole_confidence: f64,
     /// Files this short are read whole when they get a region.
     pub small_file_lines: u32,
-    /// A focused region holds its best spans within this many lines.
-    pub focus_lines: u32,
+    /// Lines of a lead file that is not read whole, from the start of its best span.
+    pub lead_focus_lines: u32,
+    /// Lines of the pointer every other file gets, from the start of its best span.
+    pub pointer_lines: u32,
     /// Marked chunks this many gap lines apart join.
     pub join_gap_lines: u32,
     /// Files believed less than this get no region.
@@ -78,9 +80,10 @@ impl Default for LocateConfig {
             marks: MarkWeights::default(),
             temperature: 1.0,
             test_confidence: 0.2,
-            whole_confidence: 0.35,
-            small_file_lines: 60,
-            focus_lines: 60,
+            whole_confidence: 0.25,
+            small_file_lines: 0,
+            lead_focus_lines: 100,
+            pointer_lines: 5,
             join_gap_lines: 3,
             min_confidence: 0.0,
         }
@@ -225,6 +228,9 @@ fn use_marks(lines: &[String], names: &HashMap<&str, f64>, weight: f64) -> Vec<M
     }
     let mut marks = Vec::new();
     for (index, line) in lines.iter().enumerate() {
+        if is_import_line(line) {
+            continue;
+        }
         let mut total = 0.0;
         let mut found: Vec<&str> = Vec::new();
         for word in line.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
@@ -246,6 +252,19 @@ fn use_marks(lines: &[String], names: &HashMap<&str, f64>, weight: f64) -> Vec<M
         }
     }
     marks
+}
+
+/// Whether a line is an import statement (`import x`, `from x import y`, `use x::y;`,
+/// `#include`, `require(...)`) in the languages the engine parses: naming a thing there is not
+/// using it, and a pointer at the import block says little about where the behaviour is.
+fn is_import_line(line: &str) -> bool {
+    let line = line.trim_start();
+    [
+        "import ", "from ", "use ", "#include", "require ", "require(", "using ",
+    ]
+    .iter()
+    .any(|prefix| line.starts_with(prefix))
+        || line.starts_with("const ") && line.contains("require(")
 }
 
 /// Shares of `exp(score / temperature)`, summing to 1 (empty for no scores).
