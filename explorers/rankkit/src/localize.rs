@@ -524,7 +524,10 @@ mod tests {
             plan(&[big.clone(), b], 300),
             vec![("big.py".into(), 990, 1010), ("b.py".into(), 10, 14)]
         );
-        assert_eq!(plan(std::slice::from_ref(&big), 15), vec![("big.py".into(), 990, 1004)]);
+        assert_eq!(
+            plan(std::slice::from_ref(&big), 15),
+            vec![("big.py".into(), 990, 1004)]
+        );
         let doubted = FileEvidence {
             confidence: 0.2,
             ..file("main.py", 300, 0.2, vec![])
