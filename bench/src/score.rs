@@ -371,6 +371,54 @@ pub fn score(
     Ok(report)
 }
 
+/// What [`fill_real_metrics`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FilledReal {
+    /// Rows that got real-length metrics.
+    pub filled: usize,
+    /// Rows that already had them (kept as they are).
+    pub kept: usize,
+    /// Instance ids of rows that could not get them: not in the benchmark, or no snapshot folder.
+    pub unavailable: Vec<String>,
+}
+
+/// Gives every result row without real-length metrics (the reference runner's rows, a peer's
+/// published rows) its `real_metrics` and `lines_returned`, scoring its regions against the
+/// benchmark's ground truth with every predicted file's length read from the instance's snapshot
+/// folder (`repos_root/<instance_id>` or the row's `repo_dir`). The reference `metrics` are left
+/// as they are. Failed rows get zeros.
+pub fn fill_real_metrics(
+    rows: &mut [crate::results::ResultRow],
+    bench: &Benchmark,
+    repos_root: &Path,
+) -> FilledReal {
+    let mut report = FilledReal::default();
+    let mut truths: HashMap<String, Option<(PreparedTruth, PathBuf)>> = HashMap::new();
+    for row in rows.iter_mut() {
+        if row.real_metrics.is_some() && row.lines_returned.is_some() {
+            report.kept += 1;
+            continue;
+        }
+        let prepared = truths.entry(row.instance_id.clone()).or_insert_with(|| {
+            let bench_row = bench.get(&row.instance_id)?;
+            let folder = bench_row.snapshot_dir(repos_root)?;
+            let (counts, _) = FileLineCounts::from_snapshot(&folder, &bench_row.ground_truth);
+            Some((PreparedTruth::new(&bench_row.ground_truth, &counts), folder))
+        });
+        let Some((truth, folder)) = prepared else {
+            report.unavailable.push(row.instance_id.clone());
+            continue;
+        };
+        let (lengths, _) =
+            FileLineCounts::from_paths(folder, row.regions.iter().map(|r| r.path.as_str()));
+        let real = truth.score_real(&row.regions, &ScoreOptions::default(), &lengths);
+        row.real_metrics = Some(real.metrics);
+        row.lines_returned = Some(real.lines_returned);
+        report.filled += 1;
+    }
+    report
+}
+
 /// Writes metric rows as JSONL. `template` may hold `{explorer}` and `{k}`: then each
 /// (explorer, k) goes to its own file, as with the reference runner's `-o`. Returns the files
 /// written with their row counts.

@@ -96,3 +96,51 @@ fn both_countings_agree_inside_the_ground_truth() {
         );
     }
 }
+
+/// Rows of a peer (no real-length metrics) get them from the snapshot folders; rows that have
+/// them are kept; rows without a snapshot are named.
+#[test]
+fn rows_without_real_lengths_are_scored_from_the_snapshots() {
+    use swex_bench::dataset::{Benchmark, LoadOptions};
+    use swex_bench::results::ResultRow;
+    let dir = tempfile::tempdir().unwrap();
+    let repos = dir.path().join("repos");
+    std::fs::create_dir_all(repos.join("org__repo-1/src")).unwrap();
+    std::fs::write(repos.join("org__repo-1/src/a.py"), "x\n".repeat(10)).unwrap();
+    std::fs::write(repos.join("org__repo-1/src/big.py"), "y\n".repeat(90)).unwrap();
+    let bench_file = dir.path().join("bench.jsonl");
+    let mut text = String::new();
+    for id in ["org__repo-1", "org__repo-2"] {
+        text.push_str(
+            &serde_json::json!({"instance_id": id, "ground_truth": {
+                "read_core_files": ["src/a.py"],
+                "read_core_regions": [{"path": "src/a.py", "start": 1, "end": 10}]}})
+            .to_string(),
+        );
+        text.push('\n');
+    }
+    std::fs::write(&bench_file, text).unwrap();
+    let bench = Benchmark::load(&bench_file, &LoadOptions::default()).unwrap();
+    let row = |id: &str| -> ResultRow {
+        serde_json::from_value(serde_json::json!({
+            "instance_id": id, "explorer": "peer", "top_k": 5,
+            "regions": [{"path": "src/a.py", "start": 1, "end": -1},
+                        {"path": "src/big.py", "start": 1, "end": -1}]}))
+        .unwrap()
+    };
+    let mut kept = row("org__repo-1");
+    kept.real_metrics = Some(Metrics::default());
+    kept.lines_returned = Some(7);
+    let mut rows = vec![row("org__repo-1"), row("org__repo-2"), kept];
+    let filled = swex_bench::score::fill_real_metrics(&mut rows, &bench, &repos);
+    assert_eq!((filled.filled, filled.kept), (1, 1));
+    assert_eq!(filled.unavailable, ["org__repo-2"]);
+    assert_eq!(rows[0].lines_returned, Some(100));
+    let real = rows[0].real_metrics.unwrap();
+    assert!(
+        (real.precision - 0.1).abs() < 1e-12 && real.recall == 1.0,
+        "{real:?}"
+    );
+    assert_eq!(rows[1].real_metrics, None);
+    assert_eq!(rows[2].lines_returned, Some(7));
+}
