@@ -165,7 +165,7 @@ fn lexical_search_ranks_the_obvious_chunk_first() {
     }
     // Filters restrict results.
     let only_docs = SearchFilters {
-        path_glob: Some(swex_engine::index::glob::Glob::new("docs/**").unwrap()),
+        path_glob: Some(swex_text::Glob::new("docs/**").unwrap()),
         ..SearchFilters::default()
     };
     let hits = index

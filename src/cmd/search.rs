@@ -6,8 +6,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use swex_engine::graph::{Direction, EdgeKind, NodeId, PageRankOptions};
-use swex_engine::index::glob::Glob;
 use swex_engine::index::{SearchFilters, SnapshotIndex};
+use swex_plugin::text::Glob;
 
 #[derive(ClapArgs, Debug)]
 #[command(group(ArgGroup::new("query").required(true).args(["symbol", "text", "neighbours"])))]

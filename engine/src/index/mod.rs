@@ -27,10 +27,9 @@
 //! This module does no printing; long work is reported through [`Progress`].
 
 pub mod dense;
-pub mod glob;
 
 use crate::lang as lang_api;
-use crate::lang::{LineIndex, split_lines};
+use swex_text::{LineIndex, split_lines};
 
 pub use crate::lang::AnalyzeOptions;
 pub use dense::{
@@ -48,7 +47,6 @@ use crate::lexical::{LexicalConfig, LexicalError, LexicalQuery};
 use crate::scan::{
     ContentHash, Diagnostic, DiagnosticKind, FileEntry, Loaded, ScanError, ScanOptions,
 };
-use glob::{Glob, GlobError};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -56,6 +54,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
+use swex_text::{Glob, GlobError};
 
 /// Version of the lexical analyzer and pool schema; part of the pool directory name.
 pub const TOKENIZER_VERSION: u32 = 1;
@@ -1074,7 +1073,7 @@ fn chunk_symbols(chunk: &Chunk, analysis: &FileAnalysis) -> String {
     symbols
 }
 
-/// Lines `start..=end` (1-based, see [`crate::lang::lines`]) of `text`, terminators included,
+/// Lines `start..=end` (1-based, see [`swex_text::lines`]) of `text`, terminators included,
 /// clamped to the text.
 fn slice_lines<'t>(text: &'t str, lines: &LineIndex, start: u32, end: u32) -> &'t str {
     &text[lines.byte_range(start, end)]
@@ -1186,7 +1185,7 @@ impl SnapshotIndex {
 
     /// Lines `start..=end` of an indexed file, without terminators, exactly as the benchmark sees
     /// them: the file decoded as UTF-8 with invalid bytes dropped (Python's `errors="ignore"`) and
-    /// split like `str.splitlines()` (see [`crate::lang::lines`]). `end` is clamped to the file,
+    /// split like `str.splitlines()` (see [`swex_text::lines`]). `end` is clamped to the file,
     /// and `start > end` gives no lines.
     pub fn read_lines(&self, path: &str, start: u32, end: u32) -> Result<Vec<String>, IndexError> {
         self.file_index(path)?;
@@ -1345,7 +1344,7 @@ impl SnapshotIndex {
     /// Indexed files whose path ends with the normalised hint (whole path components), best
     /// (longest hint match, then shortest path) first. Turns traceback paths into snapshot paths.
     pub fn resolve_path(&self, hint: &str) -> Vec<&str> {
-        let hint = crate::lexical::query::normalize_path_hint(hint);
+        let hint = swex_issue::paths::normalize_path_hint(hint);
         let mut components: Vec<&str> = hint.split('/').filter(|c| !c.is_empty()).collect();
         while !components.is_empty() {
             let suffix = components.join("/");

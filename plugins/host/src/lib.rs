@@ -54,7 +54,7 @@ pub mod worker;
 pub use backend::ServiceBackend;
 pub use engine_backend::EngineBackend;
 pub use error::{CallFailure, HostError};
-pub use fs_backend::{FsBackend, Glob};
+pub use fs_backend::FsBackend;
 pub use instance::ExplorerInstance;
 pub use isolated::{IsolatedExplorer, IsolatedOptions, PluginTarget, WorkerCommand};
 pub use plugin::{ExplorerPlugin, PluginSource};

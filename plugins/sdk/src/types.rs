@@ -135,10 +135,11 @@ pub enum ServiceId {
     GraphNeighbours,
     PersonalizedPagerank,
     Grep,
+    IssueClues,
 }
 
 impl ServiceId {
-    pub const ALL: [ServiceId; 10] = [
+    pub const ALL: [ServiceId; 11] = [
         ServiceId::ListFiles,
         ServiceId::FileInfo,
         ServiceId::ReadLines,
@@ -149,6 +150,7 @@ impl ServiceId {
         ServiceId::GraphNeighbours,
         ServiceId::PersonalizedPagerank,
         ServiceId::Grep,
+        ServiceId::IssueClues,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -163,6 +165,7 @@ impl ServiceId {
             ServiceId::GraphNeighbours => "graph_neighbours",
             ServiceId::PersonalizedPagerank => "personalized_pagerank",
             ServiceId::Grep => "grep",
+            ServiceId::IssueClues => "issue_clues",
         }
     }
 
@@ -498,3 +501,11 @@ pub struct GrepResult {
     #[serde(default)]
     pub truncated: bool,
 }
+
+// ---- issue_clues ----
+
+/// `issue_clues` arguments ([`IssueCluesArgs::new`]`(text)`) and result: what the host's issue
+/// parser reads out of a text — traceback frames, paths, identifiers, code spans and the
+/// weighted terms its lexical search runs — so that explorers need not parse issues themselves.
+/// Every host answers it (it needs no index). The types are those of the `swex-issue` crate.
+pub use swex_issue::{Frame, FrameStyle, IssueClues, IssueCluesArgs, WeightedTerm};
