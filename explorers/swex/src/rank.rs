@@ -365,21 +365,28 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
         }
     }
 
-    // Tests that match the issue point at the files they test.
-    let test_lexical: Vec<(&str, f64)> = features
-        .iter()
-        .filter(|(path, f)| f.lexical > 0.0 && is_test_path(path))
-        .map(|(path, f)| (path.as_str(), f.lexical))
-        .collect();
-    let mut partner: Vec<(String, f64)> = Vec::new();
+    // Tests that match the issue point at the files they test. Sources are found by their
+    // subject key (one hash look-up per test, not a scan of every file per test), then checked
+    // with the exact naming rule.
+    let mut by_subject: HashMap<String, Vec<&str>> = HashMap::new();
     for path in candidates.keys().filter(|p| !is_test_path(p)) {
-        let best = test_lexical
-            .iter()
-            .filter(|(test, _)| crate::plan::tests_subject(test, path))
-            .map(|(_, l)| *l)
-            .fold(0.0, f64::max);
-        if best > 0.0 {
-            partner.push(((*path).to_owned(), best));
+        by_subject
+            .entry(crate::plan::subject_key(path))
+            .or_default()
+            .push(path);
+    }
+    let mut partner: BTreeMap<String, f64> = BTreeMap::new();
+    for (test, f) in features
+        .iter()
+        .filter(|(p, f)| f.lexical > 0.0 && is_test_path(p))
+    {
+        for key in crate::plan::test_subject_keys(test) {
+            for source in by_subject.get(&key).into_iter().flatten() {
+                if crate::plan::tests_subject(test, source) {
+                    let best = partner.entry((*source).to_owned()).or_default();
+                    *best = best.max(f.lexical);
+                }
+            }
         }
     }
     for (path, best) in partner {

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 /// The line budget `swex explore` asks for when the user gives none, and the one swex's own
 /// explorer plans for when a request carries none: chosen from the measured trade-off between
 /// lines read and what they hold (docs/explorer-swex.md, "Budget").
-pub const DEFAULT_LINE_BUDGET: u64 = 1000;
+pub const DEFAULT_LINE_BUDGET: u64 = 3000;
 
 /// What the host asks an explorer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
