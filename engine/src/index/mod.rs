@@ -237,6 +237,9 @@ pub struct IndexStats {
     pub chunks: usize,
     pub definitions: usize,
     pub diagnostics_by_kind: BTreeMap<String, usize>,
+    /// What the checkout's ignore rules left out ([`crate::scan::CheckoutRules`]).
+    #[serde(default)]
+    pub ignored: crate::scan::IgnoreReport,
     pub cache: CacheStats,
     pub pool: PoolStats,
     pub timings_ms: Timings,
@@ -403,6 +406,7 @@ impl Engine {
         progress.report(Stage::Walk, 0, 0);
         let walked = crate::scan::walk(&canonical, &self.config.scan)?;
         let mut diagnostics = walked.diagnostics;
+        stats.ignored = walked.ignored;
         stats.timings_ms.walk = ms_since(t);
 
         // 2. Read (or trust the manifest).

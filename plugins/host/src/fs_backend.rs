@@ -10,13 +10,15 @@
 //! the snapshot (the engine's one symlink rule, [`swex_engine::scan::CheckoutRoot`]: a link out of
 //! the snapshot is never followed, whatever the backend), sorted by path. Links that leave the
 //! snapshot and names that are not UTF-8 are left out and reported by [`FsBackend::diagnostics`].
+//! What the checkout's ignore rules exclude is left out too, by the same rules as the index
+//! ([`swex_engine::scan::CheckoutRules`]; a `swex snapshot` is listed whole).
 
 use crate::backend::ServiceBackend;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use swex_engine::scan::{CheckoutRoot, Unfollowed};
+use swex_engine::scan::{CheckoutRoot, CheckoutRules, Unfollowed};
 use swex_plugin::text::{Glob, decode_utf8_ignore, line_count, split_lines};
 use swex_plugin::types::*;
 use swex_plugin::{ServiceError, ServiceErrorKind, ServiceId};
@@ -50,7 +52,10 @@ impl FsBackend {
                 diagnostics: Vec::new(),
             };
             match CheckoutRoot::new(&self.root) {
-                Ok(checkout) => walk_dir(&checkout, checkout.path(), "", &mut walk),
+                Ok(checkout) => {
+                    let rules = CheckoutRules::new(&checkout);
+                    walk_dir((&checkout, &rules), checkout.path(), "", &mut walk)
+                }
                 Err(e) => walk
                     .diagnostics
                     .push(format!("cannot list {}: {e}", self.root.display())),
@@ -99,7 +104,12 @@ impl FsBackend {
     }
 }
 
-fn walk_dir(checkout: &CheckoutRoot, dir: &Path, prefix: &str, walk: &mut Walk) {
+fn walk_dir(
+    (checkout, rules): (&CheckoutRoot, &CheckoutRules),
+    dir: &Path,
+    prefix: &str,
+    walk: &mut Walk,
+) {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
@@ -132,9 +142,12 @@ fn walk_dir(checkout: &CheckoutRoot, dir: &Path, prefix: &str, walk: &mut Walk) 
         let Ok(file_type) = entry.file_type() else {
             continue;
         };
+        if rules.is_ignored(&path, file_type.is_dir()) {
+            continue;
+        }
         if file_type.is_dir() {
             if name != ".git" {
-                walk_dir(checkout, &entry.path(), &path, walk);
+                walk_dir((checkout, rules), &entry.path(), &path, walk);
             }
         } else if file_type.is_file() || file_type.is_symlink() {
             // A link counts when it resolves inside the snapshot to a regular file; a dangling
@@ -333,6 +346,15 @@ mod tests {
             })
             .unwrap();
         assert!(grep.matches.is_empty(), "{grep:?}");
+    }
+
+    #[test]
+    fn ignored_files_are_not_listed() {
+        let dir = fixture();
+        fs::write(dir.path().join(".gitignore"), "a/\n*.dat\n").unwrap();
+        let backend = FsBackend::new(dir.path());
+        let paths: Vec<&str> = backend.files().iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, [".gitignore", "b.py", "bad.txt"]);
     }
 
     #[test]

@@ -13,6 +13,11 @@ use serde::{Deserialize, Serialize};
 /// lines read and what they hold (docs/explorer-swex.md, "Budget").
 pub const DEFAULT_LINE_BUDGET: u64 = 3000;
 
+/// The largest `top_k` a host sends (and `swex` accepts): far above any useful list of regions to
+/// read, and small enough that an explorer sizing a buffer or a search by it stays cheap. A host
+/// refuses a request outside `1..=MAX_TOP_K` before the explorer sees it.
+pub const MAX_TOP_K: usize = 10_000;
+
 /// What the host asks an explorer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
@@ -21,6 +26,7 @@ pub struct Request {
     /// The issue text, as the user or the benchmark wrote it.
     pub issue: String,
     /// How many regions the host keeps; an explorer may return more (the host cuts) or fewer.
+    /// Always in `1..=`[`MAX_TOP_K`] when a swex host sends it.
     pub top_k: usize,
     /// The most lines the caller will read, when it says: the lines of all returned regions,
     /// counted with real file lengths (a whole-file region costs its file's line count; a line
