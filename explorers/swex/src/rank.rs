@@ -221,6 +221,25 @@ pub struct Evidence<'a> {
     pub definitions: &'a [(String, Vec<DefinitionEntry>)],
 }
 
+/// How much a definition says "the behaviour is here", among all the definitions of its name:
+/// 1 for an implementation; 0.5 for a place that only declares or documents it when the name is
+/// also implemented elsewhere — a C/C++ header when a source file defines the name too, a
+/// one-line declaration (a prototype, an abstract or interface method) when a longer definition
+/// exists, an interface or trait when something else of that name is not one. (A PHP trait's
+/// *methods* are implementations and keep 1.)
+pub fn behaviour_weight(def: &DefinitionEntry, all: &[DefinitionEntry]) -> f64 {
+    let is_header = |path: &str| {
+        [".h", ".hh", ".hpp", ".hxx", ".h++"]
+            .iter()
+            .any(|e| path.to_ascii_lowercase().ends_with(e))
+    };
+    let is_contract = |d: &DefinitionEntry| matches!(d.kind.as_str(), "interface" | "trait");
+    let declared_only = is_header(&def.path) && all.iter().any(|d| !is_header(&d.path))
+        || def.start == def.end && all.iter().any(|d| d.end > d.start)
+        || is_contract(def) && all.iter().any(|d| !is_contract(d));
+    if declared_only { 0.5 } else { 1.0 }
+}
+
 /// The segment weight of the issue's title (see [`crate::issue::Issue::identifier_weight`]).
 const TITLE_WEIGHT: f64 = 3.0;
 
@@ -280,8 +299,13 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
             if !candidates.contains_key(path) {
                 continue;
             }
+            let behaviour = defs
+                .iter()
+                .filter(|d| d.path == path)
+                .map(|d| behaviour_weight(d, defs))
+                .fold(0.0, f64::max);
             let f = features.entry(path.to_owned()).or_default();
-            f.symbols += rarity * specificity * segment.ln_1p();
+            f.symbols += behaviour * rarity * specificity * segment.ln_1p();
             if in_title {
                 f.title_symbols += rarity;
             }
@@ -437,6 +461,47 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn definitions_count_most_where_the_behaviour_lives() {
+        let def = |path: &str, kind: &str, start: u32, end: u32| DefinitionEntry {
+            path: path.into(),
+            name: "parse".into(),
+            qualified_name: "parse".into(),
+            kind: kind.into(),
+            start,
+            end,
+        };
+        let header = def("include/parser.h", "function", 10, 10);
+        let source = def("src/parser.cc", "function", 40, 90);
+        let both = [header.clone(), source.clone()];
+        assert_eq!(behaviour_weight(&header, &both), 0.5);
+        assert_eq!(behaviour_weight(&source, &both), 1.0);
+        // Alone, a header (an inline or header-only library) is where the behaviour is.
+        let inline = def("include/parser.hpp", "function", 10, 30);
+        assert_eq!(
+            behaviour_weight(&inline, std::slice::from_ref(&inline)),
+            1.0
+        );
+        // An interface method (one line) against its implementation; the interface itself.
+        let abstract_method = def("api/Parser.java", "method", 5, 5);
+        let implementation = def("impl/DefaultParser.java", "method", 20, 60);
+        let pair = [abstract_method.clone(), implementation.clone()];
+        assert_eq!(behaviour_weight(&abstract_method, &pair), 0.5);
+        assert_eq!(behaviour_weight(&implementation, &pair), 1.0);
+        let interface = def("api/Parser.kt", "interface", 1, 12);
+        let class = def("impl/Parser.kt", "class", 1, 80);
+        assert_eq!(
+            behaviour_weight(&interface, &[interface.clone(), class.clone()]),
+            0.5
+        );
+        // A PHP trait's method is an implementation.
+        let trait_method = def("src/Concerns/Parses.php", "method", 10, 40);
+        assert_eq!(
+            behaviour_weight(&trait_method, &[trait_method.clone(), class]),
+            1.0
+        );
+    }
 
     #[test]
     fn vendored_paths() {
