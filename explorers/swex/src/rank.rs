@@ -464,13 +464,8 @@ mod tests {
 
     #[test]
     fn definitions_count_most_where_the_behaviour_lives() {
-        let def = |path: &str, kind: &str, start: u32, end: u32| DefinitionEntry {
-            path: path.into(),
-            name: "parse".into(),
-            qualified_name: "parse".into(),
-            kind: kind.into(),
-            start,
-            end,
+        let def = |path: &str, kind: &str, start: u32, end: u32| {
+            DefinitionEntry::new(path, "parse", "parse", kind, start, end)
         };
         let header = def("include/parser.h", "function", 10, 10);
         let source = def("src/parser.cc", "function", 40, 90);
@@ -547,14 +542,7 @@ mod tests {
 
     #[test]
     fn lexical_aggregation_decays() {
-        let hit = |p: &str, s: f64| SearchHit {
-            path: p.into(),
-            start: 1,
-            end: 2,
-            score: s,
-            kind: None,
-            name: None,
-        };
+        let hit = |p: &str, s: f64| SearchHit::new(p, 1, 2, s);
         let agg = aggregate_lexical(&[hit("a", 10.0), hit("b", 8.0), hit("b", 6.0), hit("a", 2.0)]);
         assert_eq!(agg["a"], 11.0);
         assert_eq!(agg["b"], 11.0);

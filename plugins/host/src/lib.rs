@@ -9,12 +9,12 @@
 //!   plugin come back as errors.
 //! - [`IsolatedExplorer`] (module `isolated`, child side in `worker`): the same explorer in a
 //!   child process with a time limit; crashes, aborts, hangs and garbage cost one failed call.
-//! - [`RawServices`] / [`ServiceBackend`]: what explorers may ask (list files, read lines,
-//!   search, graph, grep); [`FsBackend`] answers from a snapshot directory, [`EngineBackend`]
-//!   from the engine's index of it.
-//! - [`validate`]: drops and counts invalid regions, keeps order, cuts to `top_k`;
-//!   [`enforce_budget`] holds the answer to the request's line budget (real file lengths);
-//!   [`validate_answer`] does both, as every host path that runs an explorer does.
+//! - [`FsBackend`] answers the services from a snapshot directory, [`EngineBackend`] from the
+//!   engine's index of it. The services contract itself — [`RawServices`] / [`ServiceBackend`],
+//!   the C table, [`validate`] (and [`validate_answer`], which also holds an answer to the
+//!   request's line budget with real file lengths, as every host path that runs an explorer does),
+//!   [`MemoryBackend`] and the conformance suite both backends pass — is the engine-free crate
+//!   `swex-plugin-serve`, re-exported here.
 //!
 //! [`ExplorerHandle`] puts the in-process and isolated paths behind one call.
 //!
@@ -39,7 +39,6 @@
 //! # Ok::<(), swex_plugin_host::HostError>(())
 //! ```
 
-mod backend;
 mod engine_backend;
 mod error;
 mod fs_backend;
@@ -47,11 +46,8 @@ mod instance;
 pub mod isolated;
 mod plugin;
 mod registry;
-mod services;
-mod validate;
 pub mod worker;
 
-pub use backend::ServiceBackend;
 pub use engine_backend::EngineBackend;
 pub use error::{CallFailure, HostError};
 pub use fs_backend::FsBackend;
@@ -61,8 +57,11 @@ pub use plugin::{ExplorerPlugin, PluginSource};
 pub use registry::{
     DiscoveryOptions, Origin, PLUGIN_PATH_ENV, Registry, RegistryEntry, default_plugin_dir,
 };
-pub use services::RawServices;
-pub use validate::{DropCounts, ValidatedResponse, enforce_budget, validate, validate_answer};
+/// The serving side shared with plugin authors' tests (crate `swex-plugin-serve`).
+pub use swex_plugin_serve::{
+    DropCounts, MemoryBackend, RawServices, ServiceBackend, ValidatedResponse, enforce_budget,
+    validate, validate_answer,
+};
 
 use swex_plugin::{Request, Response};
 
