@@ -460,13 +460,9 @@ impl ServiceBackend for EngineBackend {
             hits: results
                 .hits
                 .into_iter()
-                .map(|h| SearchHit {
-                    path: h.path,
-                    start: h.start,
-                    end: h.end,
-                    score: f64::from(h.score),
-                    kind: Some(serde_name(&h.kind)),
-                    name: h.name,
+                .map(|h| {
+                    SearchHit::new(h.path, h.start, h.end, f64::from(h.score))
+                        .with_chunk(serde_name(&h.kind), h.name)
                 })
                 .collect(),
             query_kind: results.kind.as_str().to_string(),
@@ -619,7 +615,7 @@ mod tests {
                 "from pkg.client import HttpClient\n\nHttpClient().send()\n",
             ),
         ]);
-        let table = crate::services::ServicesTable::new(&backend);
+        let table = swex_plugin_serve::ServicesTable::new(&backend);
         // SAFETY: the table outlives `services`.
         let services = unsafe { Services::from_raw(table.as_ptr()) }.expect("table");
         assert!(services.provides(ServiceId::CodeSearch));
