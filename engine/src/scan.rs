@@ -98,6 +98,15 @@ impl Diagnostic {
         }
     }
 
+    /// The diagnostic of a file whose parser reported syntax errors (still indexed).
+    pub fn syntax_errors(path: &str) -> Diagnostic {
+        Diagnostic {
+            path: path.to_string(),
+            kind: DiagnosticKind::SyntaxErrors,
+            message: "syntax errors; chunks may be coarse".into(),
+        }
+    }
+
     /// The diagnostic of a file decoded lossily.
     pub fn invalid_utf8(path: &str) -> Diagnostic {
         Diagnostic {
@@ -146,12 +155,29 @@ pub struct FileEntry {
     pub stamp: FileStamp,
 }
 
+/// A path whose change can change what [`walk`] lists, with its stamp at listing time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Watched {
+    pub abs_path: PathBuf,
+    pub stamp: FileStamp,
+}
+
 /// Result of [`walk`].
 #[derive(Debug, Default)]
 pub struct WalkResult {
     /// Sorted by path.
     pub files: Vec<FileEntry>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Every path whose change can change the listing: each directory listed (adding, removing
+    /// or renaming an entry changes its mtime; stamped before it is read) and each file left out
+    /// for its size. A listing rule that reads a file (an ignore file) must add that file here:
+    /// [`crate::index`]'s refresh walks again when any of them changes, and otherwise re-reads
+    /// only the listed files whose stamps changed.
+    pub watched: Vec<Watched>,
+    /// Wall-clock time just before the first stat, in nanoseconds since the Unix epoch: a stamp
+    /// whose mtime is not clearly older than this may hide a later change in the same clock
+    /// tick (see [`crate::cache::RACY_WINDOW_NS`]).
+    pub started_at_ns: i64,
 }
 
 /// Lists the files of the tree at `root`. See the module docs for what is skipped.
@@ -163,12 +189,21 @@ pub fn walk(root: &Path, options: &ScanOptions) -> Result<WalkResult, ScanError>
     if !canonical_root.is_dir() {
         return Err(ScanError::NotADirectory(root.display().to_string()));
     }
-    let mut result = WalkResult::default();
+    let mut result = WalkResult {
+        started_at_ns: now_ns(),
+        ..WalkResult::default()
+    };
     // The root itself must be listable: an unreadable root is an error, not a diagnostic.
-    std::fs::read_dir(&canonical_root).map_err(|source| ScanError::Root {
+    let root_error = |source| ScanError::Root {
         path: root.display().to_string(),
         source,
-    })?;
+    };
+    let root_stamp = stamp_of(&std::fs::metadata(&canonical_root).map_err(root_error)?);
+    std::fs::read_dir(&canonical_root).map_err(root_error)?;
+    result.watched.push(Watched {
+        abs_path: canonical_root.clone(),
+        stamp: root_stamp,
+    });
     let mut pending: Vec<(PathBuf, String)> = vec![(canonical_root.clone(), String::new())];
     while let Some((dir, relative_dir)) = pending.pop() {
         let entries = match std::fs::read_dir(&dir) {
@@ -281,6 +316,10 @@ fn visit(
     if metadata.is_dir() {
         let name = path.rsplit('/').next().unwrap_or(&path);
         if !SKIPPED_DIRS.contains(&name) {
+            result.watched.push(Watched {
+                abs_path: abs_path.clone(),
+                stamp: stamp_of(&metadata),
+            });
             pending.push((abs_path, path));
         }
         return;
@@ -296,14 +335,21 @@ fn visit(
         );
     }
     if metadata.len() > options.max_file_size {
-        return diagnose(
-            DiagnosticKind::TooLarge,
-            format!(
+        // Watched: shrinking below the limit lists it.
+        result.watched.push(Watched {
+            abs_path: abs_path.clone(),
+            stamp: stamp_of(&metadata),
+        });
+        result.diagnostics.push(Diagnostic {
+            message: format!(
                 "{} bytes, above the {} byte limit",
                 metadata.len(),
                 options.max_file_size
             ),
-        );
+            path,
+            kind: DiagnosticKind::TooLarge,
+        });
+        return;
     }
     result.files.push(FileEntry {
         path,
@@ -312,8 +358,16 @@ fn visit(
     });
 }
 
+/// Wall-clock time in nanoseconds since the Unix epoch (0 before it).
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
+/// The stamp of a file's (or directory's) metadata.
 #[cfg(unix)]
-fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
+pub fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
     use std::os::unix::fs::MetadataExt;
     FileStamp {
         size: metadata.len(),
@@ -323,8 +377,9 @@ fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
     }
 }
 
+/// The stamp of a file's (or directory's) metadata.
 #[cfg(not(unix))]
-fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
+pub fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
     let nanos = |t: std::io::Result<std::time::SystemTime>| {
         t.ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
