@@ -24,7 +24,10 @@ fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
-fn refreshed(engine: &Engine, index: &std::sync::Arc<SnapshotIndex>) -> std::sync::Arc<SnapshotIndex> {
+fn refreshed(
+    engine: &Engine,
+    index: &std::sync::Arc<SnapshotIndex>,
+) -> std::sync::Arc<SnapshotIndex> {
     match engine.refresh(index).expect("refresh") {
         Refresh::Unchanged => panic!("the change was not seen"),
         Refresh::Updated { index, .. } => index,
@@ -66,12 +69,18 @@ fn main() {
     let original = std::fs::read(&path).expect("read the file to edit");
     // Let stamps age past the racy window, as in a checkout made earlier.
     std::thread::sleep(std::time::Duration::from_millis(2100));
-    assert!(matches!(engine.refresh(&index).unwrap(), Refresh::Unchanged));
+    assert!(matches!(
+        engine.refresh(&index).unwrap(),
+        Refresh::Unchanged
+    ));
     let (mut unchanged, mut edit, mut add, mut delete, mut search_after) =
         (vec![], vec![], vec![], vec![], vec![]);
     for round in 0..runs {
         let t = Instant::now();
-        assert!(matches!(engine.refresh(&index).unwrap(), Refresh::Unchanged));
+        assert!(matches!(
+            engine.refresh(&index).unwrap(),
+            Refresh::Unchanged
+        ));
         unchanged.push(ms(t));
 
         let word = format!("refreshbenchword{round}");
@@ -82,7 +91,9 @@ fn main() {
         index = refreshed(&engine, &index);
         edit.push(ms(t));
         let t = Instant::now();
-        let hits = index.search_text(&word, 5, &SearchFilters::default()).unwrap();
+        let hits = index
+            .search_text(&word, 5, &SearchFilters::default())
+            .unwrap();
         search_after.push(ms(t));
         assert_eq!(hits.first().map(|h| h.path.as_str()), Some(file.as_str()));
 
@@ -104,7 +115,10 @@ fn main() {
     }
     std::fs::write(&path, &original).unwrap();
     let _ = std::fs::remove_dir_all(&cache);
-    println!("{} files; edited {file}; {runs} rounds (ms: median [min, max])", index.files().len());
+    println!(
+        "{} files; edited {file}; {runs} rounds (ms: median [min, max])",
+        index.files().len()
+    );
     for (name, values) in [
         ("check, nothing changed", unchanged),
         ("refresh after an edit in place", edit),
