@@ -30,7 +30,12 @@ fn refreshed(
 ) -> std::sync::Arc<SnapshotIndex> {
     match engine.refresh(index).expect("refresh") {
         Refresh::Unchanged => panic!("the change was not seen"),
-        Refresh::Updated { index, .. } => index,
+        Refresh::Updated { index, report } => {
+            if std::env::var_os("BENCH_REFRESH_STEPS").is_some() {
+                eprintln!("{:?}", report.timings_ms);
+            }
+            index
+        }
     }
 }
 

@@ -185,6 +185,8 @@ pub struct Engine {
     config: EngineConfig,
     layout: CacheLayout,
     pools: Mutex<HashMap<String, Arc<LexicalPool>>>,
+    /// Per pool, the in-memory overlay that refreshes add their chunks to.
+    overlays: refresh::Overlays,
     dense: Arc<dense::DenseRuntime>,
 }
 
@@ -410,6 +412,7 @@ impl Engine {
             config,
             layout,
             pools: Mutex::new(HashMap::new()),
+            overlays: refresh::Overlays::default(),
         }
     }
 
@@ -420,6 +423,7 @@ impl Engine {
             config,
             layout,
             pools: Mutex::new(HashMap::new()),
+            overlays: refresh::Overlays::default(),
         }
     }
 

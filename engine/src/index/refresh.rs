@@ -19,14 +19,16 @@
 //! 3. **Read and analyse** the changed files with [`Engine::open`]'s own steps; a file whose
 //!    content hash did not change (a `touch`) keeps its analysis.
 //! 4. **Assemble** a new index: unchanged files share their analyses with the old index, chunk
-//!    ids are renumbered, the new chunks are added to the repository's pool under its lock, and
-//!    the snapshot's view of the pool is rebuilt. The graph, the definition table and the dense
-//!    index are rebuilt on first use, as after an open. If the pool cannot give the view (it was
-//!    damaged or rebuilt meanwhile), the refresh falls back to a full [`Engine::open`].
+//!    ids are renumbered, and the snapshot's view is rebuilt over the repository's pool and the
+//!    engine's in-memory overlay of that pool, to which the new chunks are added (a commit of the
+//!    pool on disk costs tens of milliseconds of syncing, more than the rest of a refresh). The
+//!    graph, the definition table and the dense index are rebuilt on first use, as after an
+//!    open. If the pool cannot give the view (it was damaged or rebuilt meanwhile), the refresh
+//!    falls back to a full [`Engine::open`].
 //!
-//! The old index is untouched and stays usable by whoever holds it. Nothing is written to the
-//! analysis packs or the stat manifest: the next [`Engine::open`] of the tree re-reads the few
-//! changed files, while the pool already holds their chunks.
+//! The old index is untouched and stays usable by whoever holds it. Nothing is written to disk:
+//! the next [`Engine::open`] of the tree (in another process, say) reads the few changed files
+//! again and adds their chunks to the pool on disk.
 //!
 //! Invariant: a refreshed index answers like a fresh [`Engine::open`] of the same tree (files,
 //! chunks, definitions, diagnostics, search hits and scores); the tests check it after edits,
@@ -38,6 +40,8 @@ use super::{
 };
 use crate::analysis::FileAnalysis;
 use crate::cache::{RACY_WINDOW_NS, StoredAnalysis};
+use crate::lexical::LexicalError;
+use crate::lexical::pool::LexicalPool;
 use crate::scan::{
     Diagnostic, FileEntry, FileStamp, Loaded, ScanOptions, WalkResult, Watched, stamp_of,
 };
@@ -45,7 +49,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 /// What a tree looked like when its index was built: the stamps the next check compares.
@@ -197,6 +201,31 @@ fn check(index: &SnapshotIndex, checked_at_ns: i64, options: &ScanOptions) -> Ch
         Check::Rewalk
     } else {
         Check::InPlace(changed.into_iter().flatten().collect())
+    }
+}
+
+/// The engine's in-memory overlays, one per pool, created on first use.
+#[derive(Default)]
+pub(crate) struct Overlays(Mutex<HashMap<String, Arc<Overlay>>>);
+
+/// Chunks added by refreshes, in memory; writes take `write`.
+struct Overlay {
+    pool: LexicalPool,
+    write: Mutex<()>,
+}
+
+impl Overlays {
+    fn get(&self, pool_id: &str) -> Result<Arc<Overlay>, IndexError> {
+        let mut overlays = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(overlay) = overlays.get(pool_id) {
+            return Ok(overlay.clone());
+        }
+        let overlay = Arc::new(Overlay {
+            pool: LexicalPool::in_memory()?,
+            write: Mutex::new(()),
+        });
+        overlays.insert(pool_id.to_owned(), overlay.clone());
+        Ok(overlay)
     }
 }
 
@@ -421,19 +450,37 @@ impl Engine {
             chunk_ids,
         } = ChunkNumbering::new(order.iter().map(keys_of), &registry.pool_dir(&pool_id))?;
         let mut stats = IndexStats::default();
+        let new_keys: HashSet<u64> = new_files
+            .iter()
+            .flat_map(|(_, stored)| stored.chunk_keys.iter().copied())
+            .collect();
         let view = self.open_pool(&pool_id, &mut stats.cache).and_then(|pool| {
-            let view = self.complete_view(
-                &pool_id,
-                &pool,
-                &chunk_ids,
-                &mut new_files,
-                &mut stats,
-                progress,
-            )?;
-            Ok((pool, view))
+            let overlay = self.overlays.get(&pool_id)?;
+            let _writing = overlay.write.lock().unwrap_or_else(|e| e.into_inner());
+            let mut view = pool.view_with(&chunk_ids, Some(&overlay.pool))?;
+            if !view.missing_chunks().is_empty() {
+                let missing: HashSet<u64> = view.missing_chunks().iter().copied().collect();
+                if !missing.is_subset(&new_keys) {
+                    return Err(IndexError::Lexical(LexicalError::Corrupt {
+                        path: pool.dir().display().to_string(),
+                        message: "chunks of unchanged files are missing".into(),
+                    }));
+                }
+                stats.pool.docs_added =
+                    self.index_chunks(&overlay.pool, &mut new_files, &missing, progress)?;
+                view = pool.view_with(&chunk_ids, Some(&overlay.pool))?;
+                if !view.missing_chunks().is_empty() {
+                    return Err(IndexError::Lexical(LexicalError::Corrupt {
+                        path: pool.dir().display().to_string(),
+                        message: "chunks still missing after indexing".into(),
+                    }));
+                }
+            }
+            let docs = pool.num_docs() + overlay.pool.num_docs();
+            Ok((pool, view, docs))
         });
-        let (pool, view) = match view {
-            Ok(opened) => opened,
+        let (pool, view, docs_total) = match view {
+            Ok(viewed) => viewed,
             Err(IndexError::Cancelled) => return Err(IndexError::Cancelled),
             Err(_) => {
                 // Chunks of unchanged files are missing too (the pool was damaged or rebuilt
@@ -446,7 +493,7 @@ impl Engine {
         };
         report.chunks_indexed = stats.pool.docs_added;
         stats.pool.id = pool_id;
-        stats.pool.docs_total = pool.num_docs();
+        stats.pool.docs_total = docs_total;
         stats.pool.snapshot_docs = view.num_docs();
         stats.pool.segments = pool.num_segments();
         stats.pool.size_bytes = pool.size_on_disk();
