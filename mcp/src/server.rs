@@ -52,6 +52,8 @@ struct Inner {
     engine: Engine,
     repos: Repos,
     explorer: ExplorerHandle,
+    /// Set when the session ends: work still running stops at its next check.
+    shutdown: Arc<AtomicBool>,
 }
 
 /// The MCP server (cheap to clone; all clones share the indexes).
@@ -80,6 +82,7 @@ struct CallProgress {
     token: Option<ProgressToken>,
     runtime: tokio::runtime::Handle,
     cancelled: Arc<AtomicBool>,
+    shutdown: Arc<AtomicBool>,
     sent: std::sync::Mutex<(Option<Stage>, Instant)>,
 }
 
@@ -110,7 +113,18 @@ impl Progress for CallProgress {
     }
 
     fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::Relaxed)
+        self.cancelled.load(Ordering::Relaxed) || self.shutdown.load(Ordering::Relaxed)
+    }
+}
+
+/// No progress; stops when the session ends.
+struct ShutdownOnly(Arc<AtomicBool>);
+
+impl Progress for ShutdownOnly {
+    fn report(&self, _: Stage, _: u64, _: u64) {}
+
+    fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
     }
 }
 
@@ -125,16 +139,23 @@ impl SwexServer {
                 engine: Engine::new(options.engine),
                 repos: Repos::new(&options.repos)?,
                 explorer: options.explorer,
+                shutdown: Arc::new(AtomicBool::new(false)),
             }),
         };
         Ok(server)
     }
 
+    /// Tells work still running to stop (the session is over).
+    pub fn shut_down(&self) {
+        self.inner.shutdown.store(true, Ordering::Relaxed);
+    }
+
     /// Opens every served repository's index (the first answers then skip the open).
     pub fn warm_up(&self) {
+        let stop = ShutdownOnly(self.inner.shutdown.clone());
         for repo in self.inner.repos.list() {
             let started = Instant::now();
-            match repo.fresh_index(&self.inner.engine, &swex_engine::index::NoProgress) {
+            match repo.fresh_index(&self.inner.engine, &stop) {
                 Ok((index, _)) => log(&format!(
                     "{}: {} files indexed in {:.0} ms",
                     repo.root.display(),
@@ -283,15 +304,25 @@ impl ServerHandler for SwexServer {
             token: context.meta.get_progress_token(),
             runtime: tokio::runtime::Handle::current(),
             cancelled: cancelled.clone(),
+            shutdown: self.inner.shutdown.clone(),
             sent: std::sync::Mutex::new((None, Instant::now())),
         };
         let server = self.clone();
         let arguments = request.arguments;
         let tool = name.clone();
+        // Logged here: when the session ends nobody awaits the answer, but the log still tells
+        // how the work ended.
         let work = tokio::task::spawn_blocking(move || {
             let started = Instant::now();
             let result = server.call_blocking(&tool, arguments, &progress);
-            (result, started.elapsed())
+            match &result {
+                Ok(_) => log(&format!(
+                    "{tool}: {:.1} ms",
+                    started.elapsed().as_secs_f64() * 1e3
+                )),
+                Err(err) => log(&format!("{tool}: {err}")),
+            }
+            result
         });
         let outcome = tokio::select! {
             joined = work => joined,
@@ -303,16 +334,12 @@ impl ServerHandler for SwexServer {
             }
         };
         let result = match outcome {
-            Ok((Ok(answer), elapsed)) => {
-                log(&format!("{name}: {:.1} ms", elapsed.as_secs_f64() * 1e3));
+            Ok(Ok(answer)) => {
                 let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
                 result.structured_content = Some(answer.structured);
                 result
             }
-            Ok((Err(err), _)) => {
-                log(&format!("{name}: {err}"));
-                error_result(&err)
-            }
+            Ok(Err(err)) => error_result(&err),
             Err(join) => {
                 let err = ToolError::Internal(if join.is_panic() {
                     "the tool panicked; the server is still running".into()
@@ -343,8 +370,13 @@ pub fn serve_stdio(options: ServerOptions) -> Result<(), ServeError> {
             let warming = server.clone();
             tokio::task::spawn_blocking(move || warming.warm_up());
         }
-        let transport = (tokio::io::stdin(), tokio::fs::File::from_std(protocol_out));
+        let input = StopAtEof {
+            inner: tokio::io::stdin(),
+            shutdown: server.inner.shutdown.clone(),
+        };
+        let transport = (input, tokio::fs::File::from_std(protocol_out));
         let running = server
+            .clone()
             .serve(transport)
             .await
             .map_err(|e| ServeError::Session(e.to_string()))?;
@@ -355,9 +387,37 @@ pub fn serve_stdio(options: ServerOptions) -> Result<(), ServeError> {
         log(&format!("session ended: {reason:?}"));
         Ok(())
     });
+    server.shut_down();
     // Blocking work still running (an index build) has been told to stop; do not wait long.
     runtime.shutdown_timeout(std::time::Duration::from_secs(5));
     result
+}
+
+/// The client's input; its end (the client closed it, or died) is the end of the session, so
+/// work in flight is told to stop at once rather than after the SDK's drain of pending answers.
+struct StopAtEof<R> {
+    inner: R,
+    shutdown: Arc<AtomicBool>,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for StopAtEof<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        let ended = match &polled {
+            std::task::Poll::Ready(Ok(())) => buf.filled().len() == before,
+            std::task::Poll::Ready(Err(_)) => true,
+            std::task::Poll::Pending => false,
+        };
+        if ended && buf.remaining() > 0 {
+            self.shutdown.store(true, Ordering::Relaxed);
+        }
+        polled
+    }
 }
 
 /// The process's stdout for protocol messages only: returns a handle on it and points file

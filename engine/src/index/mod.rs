@@ -1028,6 +1028,7 @@ impl Engine {
             done += writer.add(&borrowed)?;
             progress.report(Stage::Index, done, total);
         }
+        stop_if_cancelled(progress)?;
         Ok(writer.commit()?)
     }
 }
