@@ -154,10 +154,15 @@ impl Repos {
                 )
             });
         };
-        if let Some(repo) = served.iter().find(|r| r.name == name) {
+        let path = Path::new(name);
+        // By name, or by the path it was served under (which may be gone: the call then says
+        // the repository vanished, not that it is unknown).
+        if let Some(repo) = served
+            .iter()
+            .find(|r| r.name == name || r.given == path || r.root == path)
+        {
             return Ok(repo.clone());
         }
-        let path = Path::new(name);
         let Ok(root) = std::fs::canonicalize(path) else {
             return Err(ToolError::UnknownRepository(format!(
                 "no repository `{name}`: it is neither a served repository ({}) nor an existing directory",
