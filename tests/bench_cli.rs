@@ -480,3 +480,238 @@ fn issue_map_texts_win_and_a_missing_issue_is_a_failure_row() {
     let error = rows[2].row.error.as_deref().unwrap();
     assert!(error.contains("no issue text"), "{error}");
 }
+
+#[test]
+fn hostile_names_in_rows_never_reach_outside_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let source = root.join("source");
+    std::fs::create_dir_all(&source).unwrap();
+    git(&source, &["init", "-q"]);
+    std::fs::write(source.join("a.py"), "def f():\n    return 1\n").unwrap();
+    git(&source, &["add", "."]);
+    git(&source, &["commit", "-q", "-m", "one"]);
+    let commit = git(&source, &["rev-parse", "HEAD"]);
+    // `work/repos/../../x` is `x`: the on-the-fly snapshot must not be made there.
+    std::fs::create_dir_all(root.join("x")).unwrap();
+    std::fs::write(root.join("x/keep.txt"), "mine\n").unwrap();
+    let row = serde_json::json!({
+        "instance_id": "../../x",
+        "repo": "org/repo",
+        "base_commit": commit,
+        "problem_statement": "f returns the wrong value",
+        "ground_truth": {
+            "read_core_files": ["a.py"],
+            "read_core_regions": [{"path": "a.py", "start": 1, "end": 2}],
+        }
+    });
+    std::fs::write(root.join("bench.jsonl"), format!("{row}\n")).unwrap();
+    let out = swex(
+        root,
+        &[
+            "bench",
+            "--bench",
+            "bench.jsonl",
+            "--git-dir",
+            &format!("org/repo={}", source.display()),
+            "--repos",
+            "work/repos",
+            "-e",
+            "bm25-ref",
+            "-o",
+            "results/{explorer}/top{k}.jsonl",
+            "--plain",
+        ]
+        .map(String::from),
+    );
+    assert_ok(&out);
+    let rows = read_results(&root.join("results/bm25-ref/top5.jsonl")).unwrap();
+    let error = rows[0].row.error.as_deref().unwrap_or_default();
+    assert!(
+        error.contains("instance id \"../../x\" cannot be a file or folder name"),
+        "{error}"
+    );
+    let entries = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(entries(&root.join("x")), ["keep.txt"]);
+    assert!(!root.join(".swex").exists() && !root.join("a.py").exists());
+
+    // A result row's explorer fills `{explorer}` in `swex merge -o`: `a/b/../../evil` is `evil`.
+    let text = std::fs::read_to_string(root.join("results/bm25-ref/top5.jsonl")).unwrap();
+    std::fs::write(
+        root.join("hostile.jsonl"),
+        text.replace("\"bm25-ref\"", "\"../../evil\""),
+    )
+    .unwrap();
+    let out = swex(
+        root,
+        &[
+            "merge",
+            "hostile.jsonl",
+            "-o",
+            "a/b/{explorer}/top{k}.jsonl",
+        ]
+        .map(String::from),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("explorer: \"../../evil\" cannot be a file or folder name"),
+        "{stderr}"
+    );
+    assert!(!root.join("evil").exists() && !root.join("a").exists());
+}
+
+#[test]
+fn resume_with_another_config_or_k_refuses_to_mix_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fixture(root, 3);
+    let first = format!("command={}", slow_command("0"));
+    assert_ok(&swex(
+        root,
+        &bench_args(root, "out", &["--explorer-config", &first, "-n", "2"]),
+    ));
+    let before = std::fs::read_to_string(root.join("out/command/top1.jsonl")).unwrap();
+    let row: serde_json::Value = serde_json::from_str(before.lines().next().unwrap()).unwrap();
+    assert!(
+        row["produced_by"]["build"]
+            .as_str()
+            .is_some_and(|b| b.starts_with("built-in, swex ")),
+        "{row}"
+    );
+
+    let other = format!("command={}", slow_command("0.01"));
+    let refused = swex(
+        root,
+        &bench_args(root, "out", &["--explorer-config", &other, "--resume"]),
+    );
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("2 rows of explorer `command` were made by another run (explorer config"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("out/command/top1.jsonl")).unwrap(),
+        before
+    );
+
+    // Another largest k: the k = 1 rows would be cuts of answers to a different request.
+    let mut args = bench_args(root, "out", &["--explorer-config", &first, "--resume"]);
+    let at = args.iter().position(|a| a == "1,2").unwrap();
+    args[at] = "1".into();
+    let refused = swex(root, &args);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("this run asks for k = 1"), "{stderr}");
+
+    // The same run resumes; a different one, asked to, writes elsewhere with {run}.
+    assert_ok(&swex(
+        root,
+        &bench_args(root, "out", &["--explorer-config", &first, "--resume"]),
+    ));
+    let mut args = bench_args(root, "out", &["--explorer-config", &other, "--resume"]);
+    let at = args.iter().position(|a| a.starts_with("out/")).unwrap();
+    args[at] = "out/{explorer}/{run}/top{k}.jsonl".into();
+    assert_ok(&swex(root, &args));
+    let runs: Vec<_> = std::fs::read_dir(root.join("out/command"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(line_count(&runs[0].join("top1.jsonl")), 3);
+}
+
+#[test]
+fn merge_refuses_a_missing_shard_and_reports_strangers() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fixture(root, 7);
+    let config = format!("command={}", slow_command("0"));
+    let shard_run = |index: usize, folder: &str, config: &str| {
+        let mut args = bench_args(root, "unused", &["--explorer-config", config]);
+        let at = args.iter().position(|a| a.starts_with("unused/")).unwrap();
+        args[at] = format!("{folder}/{{shard}}/{{explorer}}/top{{k}}.jsonl");
+        args.extend(["--shard".to_string(), format!("{index}/3")]);
+        assert_ok(&swex(root, &args));
+    };
+    for index in 0..3 {
+        shard_run(index, "shards", &config);
+    }
+    let file = |folder: &str, i: usize| format!("{folder}/{i}-of-3/command/top1.jsonl");
+    let merge = |inputs: Vec<String>, extra: &[&str]| {
+        let mut args: Vec<String> = vec!["merge".into()];
+        args.extend(inputs);
+        args.extend(
+            [
+                "--bench",
+                "bench.jsonl",
+                "-o",
+                "merged/{explorer}/top{k}.jsonl",
+            ]
+            .map(String::from),
+        );
+        args.extend(extra.iter().map(|s| s.to_string()));
+        swex(root, &args)
+    };
+    let refused = merge(vec![file("shards", 0), file("shards", 2)], &[]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("command top1: shard 1 of 3 missing"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--allow-missing-shards"), "{stderr}");
+    assert!(!root.join("merged").exists(), "nothing written");
+
+    let allowed = merge(
+        vec![file("shards", 0), file("shards", 2)],
+        &["--allow-missing-shards"],
+    );
+    assert_ok(&allowed);
+    let stderr = String::from_utf8_lossy(&allowed.stderr);
+    assert!(
+        stderr.contains("command top1: 2 of 7 benchmark instances have no row"),
+        "{stderr}"
+    );
+    assert_eq!(line_count(&root.join("merged/command/top1.jsonl")), 5);
+
+    // A row of an instance the benchmark does not have is reported.
+    let text = std::fs::read_to_string(root.join(file("shards", 1))).unwrap();
+    let first = text.lines().next().unwrap();
+    let row: serde_json::Value = serde_json::from_str(first).unwrap();
+    let id = row["instance_id"].as_str().unwrap();
+    std::fs::write(
+        root.join("stranger.jsonl"),
+        format!("{}\n", first.replace(id, "other__x-1")),
+    )
+    .unwrap();
+    let all = || (0..3).map(|i| file("shards", i)).collect::<Vec<_>>();
+    let mut inputs = all();
+    inputs.push("stranger.jsonl".into());
+    let out = merge(inputs, &["--overwrite"]);
+    assert_ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("rows of 1 instances not in bench.jsonl (e.g. other__x-1)"),
+        "{stderr}"
+    );
+
+    // A shard made with another config is another run: it does not go into the same file.
+    shard_run(1, "other", &format!("command={}", slow_command("0.01")));
+    let mixed = vec![file("shards", 0), file("other", 1), file("shards", 2)];
+    let out = merge(mixed.clone(), &["--overwrite"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("rows of explorer `command` were made by different runs (explorer config"),
+        "{stderr}"
+    );
+}

@@ -199,3 +199,93 @@ fn two_processes_building_the_same_snapshot() {
             .is_empty()
     );
 }
+
+/// One symlink rule for every reader of a checkout: a link out of it is never followed, and each
+/// says so — the index, the plain-file backend (`--no-index`) and `swex score --repos`.
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_checkout_are_refused_by_every_reader() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("repos/org__p-1");
+    fixture(&repo);
+    fs::write(
+        tmp.path().join("secret.py"),
+        "def leaked_password():\n    return 'hunter2'\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(tmp.path().join("secret.py"), repo.join("app/secret.py")).unwrap();
+    let repo_arg = repo.to_str().unwrap();
+
+    let report = json(&swex(
+        &["index", "--repo", repo_arg, "--json", "-q"],
+        cache.path(),
+    ));
+    let escapes: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] == "symlink_escapes")
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(escapes, ["app/secret.py"]);
+
+    let explore = swex(
+        &[
+            "explore",
+            "--no-index",
+            "-e",
+            "bm25-ref",
+            "--repo",
+            repo_arg,
+            "--json",
+            "leaked_password hunter2",
+        ],
+        cache.path(),
+    );
+    let answer = json(&explore);
+    let stderr = String::from_utf8_lossy(&explore.stderr);
+    assert!(
+        answer["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["path"] != "app/secret.py"),
+        "{answer}"
+    );
+    assert!(
+        stderr.contains("app/secret.py: symlink points outside the snapshot"),
+        "{stderr}"
+    );
+
+    // `swex score --repos`: no line count through the link, so `end = -1` stays unresolvable.
+    let bench = tmp.path().join("bench.jsonl");
+    let row = serde_json::json!({"instance_id": "org__p-1", "ground_truth": {
+        "read_core_files": ["app/secret.py"],
+        "read_core_regions": [{"path": "app/secret.py", "start": 1, "end": -1}]}});
+    fs::write(&bench, format!("{row}\n")).unwrap();
+    let predictions = tmp.path().join("predictions.jsonl");
+    let prediction = serde_json::json!({"instance_id": "org__p-1", "explorer": "x",
+        "regions": [{"path": "app/secret.py", "start": 1, "end": -1}]});
+    fs::write(&predictions, format!("{prediction}\n")).unwrap();
+    let scored = tmp.path().join("scored.jsonl");
+    let score = Command::new(env!("CARGO_BIN_EXE_swex"))
+        .args(["score", "--bench"])
+        .arg(&bench)
+        .arg("--predictions")
+        .arg(&predictions)
+        .arg("--repos")
+        .arg(tmp.path().join("repos"))
+        .arg("-o")
+        .arg(&scored)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&score.stderr);
+    assert!(
+        stderr.contains("app/secret.py (a symlink out of the snapshot, not followed)"),
+        "{stderr}"
+    );
+    let row: serde_json::Value =
+        serde_json::from_str(fs::read_to_string(&scored).unwrap().lines().next().unwrap()).unwrap();
+    assert_eq!(row["metrics"]["recall"], 0.0, "{row}");
+}

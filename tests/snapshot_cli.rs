@@ -187,3 +187,74 @@ fn bad_input_is_a_clear_error() {
         "expected OWNER/NAME=GITDIR",
     );
 }
+
+/// Every path under `root` except those under `skip`, with file contents: what a run must not
+/// change outside its output folder.
+fn tree_outside(root: &Path, skip: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut found = Vec::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.starts_with(skip) {
+                continue;
+            }
+            let shown = path.strip_prefix(root).unwrap().display().to_string();
+            if path.is_dir() {
+                pending.push(path);
+                found.push((shown + "/", Vec::new()));
+            } else {
+                found.push((shown, fs::read(&path).unwrap()));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn hostile_instance_ids_never_reach_outside_out() {
+    let tmp = TempDir::new().unwrap();
+    let (_, git_dir) = fixture(tmp.path());
+    let commit = git(&tmp.path().join("tool"), &["rev-parse", "HEAD"]);
+    let out_dir = tmp.path().join("work/out");
+    // What `../../x` and an absolute id would replace: `--force` deletes an unmarked folder.
+    let climbing = tmp.path().join("x");
+    let absolute = tmp.path().join("abs-victim");
+    for victim in [&climbing, &absolute] {
+        fs::create_dir_all(victim).unwrap();
+        fs::write(victim.join("keep.txt"), "mine\n").unwrap();
+    }
+    let before = tree_outside(tmp.path(), &out_dir);
+    for id in [
+        "../../x".to_string(),
+        absolute.display().to_string(),
+        "..".to_string(),
+        ".swex".to_string(),
+        "a/b".to_string(),
+    ] {
+        let bench = tmp.path().join("hostile.jsonl");
+        let row =
+            serde_json::json!({"instance_id": id, "repo": "acme/tool", "base_commit": commit});
+        fs::write(&bench, format!("{row}\n")).unwrap();
+        let run = swex(&[
+            "snapshot",
+            "--bench",
+            &bench.display().to_string(),
+            "--git-dir",
+            &git_dir,
+            "--out",
+            &out_dir.display().to_string(),
+            "--force",
+        ]);
+        let text = stderr(&run);
+        assert_eq!(run.status.code(), Some(2), "{id}: {text}");
+        assert!(
+            text.contains("hostile.jsonl:1: field `instance_id`")
+                && text.contains("cannot be a file or folder name"),
+            "{id}: {text}"
+        );
+        fs::remove_file(&bench).unwrap();
+        assert_eq!(tree_outside(tmp.path(), &out_dir), before, "{id}");
+    }
+}

@@ -22,6 +22,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use swex_engine::snapshot::PlainName;
 
 /// A region as it appears in ground truth and result rows: `path` is repository-relative with `/`
 /// separators, `start`/`end` are 1-based and inclusive, `end == -1` means "to the end of the file".
@@ -127,9 +128,15 @@ impl BenchRow {
     ///   `repos_root/<org>__<repo>`, `repos_root/<org>-<repo>`, `repos_root/<org>`, where
     ///   `<org>__<repo>-<number>` is the instance id (the reference's older layouts).
     ///
+    /// Names taken from the instance id are joined only when they are [`PlainName`]s, so an id
+    /// such as `../../x` or `a__..-1` never names a folder outside `repos_root`. (`repo_dir` is a
+    /// path the benchmark gives on purpose, absolute or not, and is only ever read, as the
+    /// reference reads it.)
+    ///
     /// Returns `None` when no candidate is an existing folder.
     pub fn snapshot_dir(&self, repos_root: &Path) -> Option<PathBuf> {
-        let by_id = repos_root.join(&self.instance_id);
+        let under = |name: &str| PlainName::new(name).ok().map(|name| repos_root.join(name));
+        let by_id = under(&self.instance_id);
         if let Some(repo_dir) = self.repo_dir.as_deref().filter(|d| !d.is_empty()) {
             let given = Path::new(repo_dir);
             let resolved = if given.is_absolute() {
@@ -146,18 +153,22 @@ impl BenchRow {
                     rooted
                 }
             };
-            return [resolved, by_id].into_iter().find(|p| p.is_dir());
+            return [Some(resolved), by_id]
+                .into_iter()
+                .flatten()
+                .find(|p| p.is_dir());
         }
         let (org, rest) = self.instance_id.split_once("__")?;
         let repo = rest.rsplit_once('-').map_or(rest, |(name, _)| name);
         [
             by_id,
-            repos_root.join(repo),
-            repos_root.join(format!("{org}__{repo}")),
-            repos_root.join(format!("{org}-{repo}")),
-            repos_root.join(org),
+            under(repo),
+            under(&format!("{org}__{repo}")),
+            under(&format!("{org}-{repo}")),
+            under(org),
         ]
         .into_iter()
+        .flatten()
         .find(|p| p.is_dir())
     }
 }

@@ -6,6 +6,7 @@
 pub mod dataset;
 pub mod gt;
 pub mod linecounts;
+pub mod mergecheck;
 pub mod metrics;
 pub mod report;
 pub mod results;

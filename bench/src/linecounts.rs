@@ -13,6 +13,7 @@
 use crate::dataset::{GroundTruth, InputError, load_json_document};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
+use swex_engine::scan::{CheckoutRoot, Unfollowed};
 
 /// Line counts of one instance's files: path → number of lines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,16 +46,28 @@ impl FileLineCounts {
     /// Counts the lines of the ground-truth files (paths of core and optional regions) in a
     /// snapshot folder, the way the reference runner does. Files that do not exist or cannot be
     /// read get no count (as in the reference) and are listed in the report; paths that would
-    /// leave the snapshot (absolute, or with `..`) are never read and are listed too.
+    /// leave the snapshot (absolute, or with `..`) are never read and are listed too, and so are
+    /// paths that leave it through a symlink (where the reference would follow the link).
     pub fn from_snapshot(snapshot: &Path, truth: &GroundTruth) -> (FileLineCounts, SnapshotReport) {
         let mut counts = FileLineCounts::default();
         let mut report = SnapshotReport::default();
+        let checkout = CheckoutRoot::new(snapshot).ok();
         for path in truth.region_paths() {
             if !stays_inside(path) {
                 report.unsafe_paths.push(path.to_string());
                 continue;
             }
-            let file = snapshot.join(path);
+            let file = match checkout.as_ref().map(|c| c.resolve(Path::new(path))) {
+                Some(Ok(file)) => file,
+                Some(Err(Unfollowed::Outside(_))) => {
+                    report.escaping_links.push(path.to_string());
+                    continue;
+                }
+                Some(Err(Unfollowed::Broken(_))) | None => {
+                    report.missing_files.push(path.to_string());
+                    continue;
+                }
+            };
             if !file.is_file() {
                 report.missing_files.push(path.to_string());
                 continue;
@@ -83,7 +96,11 @@ impl FromIterator<(String, i64)> for FileLineCounts {
 pub struct SnapshotReport {
     pub missing_files: Vec<String>,
     pub unreadable_files: Vec<(String, String)>,
+    /// Paths that name a place outside the snapshot (absolute, or with `..`): never read.
     pub unsafe_paths: Vec<String>,
+    /// Paths that lead out of the snapshot through a symlink: never followed (the engine's one
+    /// symlink rule, [`swex_engine::scan::CheckoutRoot`]), so they get no count.
+    pub escaping_links: Vec<String>,
 }
 
 impl SnapshotReport {
@@ -91,6 +108,7 @@ impl SnapshotReport {
         self.missing_files.is_empty()
             && self.unreadable_files.is_empty()
             && self.unsafe_paths.is_empty()
+            && self.escaping_links.is_empty()
     }
 }
 

@@ -2,7 +2,8 @@
 //!
 //! A [`ResultRow`] is the reference runner's row (`instance_id, explorer, regions, metrics,
 //! num_regions`) plus what swex adds: `top_k`, the explorer's configuration, the validation's drop
-//! counts and notes, an `error` for a failed explorer call, and `timings`. Rows serialise with a
+//! counts and notes, an `error` for a failed explorer call, what produced the row
+//! ([`ProducedBy`]: explorer build, config digest, the k asked for) and its shard, and `timings`. Rows serialise with a
 //! fixed key order and serde_json's shortest round-trip float formatting, and `timings` is the
 //! last key, so the same inputs give byte-identical lines up to that key
 //! ([`ResultRow::canonical_line`] drops it).
@@ -88,6 +89,12 @@ pub struct ResultRow {
     pub dropped: DropCounts,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// What produced the row (absent in rows of the reference runner and of swex before 16.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub produced_by: Option<ProducedBy>,
+    /// The shard of the run that wrote the row (`i-of-N`), when it was sharded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
     /// Fields swex does not know (`token_usage` of reference rows, ...), kept as they are.
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -98,6 +105,97 @@ pub struct ResultRow {
 
 fn no_drops(drops: &DropCounts) -> bool {
     *drops == DropCounts::default()
+}
+
+/// What produced a row, as `swex bench` records it in every row. Rows of one result set must
+/// agree on it: a resumed run continues a file only when this is equal to its own, and `swex
+/// merge` refuses to put rows of two producers in one file, so answers of another explorer build,
+/// config or k are never averaged together.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ProducedBy {
+    /// The explorer's code: the digest of its plugin library, or of the swex executable for a
+    /// built-in (`swex_plugin_host::ExplorerPlugin::build_identity`).
+    pub build: String,
+    /// The digest of the explorer's configuration ([`config_digest`]).
+    pub config_digest: String,
+    /// The k the explorer was asked for: the largest k of the run (each row is a cut of that one
+    /// answer, and an explorer may answer differently when asked for more).
+    pub request_top_k: usize,
+}
+
+impl ProducedBy {
+    /// A short stable id of this producer for `explorer`: the `{run}` placeholder of output
+    /// templates, so that rows of different runs can be kept in files of their own.
+    pub fn run_id(&self, explorer: &str) -> String {
+        let mut hasher = blake3::Hasher::new();
+        for part in [explorer, &self.build, &self.config_digest] {
+            hasher.update(part.as_bytes());
+            hasher.update(b"\0");
+        }
+        hasher.update(&(self.request_top_k as u64).to_le_bytes());
+        hasher.finalize().to_hex()[..12].to_string()
+    }
+
+    /// What differs between the producer of existing rows (`self`) and `wanted`, in words.
+    pub fn differences(&self, wanted: &ProducedBy) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.build != wanted.build {
+            out.push(format!(
+                "explorer build: the rows were made by {}, this run uses {}",
+                self.build, wanted.build
+            ));
+        }
+        if self.config_digest != wanted.config_digest {
+            out.push(format!(
+                "explorer config: the rows have {}, this run {}",
+                self.config_digest, wanted.config_digest
+            ));
+        }
+        if self.request_top_k != wanted.request_top_k {
+            out.push(format!(
+                "top-k asked for: the rows are cuts of answers at k = {}, this run asks for k = {}",
+                self.request_top_k, wanted.request_top_k
+            ));
+        }
+        out
+    }
+}
+
+/// `blake3:<16 hex>` of an explorer configuration as canonical JSON (object keys sorted at every
+/// level, no spaces), so that `{"a":1,"b":2}` and `{ "b": 2, "a": 1 }` are the same config.
+pub fn config_digest(config: &serde_json::Value) -> String {
+    fn canonical(value: &serde_json::Value, out: &mut String) {
+        match value {
+            serde_json::Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push('{');
+                for (i, key) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::Value::String(key.clone()).to_string());
+                    out.push(':');
+                    canonical(&map[key], out);
+                }
+                out.push('}');
+            }
+            serde_json::Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    canonical(item, out);
+                }
+                out.push(']');
+            }
+            scalar => out.push_str(&scalar.to_string()),
+        }
+    }
+    let mut text = String::new();
+    canonical(config, &mut text);
+    format!("blake3:{}", &blake3::hash(text.as_bytes()).to_hex()[..16])
 }
 
 /// What identifies a row: at most one per (instance, explorer, k) in a result set.

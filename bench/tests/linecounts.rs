@@ -135,4 +135,54 @@ fn repo_dir_resolves_like_the_reference_runner() {
     // The reference's older layout: one folder per repository name.
     let by_repo = row("org__proj-8", None, &[]);
     assert_eq!(by_repo.snapshot_dir(&root), Some(root.join("proj")));
+    // Names taken from the id are plain names or nothing: none of these climbs out of `root`
+    // (which has a parent folder, `tmp`, that every one of them would otherwise find).
+    for id in [
+        "../snapshots",
+        "org__..-1",
+        "..__x-1",
+        "__x-1",
+        "org__proj/../..-1",
+    ] {
+        assert_eq!(row(id, None, &[]).snapshot_dir(&root), None, "{id}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_snapshot_are_never_counted_through() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().unwrap();
+    let snap = tmp.path().join("repos/org__proj-1");
+    write(&snap, "pkg/a.py", b"1\n2\n3\n");
+    write(
+        tmp.path(),
+        "elsewhere/big.py",
+        b"1\n2\n3\n4\n5\n6\n7\n8\n9\n",
+    );
+    symlink(tmp.path().join("elsewhere/big.py"), snap.join("abs.py")).unwrap();
+    symlink("../../../elsewhere/big.py", snap.join("pkg/rel.py")).unwrap();
+    symlink("../../elsewhere", snap.join("lib")).unwrap();
+    symlink("pkg", snap.join("alias")).unwrap();
+    let truth_row = row(
+        "org__proj-1",
+        None,
+        &[
+            ("abs.py", 1, -1),
+            ("pkg/rel.py", 1, -1),
+            ("lib/big.py", 1, -1),
+            ("alias/a.py", 1, -1),
+            ("pkg/a.py", 1, -1),
+        ],
+    );
+    let (counts, report) = FileLineCounts::from_snapshot(&snap, &truth_row.ground_truth);
+    let expected: FileLineCounts = [("alias/a.py".to_string(), 3), ("pkg/a.py".to_string(), 3)]
+        .into_iter()
+        .collect();
+    assert_eq!(counts, expected);
+    assert_eq!(
+        report.escaping_links,
+        ["abs.py", "lib/big.py", "pkg/rel.py"]
+    );
+    assert!(report.missing_files.is_empty(), "{report:?}");
 }

@@ -70,6 +70,8 @@ fn rows() -> Vec<ResultRow> {
                     explorer_config: serde_json::Value::Null,
                     dropped: Default::default(),
                     notes: vec![],
+                    produced_by: None,
+                    shard: None,
                     extra: Default::default(),
                     timings: None,
                 });

@@ -24,6 +24,8 @@ fn row(id: &str, explorer: &str, k: usize) -> ResultRow {
         explorer_config: serde_json::Value::Null,
         dropped: Default::default(),
         notes: Vec::new(),
+        produced_by: None,
+        shard: None,
         extra: Default::default(),
         timings: Some(Timings {
             snapshot_ms: 0.0,

@@ -106,6 +106,7 @@ fn counted(name: &str, script: Script) -> (BenchExplorer, Arc<AtomicUsize>) {
     let explorer = BenchExplorer {
         name: name.into(),
         config: serde_json::json!({"script": name}),
+        build: "scripted".into(),
         sees_ground_truth: false,
         explorer: Box::new(Scripted {
             script,
@@ -426,4 +427,143 @@ fn services_come_from_the_opener_once_per_instance() {
     assert_eq!(summary.failures, 3);
     let rows = read_results(&out.join("good/top1.jsonl")).unwrap();
     assert_eq!(rows[2].row.error.as_deref(), Some("index build failed"));
+}
+
+/// A run of every instance with the given ks and output template; the error as text.
+fn try_run(
+    fixture: &Fixture,
+    explorers: &[BenchExplorer],
+    template: &str,
+    top_ks: &[usize],
+) -> Result<RunSummary, String> {
+    let snapshots = SnapshotSource {
+        repos: fixture.root.join("repos"),
+        locator: None,
+    };
+    Run {
+        bench: &fixture.bench,
+        instances: fixture.bench.rows.iter().collect(),
+        explorers,
+        snapshots: &snapshots,
+        services: &FsOpener,
+        config: RunConfig {
+            top_ks: top_ks.to_vec(),
+            workers: 1,
+            mode: OpenMode::Resume,
+            output: OutputTemplate::new(format!("{}/{template}", fixture.root.display())).unwrap(),
+            shard: None,
+        },
+    }
+    .execute(&Silent)
+    .map_err(|e| e.to_string())
+}
+
+#[test]
+fn resume_refuses_rows_another_run_produced() {
+    let fixture = fixture(4);
+    let template = "out/{explorer}/top{k}.jsonl";
+    let ids = ["i-0".to_string(), "i-2".to_string()];
+    run(
+        &fixture,
+        &[explorer("good", Script::Answer)],
+        &fixture.root.join("out"),
+        OpenMode::Create,
+        &ids,
+        None,
+        1,
+    );
+    let files = || canonical_files(&fixture.root.join("out"));
+    let before = files();
+    let rows = read_results(&fixture.root.join("out/good/top1.jsonl")).unwrap();
+    assert_eq!(
+        rows[0].row.produced_by,
+        Some(swex_bench::results::ProducedBy {
+            build: "scripted".into(),
+            config_digest: swex_bench::results::config_digest(
+                &serde_json::json!({"script": "good"})
+            ),
+            request_top_k: 2,
+        })
+    );
+
+    let check = |explorer: BenchExplorer, top_ks: &[usize], expected: &str| {
+        let error = try_run(&fixture, &[explorer], template, top_ks).unwrap_err();
+        assert!(
+            error.contains("out/good/top1.jsonl: 2 rows of explorer `good`"),
+            "{error}"
+        );
+        assert!(error.contains(expected), "{expected}: {error}");
+        assert!(
+            error.contains("--overwrite") && error.contains("{run}"),
+            "{error}"
+        );
+        assert_eq!(files(), before, "a refused resume writes nothing");
+    };
+    let mut config = explorer("good", Script::Answer);
+    config.config = serde_json::json!({"script": "good", "depth": 2});
+    check(config, &[1, 2], "explorer config: the rows have blake3:");
+    let mut rebuilt = explorer("good", Script::Answer);
+    rebuilt.build = "rebuilt".into();
+    check(
+        rebuilt,
+        &[1, 2],
+        "explorer build: the rows were made by scripted, this run uses rebuilt",
+    );
+    check(
+        explorer("good", Script::Answer),
+        &[1],
+        "the rows are cuts of answers at k = 2, this run asks for k = 1",
+    );
+    // Keys in another order are the same config.
+    let mut reordered = explorer("good", Script::Answer);
+    reordered.config = serde_json::from_str(r#"{ "script" : "good" }"#).unwrap();
+    assert_eq!(
+        try_run(&fixture, &[reordered], template, &[1, 2])
+            .unwrap()
+            .rows_written,
+        4
+    );
+
+    // Rows that do not say what made them (the reference runner's, older swex's) do not mix either.
+    let legacy = fixture.root.join("legacy/good/top1.jsonl");
+    std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
+    let text = std::fs::read_to_string(fixture.root.join("out/good/top1.jsonl")).unwrap();
+    let stripped: String = text
+        .lines()
+        .map(|line| {
+            let mut row: serde_json::Value = serde_json::from_str(line).unwrap();
+            row.as_object_mut().unwrap().remove("produced_by");
+            format!("{row}\n")
+        })
+        .collect();
+    std::fs::write(&legacy, stripped).unwrap();
+    let error = try_run(
+        &fixture,
+        &[explorer("good", Script::Answer)],
+        "legacy/{explorer}/top{k}.jsonl",
+        &[1, 2],
+    )
+    .unwrap_err();
+    assert!(
+        error.contains("do not record what produced them"),
+        "{error}"
+    );
+
+    // Asked to, a different run writes elsewhere: `{run}` names a folder per producer.
+    let mut other = explorer("good", Script::Answer);
+    other.config = serde_json::json!({"script": "other"});
+    let summary = try_run(
+        &fixture,
+        &[other],
+        "runs/{explorer}/{run}/top{k}.jsonl",
+        &[1, 2],
+    )
+    .unwrap();
+    assert_eq!(summary.rows_written, 8);
+    assert_eq!(summary.plan.files.len(), 2);
+    assert!(
+        summary.plan.files[0]
+            .to_string_lossy()
+            .contains("/runs/good/")
+    );
 }

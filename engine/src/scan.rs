@@ -7,6 +7,12 @@
 //! [`Diagnostic`]: files above the size limit, special files, unreadable directories, non-UTF-8
 //! names. Symlinks to regular files inside the root are indexed under their own path.
 //!
+//! [`CheckoutRoot`] holds the one symlink rule of swex: a path of a checkout is read only when
+//! it resolves, through every symlink on the way, to a place inside the root. [`walk`], the plugin
+//! host's plain-file backend (`--no-index`) and the line counts of `swex score --repos` all ask it,
+//! so none of them follows a link out of the snapshot, and each says so in a diagnostic
+//! ([`DiagnosticKind::SymlinkEscapes`]).
+//!
 //! [`load`] reads one file: binary files (a NUL byte in the first 8 KiB) and files that grew past
 //! the limit become diagnostics; invalid UTF-8 is decoded lossily and reported; the language comes
 //! from [`crate::lang::detect_language`]. Neither function fails because of a bad file; only an
@@ -136,6 +142,75 @@ pub enum ScanError {
     NotADirectory(String),
 }
 
+/// A checkout's root folder, resolved once: see the module documentation for the rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckoutRoot {
+    canonical: PathBuf,
+}
+
+/// Why [`CheckoutRoot::resolve`] will not lead to a path.
+#[derive(Debug)]
+pub enum Unfollowed {
+    /// It resolves to this place, outside the root.
+    Outside(PathBuf),
+    /// It resolves to nothing (a dangling symlink, a missing file).
+    Broken(std::io::Error),
+}
+
+impl CheckoutRoot {
+    /// Resolves `root` itself (which may be, or pass through, a symlink: the user chose it).
+    pub fn new(root: &Path) -> std::io::Result<CheckoutRoot> {
+        Ok(CheckoutRoot {
+            canonical: root.canonicalize()?,
+        })
+    }
+
+    /// The resolved root.
+    pub fn path(&self) -> &Path {
+        &self.canonical
+    }
+
+    /// Where `path` (relative to the root, or absolute under it) really is, when that is inside
+    /// the root. Every symlink on the way is followed to decide, `..` included, as the kernel
+    /// would: a link to a sibling checkout, to `/etc` or to `../..` is [`Unfollowed::Outside`].
+    pub fn resolve(&self, path: &Path) -> Result<PathBuf, Unfollowed> {
+        let target = self
+            .canonical
+            .join(path)
+            .canonicalize()
+            .map_err(Unfollowed::Broken)?;
+        if target.starts_with(&self.canonical) {
+            Ok(target)
+        } else {
+            Err(Unfollowed::Outside(target))
+        }
+    }
+}
+
+impl Unfollowed {
+    /// The diagnostic of the symlink at `path` (repository-relative) that was not followed.
+    pub fn diagnostic(&self, path: &str) -> Diagnostic {
+        let (kind, message) = match self {
+            Unfollowed::Outside(target) => (
+                DiagnosticKind::SymlinkEscapes,
+                format!(
+                    "symlink points outside the snapshot ({}), not followed",
+                    target.display()
+                ),
+            ),
+            Unfollowed::Broken(err) => (
+                DiagnosticKind::BrokenSymlink,
+                format!("symlink target missing: {err}"),
+            ),
+        };
+        Diagnostic {
+            path: path.to_string(),
+            kind,
+            message,
+        }
+    }
+}
+
 /// What the stat fast path compares to decide that a file has not changed since it was hashed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct FileStamp {
@@ -182,10 +257,11 @@ pub struct WalkResult {
 
 /// Lists the files of the tree at `root`. See the module docs for what is skipped.
 pub fn walk(root: &Path, options: &ScanOptions) -> Result<WalkResult, ScanError> {
-    let canonical_root = root.canonicalize().map_err(|source| ScanError::Root {
+    let checkout = CheckoutRoot::new(root).map_err(|source| ScanError::Root {
         path: root.display().to_string(),
         source,
     })?;
+    let canonical_root = checkout.path().to_path_buf();
     if !canonical_root.is_dir() {
         return Err(ScanError::NotADirectory(root.display().to_string()));
     }
@@ -248,7 +324,7 @@ pub fn walk(root: &Path, options: &ScanOptions) -> Result<WalkResult, ScanError>
             let path = relative(name);
             let abs_path = entry.path();
             visit(
-                &canonical_root,
+                &checkout,
                 abs_path,
                 path,
                 options,
@@ -265,7 +341,7 @@ pub fn walk(root: &Path, options: &ScanOptions) -> Result<WalkResult, ScanError>
 }
 
 fn visit(
-    canonical_root: &Path,
+    checkout: &CheckoutRoot,
     abs_path: PathBuf,
     path: String,
     options: &ScanOptions,
@@ -285,21 +361,13 @@ fn visit(
     };
     let file_type = metadata.file_type();
     let metadata = if file_type.is_symlink() {
-        let target = match abs_path.canonicalize() {
+        let target = match checkout.resolve(&abs_path) {
             Ok(target) => target,
-            Err(err) => {
-                return diagnose(
-                    DiagnosticKind::BrokenSymlink,
-                    format!("symlink target missing: {err}"),
-                );
+            Err(unfollowed) => {
+                let diagnostic = unfollowed.diagnostic(&path);
+                return diagnose(diagnostic.kind, diagnostic.message);
             }
         };
-        if !target.starts_with(canonical_root) {
-            return diagnose(
-                DiagnosticKind::SymlinkEscapes,
-                format!("symlink points outside the snapshot ({})", target.display()),
-            );
-        }
         match std::fs::metadata(&target) {
             Ok(m) if m.is_dir() => {
                 return diagnose(

@@ -529,7 +529,7 @@ fn batch_reports_per_instance_and_resumes() {
     );
 
     let job = |id: &str, repo: &str, commit: &str| SnapshotJob {
-        instance_id: id.into(),
+        instance_id: swex_engine::snapshot::PlainName::new(id).unwrap(),
         repo: repo.into(),
         commit: commit.into(),
     };

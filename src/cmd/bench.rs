@@ -261,6 +261,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         explorers.push(BenchExplorer {
             name: name.clone(),
             config,
+            build: entry.plugin.build_identity()?,
             sees_ground_truth,
             explorer: Box::new(explorer),
         });

@@ -1,6 +1,7 @@
 //! `swex merge`: merge result files (the shards of a run) into one file per explorer and k,
-//! refusing rows that conflict. Argument parsing and writing; the work is
-//! `swex_bench::results::merge`.
+//! refusing rows that conflict, a missing shard (unless allowed) and rows of different runs in
+//! one file, and reporting instances outside `--bench` or without rows. Argument parsing, printing
+//! and writing; the work is `swex_bench::results::merge` and `swex_bench::mergecheck`.
 
 use anyhow::{Context, bail};
 use clap::Args;
@@ -8,8 +9,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use swex_bench::dataset::{Benchmark, LoadOptions};
+use swex_bench::mergecheck;
 use swex_bench::results::{ResultRow, merge, rewrite_ordered};
 use swex_bench::runner::{DEFAULT_OUTPUT, OutputTemplate};
+use swex_engine::snapshot::PlainName;
 
 #[derive(Args, Debug)]
 pub struct MergeArgs {
@@ -25,6 +28,17 @@ pub struct MergeArgs {
     /// Replace output files that exist.
     #[arg(long)]
     pub overwrite: bool,
+    /// Write the merge even when some shard of a sharded run has no rows.
+    #[arg(long)]
+    pub allow_missing_shards: bool,
+}
+
+/// At most this many ids are named in one message.
+const SHOWN: usize = 5;
+
+fn examples(ids: &[String]) -> String {
+    let more = if ids.len() > SHOWN { ", ..." } else { "" };
+    format!("{}{more}", ids[..ids.len().min(SHOWN)].join(", "))
 }
 
 pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
@@ -32,21 +46,104 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
     if template.has("shard") {
         bail!("--output: {{shard}} makes no sense for a merge");
     }
-    let position: HashMap<String, usize> = match &args.bench {
-        Some(path) => Benchmark::load(path, &LoadOptions::default())?
-            .rows
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.instance_id.clone(), i))
-            .collect(),
-        None => HashMap::new(),
+    let bench_ids: Option<Vec<String>> = match &args.bench {
+        Some(path) => Some(
+            Benchmark::load(path, &LoadOptions::default())?
+                .rows
+                .iter()
+                .map(|r| r.instance_id.clone())
+                .collect(),
+        ),
+        None => None,
     };
+    let position: HashMap<&str, usize> = bench_ids
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, id)| (id.as_str(), i))
+        .collect();
     let merged = merge(&args.inputs, &|id| position.get(id).copied())?;
+
+    // Everything is checked before anything is written.
+    let found = mergecheck::check(&merged.rows, bench_ids.as_deref());
+    let shard_problems: Vec<String> = found
+        .shard_problems()
+        .map(|g| {
+            let counts: Vec<String> = g.shard_counts.iter().map(usize::to_string).collect();
+            if g.shard_counts.len() > 1 {
+                format!(
+                    "{} top{}: rows of different shard splits (of {})",
+                    g.explorer,
+                    g.top_k,
+                    counts.join(" and ")
+                )
+            } else {
+                let missing: Vec<String> = g.missing_shards.iter().map(usize::to_string).collect();
+                format!(
+                    "{} top{}: shard {} of {} missing",
+                    g.explorer,
+                    g.top_k,
+                    missing.join(", "),
+                    counts[0]
+                )
+            }
+        })
+        .collect();
+    if !shard_problems.is_empty() {
+        let message = format!(
+            "the inputs do not hold every shard: {}",
+            shard_problems.join("; ")
+        );
+        if !args.allow_missing_shards {
+            bail!("{message}; add the missing shard files, or pass --allow-missing-shards");
+        }
+        eprintln!("warning: {message} (merged anyway: --allow-missing-shards)");
+    }
+    if let Some((explorer, differences)) = found.mixed_producers.first()
+        && !template.has("run")
+    {
+        bail!(
+            "rows of explorer `{explorer}` were made by different runs ({}); merge each run on its \
+             own, or keep them apart with {{run}} in --output",
+            differences.join("; ")
+        );
+    }
+    if !found.unknown_instances.is_empty() {
+        eprintln!(
+            "warning: rows of {} instances not in {} (e.g. {}); they are merged, after the others",
+            found.unknown_instances.len(),
+            args.bench.as_ref().expect("known with --bench").display(),
+            examples(&found.unknown_instances)
+        );
+    }
+    for group in found
+        .groups
+        .iter()
+        .filter(|g| !g.missing_instances.is_empty())
+    {
+        eprintln!(
+            "warning: {} top{}: {} of {} benchmark instances have no row (e.g. {})",
+            group.explorer,
+            group.top_k,
+            group.missing_instances.len(),
+            position.len(),
+            examples(&group.missing_instances)
+        );
+    }
     let mut files: BTreeMap<PathBuf, Vec<ResultRow>> = BTreeMap::new();
-    for row in merged.rows {
+    for mut row in merged.rows {
+        // The shards are whole again: merged rows are those of an unsharded run.
+        row.shard = None;
         let k = row.top_k.expect("read rows have a top_k");
+        let run = row
+            .produced_by
+            .as_ref()
+            .map_or_else(|| "unrecorded".to_string(), |p| p.run_id(&row.explorer));
+        // `{explorer}` comes from the rows: a plain name, or no path at all.
+        let explorer = PlainName::new(row.explorer.as_str())
+            .with_context(|| format!("the row of instance `{}`: explorer", row.instance_id))?;
         files
-            .entry(template.path(&row.explorer, k, ""))
+            .entry(template.path(&explorer, k, "", &run))
             .or_default()
             .push(row);
     }

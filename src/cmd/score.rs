@@ -165,6 +165,11 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
                     .iter()
                     .map(|p| format!("{p} (outside the snapshot, not read)")),
             );
+            problems.extend(
+                r.escaping_links
+                    .iter()
+                    .map(|p| format!("{p} (a symlink out of the snapshot, not followed)")),
+            );
             eprintln!(
                 "warning: {}: {} ground-truth files not counted: {}",
                 snapshot.instance_id,

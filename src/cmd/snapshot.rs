@@ -11,8 +11,8 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use swex_engine::snapshot::{
-    BatchOptions, BatchReport, GithubFetcher, InstanceOutcome, Progress, RepoLocator, SnapshotJob,
-    run_batch,
+    BatchOptions, BatchReport, GithubFetcher, InstanceOutcome, PlainName, Progress, RepoLocator,
+    SnapshotJob, run_batch,
 };
 
 #[derive(Args, Debug)]
@@ -117,8 +117,11 @@ fn read_jobs(path: &Path) -> anyhow::Result<Vec<SnapshotJob>> {
                 .filter(|v| !v.is_empty())
                 .with_context(|| format!("{at}: missing or empty field `{name}`"))
         };
+        // Checked here, before any path exists: the id becomes `<out>/<id>`.
+        let instance_id = PlainName::new(field(row.instance_id, "instance_id")?)
+            .with_context(|| format!("{at}: field `instance_id`"))?;
         jobs.push(SnapshotJob {
-            instance_id: field(row.instance_id, "instance_id")?,
+            instance_id,
             repo: field(row.repo, "repo")?,
             commit: field(row.base_commit, "base_commit")?,
         });

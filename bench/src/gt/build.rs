@@ -32,6 +32,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use swex_engine::snapshot::PlainName;
 
 /// `PATTERN=NAME`: trajectories whose file path matches the regex `PATTERN` are attributed to
 /// model `NAME`, overriding the model the file records.
@@ -185,7 +186,8 @@ pub struct SnapshotRoot {
 
 impl SnapshotSource for SnapshotRoot {
     fn snapshot(&self, instance_id: &str) -> Option<(Box<dyn RepoView>, String)> {
-        let dir = self.root.join(instance_id);
+        // Only a plain name is joined: an id such as `../x` names no snapshot.
+        let dir = self.root.join(PlainName::new(instance_id).ok()?);
         dir.is_dir().then(|| {
             let label = dir.display().to_string();
             (Box::new(SnapshotDir::new(dir)) as Box<dyn RepoView>, label)

@@ -12,6 +12,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use swex_engine::scan::CheckoutRoot;
 
 /// A read-only view of one repository snapshot. Paths are repository-relative with `/`
 /// separators and already normalised (no `.`/`..` components, no leading `/`).
@@ -58,16 +59,21 @@ pub fn python_line_count(bytes: &[u8]) -> u64 {
 }
 
 /// A materialised snapshot directory (the reference layout `repos/<instance_id>`).
-/// Line counts are computed once per path and cached.
+/// Line counts are computed once per path and cached. A path that leads out of the snapshot
+/// through a symlink is no file of it (the engine's one symlink rule,
+/// [`swex_engine::scan::CheckoutRoot`]).
 pub struct SnapshotDir {
     root: PathBuf,
+    checkout: Option<CheckoutRoot>,
     counts: Mutex<HashMap<String, Option<u64>>>,
 }
 
 impl SnapshotDir {
     pub fn new(root: impl Into<PathBuf>) -> Self {
+        let root = root.into();
         SnapshotDir {
-            root: root.into(),
+            checkout: CheckoutRoot::new(&root).ok(),
+            root,
             counts: Mutex::new(HashMap::new()),
         }
     }
@@ -81,7 +87,7 @@ impl SnapshotDir {
         if path.is_empty() || path.starts_with('/') || path.split('/').any(|c| c == "..") {
             return None;
         }
-        Some(self.root.join(path))
+        self.checkout.as_ref()?.resolve(Path::new(path)).ok()
     }
 }
 
@@ -164,5 +170,17 @@ mod tests {
         assert_eq!(view.line_count("pkg/a.py"), Some(3));
         assert_eq!(view.line_count("pkg/../pkg/a.py"), None);
         assert_eq!(view.line_count("missing.py"), None);
+        #[cfg(unix)]
+        {
+            let outside = tempfile::tempdir().unwrap();
+            std::fs::write(outside.path().join("o.py"), "1\n2\n").unwrap();
+            std::os::unix::fs::symlink(outside.path().join("o.py"), dir.path().join("out.py"))
+                .unwrap();
+            std::os::unix::fs::symlink("a.py", dir.path().join("pkg/in.py")).unwrap();
+            let view = SnapshotDir::new(dir.path());
+            assert!(!view.is_file("out.py"));
+            assert_eq!(view.line_count("out.py"), None);
+            assert_eq!(view.line_count("pkg/in.py"), Some(3));
+        }
     }
 }

@@ -30,6 +30,9 @@ pub struct BenchExplorer {
     pub name: String,
     /// The configuration it was created with, recorded in every row (`explorer_config`).
     pub config: serde_json::Value,
+    /// What identifies its code (`ExplorerPlugin::build_identity`), recorded in every row's
+    /// `produced_by`: a resumed run refuses files whose rows another build made.
+    pub build: String,
     /// Whether requests carry the instance's ground truth (the oracle needs it; nothing else
     /// should see it).
     pub sees_ground_truth: bool,
@@ -41,6 +44,7 @@ impl std::fmt::Debug for BenchExplorer {
         f.debug_struct("BenchExplorer")
             .field("name", &self.name)
             .field("config", &self.config)
+            .field("build", &self.build)
             .field("sees_ground_truth", &self.sees_ground_truth)
             .finish()
     }

@@ -21,6 +21,7 @@
 
 pub mod explorer;
 pub mod output;
+pub mod provenance;
 pub mod snapshots;
 
 pub use explorer::{BenchExplorer, Explore, HostExplorer, IsolatedFactory};
@@ -32,7 +33,8 @@ use crate::linecounts::FileLineCounts;
 use crate::metrics::{Metrics, PreparedTruth, ScoreOptions};
 use crate::report::{MeanRow, means};
 use crate::results::{
-    LocatedRow, OpenMode, ResultRow, ResultsError, Timings, read_results, rewrite_ordered,
+    LocatedRow, OpenMode, ProducedBy, ResultRow, ResultsError, Timings, config_digest,
+    read_results, rewrite_ordered,
 };
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
@@ -41,6 +43,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
+use swex_engine::snapshot::PlainName;
 use swex_plugin::Request;
 
 /// How to run.
@@ -69,6 +72,10 @@ pub enum RunError {
     NoExplorers,
     #[error("explorer `{0}` is given twice")]
     DuplicateExplorer(String),
+    #[error("explorer name {0}")]
+    ExplorerName(#[from] swex_engine::snapshot::NameError),
+    #[error(transparent)]
+    Mismatch(#[from] Box<provenance::Mismatch>),
     #[error("starting {workers} worker threads: {message}")]
     Threads { workers: usize, message: String },
 }
@@ -212,15 +219,33 @@ impl Run<'_> {
         if config.top_ks.is_empty() || config.top_ks[0] == 0 {
             return Err(RunError::TopK("give at least one k >= 1".into()));
         }
-        let names: Vec<String> = self.explorers.iter().map(|e| e.name.clone()).collect();
+        // Explorer names fill `{explorer}` in the output template: plain names only.
+        let names = self
+            .explorers
+            .iter()
+            .map(|e| swex_engine::snapshot::PlainName::new(e.name.as_str()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let max_k = *config.top_ks.last().expect("checked non-empty");
+        let producers: HashMap<&str, ProducedBy> = self
+            .explorers
+            .iter()
+            .map(|e| (e.name.as_str(), producer(e, max_k)))
+            .collect();
+        let routes: Vec<(PlainName, String)> = names
+            .iter()
+            .map(|name| (name.clone(), producers[name.as_str()].run_id(name.as_str())))
+            .collect();
         let shard_label = config.shard.map(|s| s.label()).unwrap_or_default();
         let (sink, opened) = ResultSink::open(
             &config.output,
-            &names,
+            &routes,
             &config.top_ks,
             &shard_label,
             config.mode,
         )?;
+        if config.mode == OpenMode::Resume {
+            provenance::check_resume(&opened.recovered, &producers, &config.top_ks)?;
+        }
 
         // Work: per instance, the explorers lacking a row for some k.
         let mut work: Vec<(&BenchRow, Vec<usize>)> = Vec::new();
@@ -303,8 +328,9 @@ impl Run<'_> {
             .collect();
         let explorer_position: HashMap<&str, usize> = names
             .iter()
+            .map(PlainName::as_str)
             .enumerate()
-            .map(|(i, n)| (n.as_str(), i))
+            .map(|(i, n)| (n, i))
             .collect();
         let selected: BTreeSet<&str> = self
             .instances
@@ -393,7 +419,7 @@ impl Run<'_> {
                 for &index in pending {
                     let explorer = &self.explorers[index];
                     event.failures.push((explorer.name.clone(), reason.clone()));
-                    emit(failure_rows(row, explorer, &config.top_ks, &reason, None))?;
+                    emit(failure_rows(row, explorer, config, &reason, None))?;
                 }
                 event.seconds = started.elapsed().as_secs_f64();
                 return Ok((written, event));
@@ -406,6 +432,11 @@ impl Run<'_> {
             event
                 .warnings
                 .push(format!("ground-truth file {path} is not in the snapshot"));
+        }
+        for path in &count_report.escaping_links {
+            event.warnings.push(format!(
+                "ground-truth file {path} is a symlink out of the snapshot: not followed, not counted"
+            ));
         }
         let truth = PreparedTruth::new(&row.ground_truth, &counts);
         let ground_truth = plugin_ground_truth(row);
@@ -455,6 +486,8 @@ impl Run<'_> {
                                 explorer_config: explorer.config.clone(),
                                 dropped: answer.dropped,
                                 notes: answer.notes.clone(),
+                                produced_by: Some(producer(explorer, max_k)),
+                                shard: config.shard.map(|s| s.label()),
                                 extra: Default::default(),
                                 timings: Some(timings),
                             }
@@ -463,7 +496,7 @@ impl Run<'_> {
                 }
                 Err(reason) => {
                     event.failures.push((explorer.name.clone(), reason.clone()));
-                    failure_rows(row, explorer, &config.top_ks, &reason, Some(timings))
+                    failure_rows(row, explorer, config, &reason, Some(timings))
                 }
             };
             emit(rows)?;
@@ -481,15 +514,26 @@ fn key(row: &BenchRow, explorer: &str, k: usize) -> crate::results::RowKey {
     }
 }
 
+/// What produces `explorer`'s rows in a run whose largest k is `max_k`.
+fn producer(explorer: &BenchExplorer, max_k: usize) -> ProducedBy {
+    ProducedBy {
+        build: explorer.build.clone(),
+        config_digest: config_digest(&explorer.config),
+        request_top_k: max_k,
+    }
+}
+
 /// One failure row per k: no regions, zero metrics, the reason in `error`.
 fn failure_rows(
     row: &BenchRow,
     explorer: &BenchExplorer,
-    top_ks: &[usize],
+    config: &RunConfig,
     reason: &str,
     timings: Option<Timings>,
 ) -> Vec<ResultRow> {
-    top_ks
+    let max_k = *config.top_ks.last().expect("checked non-empty");
+    config
+        .top_ks
         .iter()
         .map(|&k| ResultRow {
             instance_id: row.instance_id.clone(),
@@ -502,6 +546,8 @@ fn failure_rows(
             explorer_config: explorer.config.clone(),
             dropped: Default::default(),
             notes: Vec::new(),
+            produced_by: Some(producer(explorer, max_k)),
+            shard: config.shard.map(|s| s.label()),
             extra: Default::default(),
             timings,
         })

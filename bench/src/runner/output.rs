@@ -1,7 +1,9 @@
 //! Where rows go: the output template and the set of open result files.
 //!
-//! The template is a path with placeholders `{explorer}`, `{k}` and `{shard}` (the reference's
-//! default is `results/{explorer}/top{k}.jsonl`). Several (explorer, k) pairs may share a file when
+//! The template is a path with placeholders `{explorer}`, `{k}`, `{shard}` and `{run}` (the
+//! reference's default is `results/{explorer}/top{k}.jsonl`). `{run}` is a short id of what
+//! produces an explorer's rows ([`crate::results::ProducedBy::run_id`]: build, config, k asked
+//! for), so that runs that differ write different files instead of mixing. Several (explorer, k) pairs may share a file when
 //! the template leaves a placeholder out: rows carry both, so nothing is ambiguous.
 //!
 //! [`ResultSink`] opens every file of a run once, remembers which keys each already holds (for
@@ -12,6 +14,7 @@ use crate::results::{OpenMode, Recovered, ResultFile, ResultRow, ResultsError, R
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use swex_engine::snapshot::PlainName;
 
 /// An output path template.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,7 +26,7 @@ pub const DEFAULT_OUTPUT: &str = "results/{explorer}/top{k}.jsonl";
 #[derive(Debug, thiserror::Error)]
 pub enum TemplateError {
     #[error(
-        "output template {template:?}: unknown placeholder {{{name}}} (use {{explorer}}, {{k}}, {{shard}})"
+        "output template {template:?}: unknown placeholder {{{name}}} (use {{explorer}}, {{k}}, {{shard}}, {{run}})"
     )]
     UnknownPlaceholder { template: String, name: String },
     #[error("output template {template:?}: unbalanced braces")]
@@ -41,7 +44,7 @@ impl OutputTemplate {
                 template: template.clone(),
             })?;
             let name = &after[..close];
-            if !matches!(name, "explorer" | "k" | "shard") {
+            if !matches!(name, "explorer" | "k" | "shard" | "run") {
                 return Err(TemplateError::UnknownPlaceholder {
                     template: template.clone(),
                     name: name.to_string(),
@@ -55,13 +58,17 @@ impl OutputTemplate {
         Ok(OutputTemplate(template))
     }
 
-    /// The path of the rows of `explorer` at `k` (`shard` is `i-of-N`, or empty without sharding).
-    pub fn path(&self, explorer: &str, k: usize, shard: &str) -> PathBuf {
+    /// The path of the rows of `explorer` at `k` (`shard` is `i-of-N`, or empty without sharding;
+    /// `run` the producer's run id). The explorer's name comes from input (the command line, a
+    /// plugin, a result row), hence a [`PlainName`]: `{explorer}` can only ever fill one path
+    /// component.
+    pub fn path(&self, explorer: &PlainName, k: usize, shard: &str, run: &str) -> PathBuf {
         PathBuf::from(
             self.0
-                .replace("{explorer}", explorer)
+                .replace("{explorer}", explorer.as_str())
                 .replace("{k}", &k.to_string())
-                .replace("{shard}", shard),
+                .replace("{shard}", shard)
+                .replace("{run}", run),
         )
     }
 
@@ -85,10 +92,10 @@ pub struct OpenedFiles {
 }
 
 impl ResultSink {
-    /// Opens the file of every (explorer, k) pair.
+    /// Opens the file of every (explorer, k) pair; `explorers` are (name, run id) pairs.
     pub fn open(
         template: &OutputTemplate,
-        explorers: &[String],
+        explorers: &[(PlainName, String)],
         top_ks: &[usize],
         shard: &str,
         mode: OpenMode,
@@ -96,10 +103,10 @@ impl ResultSink {
         let mut routes = BTreeMap::new();
         let mut files = BTreeMap::new();
         let mut opened = OpenedFiles::default();
-        for explorer in explorers {
+        for (explorer, run) in explorers {
             for &k in top_ks {
-                let path = template.path(explorer, k, shard);
-                routes.insert((explorer.clone(), k), path.clone());
+                let path = template.path(explorer, k, shard, run);
+                routes.insert((explorer.to_string(), k), path.clone());
                 if files.contains_key(&path) {
                     continue;
                 }

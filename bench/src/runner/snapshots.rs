@@ -16,7 +16,7 @@
 use crate::dataset::BenchRow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use swex_engine::snapshot::{RepoLocator, materialize};
+use swex_engine::snapshot::{PlainName, RepoLocator, materialize};
 use swex_plugin_host::{FsBackend, RawServices};
 
 /// Finds (and, with a locator, makes) instance snapshots.
@@ -43,10 +43,12 @@ impl SnapshotSource {
     pub fn prepare(&self, row: &BenchRow) -> Result<PreparedSnapshot, String> {
         // `repos/<instance_id>` first: the reference's resolution only tries it for ids of the
         // `org__repo-N` form.
-        let by_id = self.repos.join(&row.instance_id);
+        // The id names a folder only when it is a plain name (`../../x` must not reach a join).
+        let name = PlainName::new(row.instance_id.as_str());
+        let by_id = name.as_ref().ok().map(|name| self.repos.join(name));
         let found = row
             .snapshot_dir(&self.repos)
-            .or_else(|| by_id.is_dir().then_some(by_id));
+            .or_else(|| by_id.filter(|dir| dir.is_dir()));
         if let Some(dir) = found {
             return Ok(PreparedSnapshot {
                 dir,
@@ -67,8 +69,9 @@ impl SnapshotSource {
                 row.instance_id
             ));
         };
+        let name = name.map_err(|e| format!("cannot materialise a snapshot: instance id {e}"))?;
         let started = Instant::now();
-        let target = self.repos.join(&row.instance_id);
+        let target = self.repos.join(&name);
         let git = locator.locate(repo, commit).map_err(|e| e.to_string())?;
         let made = materialize(&git, commit, &target, false).map_err(|e| e.to_string())?;
         Ok(PreparedSnapshot {

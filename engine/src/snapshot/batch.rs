@@ -12,6 +12,7 @@ use super::SnapshotError;
 use super::git::GitDir;
 use super::github::{GithubFetcher, split_repo};
 use super::materialize::{Materialized, Report, clean_all_leftovers, materialize};
+use super::paths::PlainName;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -19,9 +20,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// One snapshot to make: repository `repo` (`owner/name`) at `commit`, into `<out>/<instance_id>`.
+/// The id is a [`PlainName`]: whoever turns input rows into jobs checks it, so that no job can name
+/// a folder outside `out`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotJob {
-    pub instance_id: String,
+    pub instance_id: PlainName,
     pub repo: String,
     pub commit: String,
 }
@@ -219,7 +222,7 @@ pub fn run_batch(
     for job in jobs {
         if !seen.insert(job.instance_id.as_str()) {
             return Err(SnapshotError::DuplicateInstance {
-                instance_id: job.instance_id.clone(),
+                instance_id: job.instance_id.to_string(),
             });
         }
     }
@@ -271,7 +274,7 @@ fn run_one(job: &SnapshotJob, locator: &RepoLocator, options: &BatchOptions) -> 
         Err(e) => InstanceOutcome::Failed(e),
     };
     InstanceResult {
-        instance_id: job.instance_id.clone(),
+        instance_id: job.instance_id.to_string(),
         repo: job.repo.clone(),
         outcome,
         seconds: started.elapsed().as_secs_f64(),

@@ -116,9 +116,9 @@ pub(crate) fn split_repo(repo: &str) -> Result<(&str, &str), SnapshotError> {
         repo: repo.to_string(),
     };
     let (owner, name) = repo.split_once('/').ok_or_else(invalid)?;
+    // A path component (the mirror folder is named after both parts) in GitHub's alphabet.
     let plain = |part: &str| {
-        !part.is_empty()
-            && !part.starts_with('.')
+        super::PlainName::new(part).is_ok()
             && part
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))

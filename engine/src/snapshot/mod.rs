@@ -28,7 +28,7 @@ pub use github::GithubFetcher;
 pub use materialize::{
     Materialized, RefusedEntry, Report, SnapshotLayout, SnapshotMarker, materialize,
 };
-pub use paths::RefusalReason;
+pub use paths::{NameError, NameProblem, PlainName, RefusalReason};
 
 use std::path::PathBuf;
 
@@ -70,8 +70,8 @@ pub enum SnapshotError {
         marker: PathBuf,
         detail: String,
     },
-    #[error("invalid snapshot folder name {name:?}: it must be one plain path component")]
-    InvalidName { name: String },
+    #[error("invalid snapshot folder name: {0}")]
+    InvalidName(#[from] NameError),
     #[error("instance {instance_id:?} appears more than once in the batch")]
     DuplicateInstance { instance_id: String },
     #[error("no git directory for {repo}; looked at: {}", display_paths(.tried))]

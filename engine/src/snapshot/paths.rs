@@ -1,4 +1,5 @@
-//! Which tree entries may be written, and where: the path sanitizer and the symlink-target check.
+//! Which tree entries may be written, and where: the path sanitizer, the symlink-target check, and
+//! [`PlainName`], the one check for names from input data that become a path component.
 //!
 //! A tree comes from a repository we do not trust: git itself refuses to check out some hostile
 //! trees, but a crafted tree can still name `../x`, `/etc/x`, `a//b` or `.git/hooks/x`, and a
@@ -6,10 +7,121 @@
 //! access), so they are exact and testable: an entry is written only if its path is a plain
 //! relative path, and a symlink only if its target, resolved through the tree's own symlinks,
 //! stays inside the snapshot.
+//!
+//! Input data names folders and files too: a benchmark row's `instance_id` becomes
+//! `<out>/<instance_id>`, a result row's `explorer` becomes `results/<explorer>/top5.jsonl`. Such a
+//! name is turned into a [`PlainName`] once, where it enters, and only a `PlainName` is ever joined
+//! to a path, so `../../x` or `/abs` cannot reach a `join` (which would leave the folder, or replace
+//! it outright for an absolute name).
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+/// A name from input data that is safe as one path component: non-empty, at most
+/// [`MAX_NAME_BYTES`] bytes, not starting with `.` (so not `.`, `..` or a hidden state folder such
+/// as `.swex`), and without `/`, `\`, NUL or other control characters.
+///
+/// ```
+/// use swex_engine::snapshot::PlainName;
+/// assert_eq!(PlainName::new("django__django-11099").unwrap().as_str(), "django__django-11099");
+/// assert!(PlainName::new("../../x").is_err());
+/// assert!(PlainName::new("/etc").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PlainName(String);
+
+/// The longest name accepted, in bytes (`NAME_MAX` of Linux and macOS file systems).
+pub const MAX_NAME_BYTES: usize = 255;
+
+/// A name that cannot be used as a path component, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name:?} cannot be a file or folder name: {problem}")]
+pub struct NameError {
+    pub name: String,
+    pub problem: NameProblem,
+}
+
+/// What is wrong with a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameProblem {
+    Empty,
+    TooLong,
+    /// Starts with `.`: `.`, `..`, or a hidden name such as `.swex`.
+    LeadingDot,
+    /// Holds `/` or `\`: more than one component, or an absolute path.
+    Separator,
+    /// Holds NUL or another control character.
+    Control,
+    /// Not valid UTF-8 (only a path's last component can be).
+    NotUtf8,
+}
+
+impl fmt::Display for NameProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NameProblem::Empty => "it is empty",
+            NameProblem::TooLong => "it is longer than 255 bytes",
+            NameProblem::LeadingDot => "it starts with `.`",
+            NameProblem::Separator => "it holds a path separator (`/` or `\\`)",
+            NameProblem::Control => "it holds a control character",
+            NameProblem::NotUtf8 => "it is not valid UTF-8",
+        })
+    }
+}
+
+impl PlainName {
+    pub fn new(name: impl Into<String>) -> Result<PlainName, NameError> {
+        let name = name.into();
+        let problem = if name.is_empty() {
+            Some(NameProblem::Empty)
+        } else if name.len() > MAX_NAME_BYTES {
+            Some(NameProblem::TooLong)
+        } else if name.starts_with('.') {
+            Some(NameProblem::LeadingDot)
+        } else if name.contains(['/', '\\']) {
+            Some(NameProblem::Separator)
+        } else if name.chars().any(char::is_control) {
+            Some(NameProblem::Control)
+        } else if !matches!(
+            Path::new(&name).components().collect::<Vec<_>>()[..],
+            [Component::Normal(_)]
+        ) {
+            // What the platform itself calls more than one plain component (a drive prefix on
+            // Windows): caught by the rules above on Unix, kept as the last word everywhere.
+            Some(NameProblem::Separator)
+        } else {
+            None
+        };
+        match problem {
+            Some(problem) => Err(NameError { name, problem }),
+            None => Ok(PlainName(name)),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for PlainName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<Path> for PlainName {
+    fn as_ref(&self) -> &Path {
+        Path::new(&self.0)
+    }
+}
+
+impl AsRef<str> for PlainName {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
 
 /// Why an entry was not written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -124,6 +236,38 @@ impl SymlinkTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn check_name(name: &str, expected: Result<(), NameProblem>) {
+        let got = PlainName::new(name)
+            .map(|n| assert_eq!(n.as_str(), name))
+            .map_err(|e| e.problem);
+        assert_eq!(got, expected, "name {name:?}");
+    }
+
+    #[test]
+    fn plain_names_are_one_harmless_component() {
+        use NameProblem::*;
+        check_name("astropy__astropy-12907", Ok(()));
+        check_name("bm25-ref", Ok(()));
+        check_name("a.b", Ok(()));
+        check_name("x..y", Ok(()));
+        check_name("café", Ok(()));
+        check_name(&"a".repeat(255), Ok(()));
+        check_name("", Err(Empty));
+        check_name(&"a".repeat(256), Err(TooLong));
+        check_name(".", Err(LeadingDot));
+        check_name("..", Err(LeadingDot));
+        check_name(".swex", Err(LeadingDot));
+        check_name("../../x", Err(LeadingDot));
+        check_name("/etc", Err(Separator));
+        check_name("/", Err(Separator));
+        check_name("a/b", Err(Separator));
+        check_name("a/../../x", Err(Separator));
+        check_name("a\\b", Err(Separator));
+        check_name("a\nb", Err(Control));
+        check_name("a\0b", Err(Control));
+        check_name("a\u{1b}[31m", Err(Control));
+    }
 
     fn check_path(path: &[u8], expected: Result<&str, RefusalReason>) {
         let got = sanitize(path);

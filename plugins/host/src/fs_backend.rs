@@ -6,15 +6,17 @@
 //! baselines (`bm25-ref`, `tfidf-ref`, `simple_rule`) need.
 //!
 //! The file list is walked once, lazily: every regular file under the root, `.git` skipped,
-//! directory symlinks not followed, file symlinks included when they point at a regular file (as
-//! the reference's source discovery does), sorted by path. Names that are not UTF-8 are left out
-//! and reported by [`FsBackend::diagnostics`].
+//! directory symlinks not followed, file symlinks included when they point at a regular file inside
+//! the snapshot (the engine's one symlink rule, [`swex_engine::scan::CheckoutRoot`]: a link out of
+//! the snapshot is never followed, whatever the backend), sorted by path. Links that leave the
+//! snapshot and names that are not UTF-8 are left out and reported by [`FsBackend::diagnostics`].
 
 use crate::backend::ServiceBackend;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use swex_engine::scan::{CheckoutRoot, Unfollowed};
 use swex_plugin::text::{decode_utf8_ignore, split_lines_python};
 use swex_plugin::types::*;
 use swex_plugin::{ServiceError, ServiceErrorKind, ServiceId};
@@ -47,7 +49,12 @@ impl FsBackend {
                 files: Vec::new(),
                 diagnostics: Vec::new(),
             };
-            walk_dir(&self.root, "", &mut walk);
+            match CheckoutRoot::new(&self.root) {
+                Ok(checkout) => walk_dir(&checkout, checkout.path(), "", &mut walk),
+                Err(e) => walk
+                    .diagnostics
+                    .push(format!("cannot list {}: {e}", self.root.display())),
+            }
             walk.files.sort_by(|a, b| a.path.cmp(&b.path));
             walk
         })
@@ -58,7 +65,8 @@ impl FsBackend {
         &self.walk().files
     }
 
-    /// Files the walk could not list (unreadable directories, names that are not UTF-8).
+    /// Files the walk could not list or left out (unreadable directories, names that are not
+    /// UTF-8, symlinks that leave the snapshot).
     pub fn diagnostics(&self) -> &[String] {
         &self.walk().diagnostics
     }
@@ -91,7 +99,7 @@ impl FsBackend {
     }
 }
 
-fn walk_dir(dir: &Path, prefix: &str, walk: &mut Walk) {
+fn walk_dir(checkout: &CheckoutRoot, dir: &Path, prefix: &str, walk: &mut Walk) {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
@@ -126,12 +134,26 @@ fn walk_dir(dir: &Path, prefix: &str, walk: &mut Walk) {
         };
         if file_type.is_dir() {
             if name != ".git" {
-                walk_dir(&entry.path(), &path, walk);
+                walk_dir(checkout, &entry.path(), &path, walk);
             }
         } else if file_type.is_file() || file_type.is_symlink() {
-            // `fs::metadata` follows symlinks: a link to a regular file counts, a dangling link or
-            // a link to a directory does not.
-            match fs::metadata(entry.path()) {
+            // A link counts when it resolves inside the snapshot to a regular file; a dangling
+            // link or a link to a directory does not (silently, as before); a link out of the
+            // snapshot does not either, and is reported.
+            let target = if file_type.is_symlink() {
+                match checkout.resolve(&entry.path()) {
+                    Ok(target) => target,
+                    Err(unfollowed @ Unfollowed::Outside(_)) => {
+                        walk.diagnostics
+                            .push(unfollowed.diagnostic(&path).to_string());
+                        continue;
+                    }
+                    Err(Unfollowed::Broken(_)) => continue,
+                }
+            } else {
+                entry.path()
+            };
+            match fs::metadata(target) {
                 Ok(meta) if meta.is_file() => walk.files.push(FileEntry {
                     path,
                     size: meta.len(),
@@ -362,6 +384,50 @@ mod tests {
         write("bin.dat", b"\0\0match\n");
         write("bad.txt", b"ok\xff line\n");
         dir
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_out_of_the_snapshot_are_never_followed() {
+        use std::os::unix::fs::symlink;
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret.py"), "password = 1\n").unwrap();
+        let dir = fixture();
+        let root = dir.path();
+        symlink(outside.path().join("secret.py"), root.join("abs.py")).unwrap();
+        let depth = root.components().count();
+        let relative = format!("{}{}", "../".repeat(depth), outside.path().display());
+        symlink(format!("{relative}/secret.py"), root.join("a/rel.py")).unwrap();
+        symlink("x.py", root.join("a/inside.py")).unwrap();
+        symlink("missing.py", root.join("dangling.py")).unwrap();
+        let backend = FsBackend::new(root);
+        let paths: Vec<&str> = backend.files().iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["a/inside.py", "a/x.py", "b.py", "bad.txt", "bin.dat"]
+        );
+        let diagnostics = backend.diagnostics().join("\n");
+        for link in ["abs.py", "a/rel.py"] {
+            assert!(
+                diagnostics.contains(&format!("{link}: symlink points outside the snapshot")),
+                "{diagnostics}"
+            );
+        }
+        let read = backend.read_lines(ReadLinesArgs {
+            path: "abs.py".into(),
+            start: None,
+            end: None,
+        });
+        assert_eq!(read.unwrap_err().kind, ServiceErrorKind::NotFound);
+        let grep = backend
+            .grep(GrepArgs {
+                pattern: "password".into(),
+                path_glob: None,
+                case_insensitive: false,
+                limit: 10,
+            })
+            .unwrap();
+        assert!(grep.matches.is_empty(), "{grep:?}");
     }
 
     #[test]

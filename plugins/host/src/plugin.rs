@@ -9,6 +9,7 @@ use crate::error::{CallFailure, HostError};
 use crate::instance::ExplorerInstance;
 use std::ffi::{CStr, c_char};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use swex_plugin::abi::{
     SWEX_ABI_VERSION, SWEX_ENTRY_SYMBOL, SWEX_OK, SwexBuffer, SwexBytes, SwexExplorerVTable,
     SwexVTableGetter,
@@ -87,6 +88,38 @@ impl ExplorerPlugin {
 
     pub fn source(&self) -> &PluginSource {
         &self.source
+    }
+
+    /// What identifies this explorer's code, for result rows (so that rows of two builds never
+    /// mix): `plugin <file> blake3:<hex>` of a library's bytes, or `built-in, swex <version>
+    /// blake3:<hex>` of this executable's for a built-in (rebuilding swex changes it). The
+    /// executable is hashed once per process.
+    pub fn build_identity(&self) -> Result<String, HostError> {
+        match &self.source {
+            PluginSource::Library(path) => Ok(format!(
+                "plugin {} {}",
+                path.file_name().unwrap_or_default().to_string_lossy(),
+                file_digest(path)?
+            )),
+            PluginSource::Builtin => {
+                static EXECUTABLE: OnceLock<Result<String, (PathBuf, String)>> = OnceLock::new();
+                let digest = EXECUTABLE.get_or_init(|| {
+                    let exe = std::env::current_exe()
+                        .map_err(|e| (PathBuf::from("(this executable)"), e.to_string()))?;
+                    file_digest(&exe).map_err(|e| (exe, e.to_string()))
+                });
+                match digest {
+                    Ok(digest) => Ok(format!(
+                        "built-in, swex {} {digest}",
+                        env!("CARGO_PKG_VERSION")
+                    )),
+                    Err((path, message)) => Err(HostError::Load {
+                        path: path.clone(),
+                        message: format!("reading it to identify the build: {message}"),
+                    }),
+                }
+            }
+        }
     }
 
     /// The library path, for dynamic plugins.
@@ -211,6 +244,18 @@ fn check_vtable(
         source,
         vtable,
     })
+}
+
+/// `blake3:<16 hex>` of a file's bytes.
+fn file_digest(path: &Path) -> Result<String, HostError> {
+    let mut hasher = blake3::Hasher::new();
+    std::fs::File::open(path)
+        .and_then(|file| hasher.update_reader(file).map(|_| ()))
+        .map_err(|e| HostError::Load {
+            path: path.to_owned(),
+            message: format!("reading it to identify the build: {e}"),
+        })?;
+    Ok(format!("blake3:{}", &hasher.finalize().to_hex()[..16]))
 }
 
 fn read_c_str(ptr: *const c_char) -> Option<String> {
