@@ -134,8 +134,15 @@ impl LexicalPool {
     /// An empty pool in memory, gone with the process (no locks: the process is its only user).
     pub fn in_memory() -> Result<LexicalPool, LexicalError> {
         let (schema, fields) = schema();
-        let dir = PathBuf::from("(memory)");
-        let index = Index::create_in_ram(schema);
+        LexicalPool::with_index(
+            PathBuf::from("(memory)"),
+            Index::create_in_ram(schema),
+            fields,
+        )
+    }
+
+    /// A pool over an opened index: registers the tokenizer and opens the reader.
+    fn with_index(dir: PathBuf, index: Index, fields: Fields) -> Result<LexicalPool, LexicalError> {
         index
             .tokenizers()
             .register(CODE_TOKENIZER, TextAnalyzer::from(CodeTokenizer::default()));
@@ -179,20 +186,7 @@ impl LexicalPool {
                 message: "schema differs from this version's".into(),
             });
         }
-        index
-            .tokenizers()
-            .register(CODE_TOKENIZER, TextAnalyzer::from(CodeTokenizer::default()));
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(tantivy_err)?;
-        Ok(LexicalPool {
-            dir: dir.to_path_buf(),
-            index,
-            reader,
-            fields,
-        })
+        LexicalPool::with_index(dir.to_path_buf(), index, fields)
     }
 
     pub fn dir(&self) -> &Path {
