@@ -833,3 +833,66 @@ pub struct IndexNote<'a> {
     pub files: usize,
     pub freshness: &'a crate::repos::Freshness,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use swex_engine::index::{Engine, EngineConfig};
+
+    #[test]
+    fn path_arguments() {
+        let repo = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(repo.path().join("app")).unwrap();
+        std::fs::write(repo.path().join("app/models.py"), "x = 1\n").unwrap();
+        let engine = Engine::new(EngineConfig {
+            cache_dir: cache.path().to_path_buf(),
+            ..EngineConfig::default()
+        });
+        let index = engine.open(repo.path()).unwrap();
+        let root = index.root().display().to_string();
+        let check = |given: &str, expected: Result<&str, &str>| {
+            let got = repo_path(&index, repo.path(), given).map_err(|e| match e {
+                ToolError::OutsideRepository { .. } => "outside",
+                ToolError::NoSuchFile { .. } => "no such file",
+                ToolError::BadArguments { .. } => "bad",
+                _ => "other",
+            });
+            assert_eq!(got.as_deref().map_err(|e| *e), expected, "{given:?}");
+        };
+        check("app/models.py", Ok("app/models.py"));
+        check("./app/models.py", Ok("app/models.py"));
+        check("app//models.py", Ok("app/models.py"));
+        check("app\\models.py", Ok("app/models.py"));
+        check(" app/models.py ", Ok("app/models.py"));
+        check(&format!("{root}/app/models.py"), Ok("app/models.py"));
+        check(
+            &format!("{}/app/models.py", repo.path().display()),
+            Ok("app/models.py"),
+        );
+        check("../app/models.py", Err("outside"));
+        check("app/../../x", Err("outside"));
+        check("/etc/passwd", Err("outside"));
+        check(&format!("{root}/../x"), Err("outside"));
+        check("", Err("bad"));
+        check(".", Err("bad"));
+        check("app/missing.py", Err("no such file"));
+        check("app", Err("no such file"));
+    }
+
+    #[test]
+    fn argument_errors_name_the_field() {
+        let check = |arguments: Value, expected: &str| {
+            let map = arguments.as_object().cloned();
+            let err = parse_args::<SearchToolArgs>("search", map).unwrap_err();
+            assert!(
+                err.to_string().contains(expected),
+                "{err} lacks {expected:?}"
+            );
+        };
+        check(json!({}), "missing field `query`");
+        check(json!({"query": 5}), "query: invalid type");
+        check(json!({"query": "x", "limit": -1}), "limit");
+        check(json!({"query": "x", "limt": 2}), "unknown field `limt`");
+    }
+}
