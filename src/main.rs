@@ -1,6 +1,8 @@
 //! `swex`: the command-line front. Argument parsing and dispatch only; every command's work lives
 //! in a library crate (engine, plugin host, bench).
 
+#[macro_use]
+mod out;
 mod cmd;
 
 use clap::Parser;
@@ -10,7 +12,8 @@ fn main() -> std::process::ExitCode {
     match cmd::run(cli) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            // Messages quote paths and names from the input: one line each, whatever they hold.
+            errln!("error: {}", out::shown(&format!("{err:#}")));
             std::process::ExitCode::from(2)
         }
     }

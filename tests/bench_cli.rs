@@ -218,8 +218,14 @@ fn bad_arguments_are_refused_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     fixture(root, 2);
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 7] = [
         (&["-k", "0"], "at least 1"),
+        // A k is bounded before anything is sized by it (swex-base: gigabytes, or an abort).
+        (&["-k", "1000000000"], "above the largest top-k, 10000"),
+        (
+            &["-k", "5,18446744073709551615"],
+            "above the largest top-k, 10000",
+        ),
         (&["--shard", "2/2"], "expected i/N"),
         (&["--instances", "nope"], "nope"),
         (&["--explorer-config", "oracle={}"], "not among --explorers"),

@@ -289,3 +289,223 @@ fn symlinks_out_of_the_checkout_are_refused_by_every_reader() {
         serde_json::from_str(fs::read_to_string(&scored).unwrap().lines().next().unwrap()).unwrap();
     assert_eq!(row["metrics"]["recall"], 0.0, "{row}");
 }
+
+#[test]
+fn top_k_is_bounded_before_anything_is_sized_by_it() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let repo_arg = repo.path().to_str().unwrap();
+    // swex-base: 2^32 aborted on a 34 GB allocation (bm25, tfidf, swex), 2^64 - 1 panicked with
+    // a capacity overflow.
+    for k in ["4294967296", "18446744073709551615", "10001"] {
+        for explorer in ["swex", "bm25", "tfidf"] {
+            let output = swex(
+                &[
+                    "explore", "-e", explorer, "--repo", repo_arg, "-k", k, "slugify",
+                ],
+                cache.path(),
+            );
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{explorer} -k {k}: {stderr}");
+            assert!(stderr.contains("--top-k must be in 1..=10000"), "{stderr}");
+        }
+    }
+    let output = swex(
+        &[
+            "explore", "-e", "bm25", "--repo", repo_arg, "-k", "10000", "slugify",
+        ],
+        cache.path(),
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// `swex … | head -1`: the reader goes away before swex writes. swex-base panicked ("failed
+/// printing to stdout: Broken pipe") with exit 101.
+#[test]
+fn every_command_exits_quietly_when_stdout_is_closed() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let repo_arg = repo.path().to_str().unwrap();
+    let commands: [&[&str]; 5] = [
+        &["explorers"],
+        &["index", "--repo", repo_arg, "-q"],
+        &["search", "--repo", repo_arg, "--text", "slugify", "-q"],
+        &["explore", "--repo", repo_arg, "-q", "slugify"],
+        &[
+            "explore",
+            "--no-index",
+            "-e",
+            "bm25-ref",
+            "--repo",
+            repo_arg,
+            "slugify",
+        ],
+    ];
+    // Warm the cache so that every command reaches its output quickly.
+    let _ = swex(&["index", "--repo", repo_arg, "-q"], cache.path());
+    for args in commands {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_swex"))
+            .args(args)
+            .env("SWEX_CACHE_DIR", cache.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader is gone before the first write
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+
+        // Both closed (`2>&1 | head -1`): diagnostics nobody reads do not stop the work either.
+        let mut child = Command::new(env!("CARGO_BIN_EXE_swex"))
+            .args(args)
+            .env("SWEX_CACHE_DIR", cache.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        drop(child.stderr.take());
+        assert_eq!(
+            child.wait().unwrap().code(),
+            Some(0),
+            "{args:?}, stderr closed too"
+        );
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}");
+}
+
+/// In this project's own checkout after a build, swex-base indexed 1,956 files of `target/`.
+#[test]
+fn a_checkout_is_indexed_without_its_ignored_build_outputs() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    fs::write(repo.path().join(".gitignore"), "/target\n*.pyc\n").unwrap();
+    git(repo.path(), &["init", "-q"]);
+    git(repo.path(), &["add", "."]);
+    git(repo.path(), &["commit", "-q", "-m", "one"]);
+    for (path, text) in [
+        (
+            "target/debug/build/slugify-1/out/gen.rs",
+            "pub fn slugify() {}\n",
+        ),
+        ("target/debug/.fingerprint/x/lib-slugify", "0123\n"),
+        ("app/utils.cpython-311.pyc", "x\n"),
+        ("app/new.py", "def fresh():\n    pass\n"),
+    ] {
+        let abs = repo.path().join(path);
+        fs::create_dir_all(abs.parent().unwrap()).unwrap();
+        fs::write(abs, text).unwrap();
+    }
+    let repo_arg = repo.path().to_str().unwrap();
+    let report = json(&swex(
+        &["index", "--repo", repo_arg, "--json", "-q"],
+        cache.path(),
+    ));
+    // The fixture's four Python files, its logo, .gitignore and the untracked app/new.py.
+    assert_eq!(report["stats"]["files"], 6, "{}", report["stats"]);
+    assert_eq!(report["stats"]["ignored"]["checkout"], "git_work_tree");
+    let output = swex(&["index", "--repo", repo_arg, "-q"], cache.path());
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains(
+            "ignored   1 folder and 1 file (git work tree): .gitignore: *.pyc (1 file); \
+             .gitignore: /target (1 folder)"
+        ),
+        "{text}"
+    );
+    let search = swex(
+        &[
+            "search", "--repo", repo_arg, "--symbol", "slugify", "--json", "-q",
+        ],
+        cache.path(),
+    );
+    let hits = json(&search);
+    assert!(
+        hits.as_array()
+            .unwrap()
+            .iter()
+            .all(|h| !h["path"].as_str().unwrap().starts_with("target/")),
+        "{hits}"
+    );
+}
+
+/// A file named `evil\nforged:1-9.py` must not forge a line of output, nor `ESC [2J` drive the
+/// terminal. swex-base printed both names raw.
+#[cfg(unix)]
+#[test]
+fn file_names_with_control_characters_are_escaped_in_text_output() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let body = "def slugify_twice(value):\n    return slugify(slugify(value))\n";
+    fs::write(repo.path().join("evil\nforged:1-9.py"), body).unwrap();
+    fs::write(repo.path().join("\u{1b}[2Jclear.py"), body).unwrap();
+    let repo_arg = repo.path().to_str().unwrap();
+    for args in [
+        &[
+            "explore",
+            "--no-index",
+            "-e",
+            "bm25-ref",
+            "--repo",
+            repo_arg,
+            "-k",
+            "10",
+            "slugify_twice",
+        ][..],
+        &[
+            "explore",
+            "-e",
+            "bm25",
+            "--repo",
+            repo_arg,
+            "-k",
+            "10",
+            "-q",
+            "slugify_twice",
+        ],
+        &[
+            "search",
+            "--repo",
+            repo_arg,
+            "--text",
+            "slugify_twice",
+            "-q",
+        ],
+    ] {
+        let output = swex(args, cache.path());
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(text.contains("evil\\nforged:1-9.py:"), "{args:?}: {text}");
+        assert!(text.contains("\\u{1b}[2Jclear.py:"), "{args:?}: {text}");
+        assert!(!text.contains('\u{1b}'), "{args:?}: {text}");
+        assert!(
+            text.lines().all(|l| !l.starts_with("forged")),
+            "{args:?}: a forged line: {text}"
+        );
+    }
+}

@@ -745,3 +745,65 @@ fn command_explorer_runs_a_command_and_reads_its_answer() {
         "{stderr}"
     );
 }
+
+/// `--plugin libsame.so` names the file in the current folder, not a library of that name in the
+/// loader's search path; a failed load says the loader's reason; an explicit folder without
+/// plugins is an error. swex-base loaded the search path's library (here the Rust fixture from
+/// LD_LIBRARY_PATH), said only "dlopen failed", and took an empty folder silently.
+#[test]
+fn plugin_paths_mean_files_and_failures_say_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (search, here, empty) = (
+        tmp.path().join("search"),
+        tmp.path().join("here"),
+        tmp.path().join("empty"),
+    );
+    for dir in [&search, &here, &empty] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let name = library_name("same");
+    std::fs::copy(rust_plugin(), search.join(&name)).unwrap();
+    std::fs::copy(c_plugin("echo.c", "c_echo_same", &[]), here.join(&name)).unwrap();
+    std::fs::write(here.join(library_name("bogus")), "not a library\n").unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_swex"))
+            .args(args)
+            .current_dir(&here)
+            .env_remove("SWEX_PLUGIN_PATH")
+            .env("LD_LIBRARY_PATH", &search)
+            .env("DYLD_LIBRARY_PATH", &search)
+            .output()
+            .unwrap()
+    };
+
+    let listing = run(&["explorers", "--plugin", &name, "--json"]);
+    assert!(
+        listing.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listing.stderr)
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&listing.stdout).unwrap();
+    let dynamic: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["kind"] == "dynamic")
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(dynamic, ["c-echo"]);
+
+    let bogus = run(&["explorers", "--plugin", &library_name("bogus")]);
+    let stderr = String::from_utf8_lossy(&bogus.stderr);
+    assert_eq!(bogus.status.code(), Some(2));
+    let reason = stderr.split("dlopen failed").nth(1).unwrap_or_default();
+    assert!(
+        reason.starts_with(": ") && reason.trim().len() > 2,
+        "{stderr}"
+    );
+
+    let folder = run(&["explorers", "--plugin", empty.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&folder.stderr);
+    assert_eq!(folder.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no plugin libraries (*.so, *.dylib, *.dll) in this folder"),
+        "{stderr}"
+    );
+}

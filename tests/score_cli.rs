@@ -482,3 +482,127 @@ fn dataset_filter_and_paper_ndcg() {
     assert_eq!(ndcg100(&[]), "1.0000");
     assert_eq!(ndcg100(&["--ndcg", "paper"]), "0.0500");
 }
+
+#[test]
+fn line_numbers_near_i64_max_never_wrap_into_negative_metrics() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(
+        dir,
+        "bench.jsonl",
+        r#"{"instance_id": "x__y-1", "ground_truth": {"read_core_files": ["a.py"], "read_core_regions": [{"path": "a.py", "start": 1, "end": 10}]}}
+"#,
+    );
+    // swex-base: precision -5.0, f1 2.5, context efficiency -5.0 (the predicted line total wrapped).
+    write(
+        dir,
+        "p.jsonl",
+        r#"{"instance_id": "x__y-1", "explorer": "e", "regions": [{"path": "a.py", "start": 1, "end": 9223372036854775807}, {"path": "b.py", "start": 1, "end": 9223372036854775807}]}
+"#,
+    );
+    let run = swex(
+        dir,
+        &[
+            "score",
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "p.jsonl",
+            "-o",
+            "out.jsonl",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let metrics = &jsonl(&dir.join("out.jsonl"))[0]["metrics"];
+    let exact = 10.0 / (2.0 * 9223372036854775807.0);
+    assert_eq!(metrics["precision"].as_f64().unwrap(), exact, "{metrics}");
+    assert_eq!(metrics["context_efficiency"].as_f64().unwrap(), exact);
+    assert_eq!(metrics["recall"].as_f64().unwrap(), 1.0);
+    let f1 = metrics["f1_score"].as_f64().unwrap();
+    assert!(f1 > 0.0 && f1 < 1e-17, "{f1}");
+}
+
+/// What editors and hostile files do to JSONL: swex-base named a BOM "malformed JSON" at line 1
+/// column 1, reported invalid UTF-8 without a line ("stream did not contain valid UTF-8"), printed
+/// one message per junk line under --lenient, and exited 0 having scored nothing.
+#[test]
+fn encodings_junk_and_nothing_to_score_are_clear() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let score = |extra: &[&str]| {
+        let mut args = vec![
+            "score",
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "results.jsonl",
+        ];
+        args.extend_from_slice(extra);
+        swex(dir, &args)
+    };
+    let good = BENCH.lines().next().unwrap();
+    let result = RESULTS.lines().next().unwrap();
+
+    // A byte-order mark is accepted, in both files.
+    write(dir, "bench.jsonl", &format!("\u{feff}{good}\n"));
+    write(dir, "results.jsonl", &format!("\u{feff}{result}\n"));
+    let run = score(&[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("alpha"), "{}", run.stdout);
+
+    // Invalid UTF-8 names the line (strict), or is one skipped row (lenient).
+    let mut bytes = format!("{good}\n").into_bytes();
+    bytes.extend_from_slice(b"{\"instance_id\": \"caf\xe9\"}\n");
+    std::fs::write(dir.join("bench.jsonl"), &bytes).unwrap();
+    let run = score(&[]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("bench.jsonl:2: not valid UTF-8 (byte 0xe9 at column 21"),
+        "{}",
+        run.stderr
+    );
+    let run = score(&["--lenient"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("skipped 1 bad rows (--lenient): 1 invalid UTF-8"),
+        "{}",
+        run.stderr
+    );
+
+    // A file of junk: counted by reason, ten named, the rest summed up.
+    let junk: String = (0..5000).map(|i| format!("junk {i}\n")).collect();
+    write(dir, "bench.jsonl", &format!("{good}\n{junk}"));
+    let run = score(&["--lenient"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("bench.jsonl: skipped 5000 bad rows (--lenient): 5000 malformed JSON"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("… and 4990 more bad rows"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.lines().count() < 30, "{}", run.stderr);
+
+    // Scoring nothing is an error.
+    write(dir, "bench.jsonl", &format!("{good}\n"));
+    write(
+        dir,
+        "results.jsonl",
+        "{\"instance_id\": \"other__x-1\", \"explorer\": \"e\", \"regions\": []}\n",
+    );
+    let run = score(&[]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "nothing to score: none of the 1 result rows is for one of the 1 instances of bench.jsonl"
+        ),
+        "{}",
+        run.stderr
+    );
+}

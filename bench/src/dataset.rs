@@ -13,7 +13,11 @@
 //!
 //! Loading is strict by default: the first bad row is an [`InputError`] naming file, line and field.
 //! With [`LoadOptions::lenient`] bad rows are skipped and returned in the loader's `skipped` list
-//! with the same detail, so that callers can say how many were skipped and why. Rows left out on
+//! with the same detail ([`Skipped`]: every bad row counted by reason, the first
+//! [`SKIPPED_KEPT`] kept in full, so that a file of junk costs bounded memory), so that callers
+//! can say how many were skipped and why. A UTF-8 byte-order mark at the start of a file is
+//! accepted (editors on Windows write one); a line that is not valid UTF-8 is a bad row naming
+//! its line, not an unreadable file. Rows left out on
 //! purpose (another `dataset`, empty core) are listed too: nothing is dropped silently.
 //!
 //! This module knows file formats only; it knows nothing about metrics or explorers.
@@ -195,6 +199,7 @@ pub enum RowErrorKind {
     WrongType,
     BadLineNumber,
     DuplicateId,
+    InvalidUtf8,
 }
 
 impl RowErrorKind {
@@ -206,6 +211,7 @@ impl RowErrorKind {
             RowErrorKind::WrongType => "wrong type",
             RowErrorKind::BadLineNumber => "bad line number",
             RowErrorKind::DuplicateId => "duplicate id",
+            RowErrorKind::InvalidUtf8 => "invalid UTF-8",
         }
     }
 }
@@ -260,13 +266,45 @@ impl fmt::Display for RowErrorBody<'_> {
     }
 }
 
-/// Rows skipped by a lenient load, counted by reason: `"2 malformed JSON, 1 duplicate id"`.
-pub fn summarize_skipped(skipped: &[RowError]) -> String {
-    let mut by_kind: BTreeMap<RowErrorKind, usize> = BTreeMap::new();
-    for error in skipped {
-        *by_kind.entry(error.kind).or_default() += 1;
+/// Bad rows kept in full by a lenient load; the others are only counted.
+pub const SKIPPED_KEPT: usize = 1000;
+
+/// The bad rows a lenient load skipped: all counted by reason, the first [`SKIPPED_KEPT`] kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Skipped {
+    kept: Vec<RowError>,
+    total: usize,
+    by_kind: BTreeMap<RowErrorKind, usize>,
+}
+
+impl Skipped {
+    pub fn push(&mut self, error: RowError) {
+        self.total += 1;
+        *self.by_kind.entry(error.kind).or_default() += 1;
+        if self.kept.len() < SKIPPED_KEPT {
+            self.kept.push(error);
+        }
     }
-    let reasons: Vec<String> = by_kind
+
+    /// Bad rows skipped, all of them.
+    pub fn len(&self) -> usize {
+        self.total
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// The first [`SKIPPED_KEPT`] bad rows, in file order.
+    pub fn iter(&self) -> impl Iterator<Item = &RowError> {
+        self.kept.iter()
+    }
+}
+
+/// Rows skipped by a lenient load, counted by reason: `"2 malformed JSON, 1 duplicate id"`.
+pub fn summarize_skipped(skipped: &Skipped) -> String {
+    let reasons: Vec<String> = skipped
+        .by_kind
         .iter()
         .map(|(kind, n)| format!("{n} {}", kind.describe()))
         .collect();
@@ -277,11 +315,40 @@ pub fn summarize_skipped(skipped: &[RowError]) -> String {
 // JSONL reading shared by the row loaders
 // ---------------------------------------------------------------------------------------------
 
-fn read_to_string(path: &Path) -> Result<String, InputError> {
-    std::fs::read_to_string(path).map_err(|source| InputError::Io {
+fn read_bytes(path: &Path) -> Result<Vec<u8>, InputError> {
+    std::fs::read(path).map_err(|source| InputError::Io {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// The UTF-8 byte-order mark, which some editors put at the start of a text file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A whole document as text: a leading byte-order mark dropped, invalid UTF-8 named by line.
+fn read_to_string(path: &Path) -> Result<String, InputError> {
+    let mut bytes = read_bytes(path)?;
+    if bytes.starts_with(BOM) {
+        bytes.drain(..BOM.len());
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
+        InputError::Document {
+            path: path.to_path_buf(),
+            message: format!("line {line}: not valid UTF-8"),
+        }
+    })
+}
+
+/// Why a line is not UTF-8: the first bad byte and its column (1-based, in bytes).
+fn invalid_utf8(line: &[u8], error: std::str::Utf8Error) -> String {
+    let at = error.valid_up_to();
+    format!(
+        "not valid UTF-8 (byte 0x{:02x} at column {}; is the file in another encoding?)",
+        line[at],
+        at + 1
+    )
 }
 
 /// Reads the non-blank lines of a JSONL file and parses each with `parse`. Strict: the first bad
@@ -290,15 +357,38 @@ fn read_jsonl<T>(
     path: &Path,
     lenient: bool,
     mut parse: impl FnMut(usize, serde_json::Value) -> Result<T, RowError>,
-) -> Result<(Vec<T>, Vec<RowError>), InputError> {
-    let text = read_to_string(path)?;
+) -> Result<(Vec<T>, Skipped), InputError> {
+    let bytes = read_bytes(path)?;
+    let bytes = bytes.strip_prefix(BOM).unwrap_or(&bytes);
     let mut rows = Vec::new();
-    let mut skipped = Vec::new();
-    for (index, line) in text.lines().enumerate() {
+    let mut skipped = Skipped::default();
+    // Lines as `str::lines` cuts them (`\n`, and a `\r` before it), decoded one by one.
+    let lines = bytes.split(|&b| b == b'\n');
+    for (index, raw) in lines.enumerate() {
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let line_no = index + 1;
+        let line = match std::str::from_utf8(raw) {
+            Ok(line) => line,
+            Err(e) => {
+                let error = RowError {
+                    line: line_no,
+                    field: None,
+                    kind: RowErrorKind::InvalidUtf8,
+                    message: invalid_utf8(raw, e),
+                };
+                if lenient {
+                    skipped.push(error);
+                    continue;
+                }
+                return Err(InputError::Row {
+                    path: path.to_path_buf(),
+                    error,
+                });
+            }
+        };
         if line.trim().is_empty() {
             continue;
         }
-        let line_no = index + 1;
         let parsed = serde_json::from_str::<serde_json::Value>(line)
             .map_err(|e| RowError {
                 line: line_no,
@@ -446,7 +536,7 @@ pub struct Benchmark {
     pub path: PathBuf,
     pub rows: Vec<BenchRow>,
     /// Bad rows skipped by a lenient load.
-    pub skipped: Vec<RowError>,
+    pub skipped: Skipped,
     /// Ids of valid rows left out because their `dataset` differs from the one asked for.
     pub excluded_by_dataset: Vec<String>,
     /// Ids of valid rows left out because they have no core regions.
@@ -666,7 +756,7 @@ pub struct Predictions {
     pub path: PathBuf,
     pub rows: Vec<PredictionRow>,
     /// Bad rows skipped by a lenient load.
-    pub skipped: Vec<RowError>,
+    pub skipped: Skipped,
 }
 
 impl Predictions {

@@ -4,7 +4,8 @@
 //! are never clipped. The reference counts lines only for files named by the instance's core and
 //! optional regions, as `len(text.splitlines())` of the file decoded as UTF-8 with errors ignored.
 //! Python's `splitlines` breaks on more than `\n`: also `\r`, `\r\n` (one break), `\x0b`, `\x0c`,
-//! `\x1c`, `\x1d`, `\x1e`, `\x85`, U+2028 and U+2029. [`count_lines`] reproduces that exactly.
+//! `\x1c`, `\x1d`, `\x1e`, `\x85`, U+2028 and U+2029; [`swex_text::bytes_line_count`] reproduces
+//! that exactly.
 //!
 //! Counts come from a `dev.line-counts.json`-style file (`{instance_id: {path: count}}`, see
 //! [`LineCounts::load`]) or from a snapshot folder ([`FileLineCounts::from_snapshot`]).
@@ -73,7 +74,7 @@ impl FileLineCounts {
                 continue;
             }
             match std::fs::read(&file) {
-                Ok(bytes) => counts.insert(path, count_lines(&bytes) as i64),
+                Ok(bytes) => counts.insert(path, swex_text::bytes_line_count(&bytes) as i64),
                 Err(error) => report
                     .unreadable_files
                     .push((path.to_string(), error.to_string())),
@@ -185,43 +186,6 @@ pub struct InstanceSnapshot {
     /// The folder used, or `None` when no folder was found for the instance.
     pub folder: Option<PathBuf>,
     pub report: SnapshotReport,
-}
-
-/// The number of lines Python's `str.splitlines()` yields for `bytes` decoded as UTF-8 with
-/// `errors="ignore"`.
-///
-/// Invalid UTF-8 sequences are dropped before line breaks are found, exactly like the decoder
-/// does: so `\r`, an invalid byte, then `\n` is a single `\r\n` break. The count is the number of
-/// breaks, plus one when text follows the last break.
-pub fn count_lines(bytes: &[u8]) -> u64 {
-    let mut lines = 0u64;
-    // Whether the current (not yet terminated) line has any character.
-    let mut line_open = false;
-    // Whether the last character was a `\r`, so that a following `\n` belongs to the same break.
-    let mut after_cr = false;
-    for chunk in bytes.utf8_chunks() {
-        for ch in chunk.valid().chars() {
-            match ch {
-                '\n' if after_cr => after_cr = false,
-                '\r' => {
-                    lines += 1;
-                    line_open = false;
-                    after_cr = true;
-                }
-                '\n' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}'
-                | '\u{2029}' => {
-                    lines += 1;
-                    line_open = false;
-                    after_cr = false;
-                }
-                _ => {
-                    line_open = true;
-                    after_cr = false;
-                }
-            }
-        }
-    }
-    lines + u64::from(line_open)
 }
 
 /// Counts the ground-truth files of every row from its snapshot folder under `repos_root` (see

@@ -36,6 +36,11 @@
 //!   the ideal is the same predictions stably sorted by gain per line, descending.
 //!   [`NdcgVariant::Paper`] replaces this with the paper's description (see [`NdcgVariant`]).
 //! - first_useful_hit = 1 − i/n for the first prediction i (of the n given) covering a core line.
+//! - Line numbers are any `i64`, as in the reference (whose Python integers never overflow): counts
+//!   of lines are [`Lines`] (`i128`), so that a few regions ending near `i64::MAX` sum exactly
+//!   instead of wrapping into negative precision. The ratios are then `f64` divisions of the exact
+//!   counts (the reference rounds the quotient once; beyond 2^53 lines the two may differ in the
+//!   last bit, never in sign or range).
 //!
 //! This module knows nothing about files or explorers: it takes ground truth, line counts and
 //! ranked regions.
@@ -44,6 +49,9 @@ use crate::dataset::{GroundTruth, Region};
 use crate::linecounts::FileLineCounts;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
+
+/// A count of lines: wide enough that sums over regions of any `i64` extent never overflow.
+pub type Lines = i128;
 
 /// The line budgets of `ndcg_at_B` and `recall_at_B`.
 pub const BUDGETS: [i64; 3] = [100, 300, 500];
@@ -247,25 +255,29 @@ impl LineSet {
         LineSet { runs: merged }
     }
 
-    fn len(&self) -> i64 {
+    fn len(&self) -> Lines {
         self.runs
             .iter()
-            .fold(0i64, |n, &(s, e)| n.saturating_add(e - s + 1))
+            .map(|&(s, e)| Lines::from(e) - Lines::from(s) + 1)
+            .sum()
     }
 
     /// Number of lines of `span` in the set.
-    fn count_in(&self, span: Span) -> i64 {
+    fn count_in(&self, span: Span) -> Lines {
         if span.is_empty() {
             return 0;
         }
-        self.runs.iter().fold(0i64, |n, &(s, e)| {
-            let (lo, hi) = (s.max(span.start), e.min(span.end));
-            if lo <= hi {
-                n.saturating_add(hi - lo + 1)
-            } else {
-                n
-            }
-        })
+        self.runs
+            .iter()
+            .map(|&(s, e)| {
+                let (lo, hi) = (s.max(span.start), e.min(span.end));
+                if lo <= hi {
+                    Lines::from(hi) - Lines::from(lo) + 1
+                } else {
+                    0
+                }
+            })
+            .sum()
     }
 
     fn intersection(&self, other: &LineSet) -> LineSet {
@@ -282,7 +294,7 @@ impl LineSet {
         LineSet { runs }
     }
 
-    fn intersection_len(&self, other: &LineSet) -> i64 {
+    fn intersection_len(&self, other: &LineSet) -> Lines {
         self.intersection(other).len()
     }
 
@@ -317,8 +329,8 @@ pub struct PreparedTruth {
     core_regions: Vec<(String, Option<Span>)>,
     core_files: HashSet<String>,
     optional_files: HashSet<String>,
-    core_line_total: i64,
-    optional_line_total: i64,
+    core_line_total: Lines,
+    optional_line_total: Lines,
 }
 
 impl PreparedTruth {
@@ -432,7 +444,7 @@ impl PreparedTruth {
             .iter()
             .filter(|f| visited.contains(f.as_str()))
             .count();
-        ratio(hits as i64, self.core_files.len() as i64)
+        ratio(hits as Lines, self.core_files.len() as Lines)
     }
 
     fn noise_file_rate(&self, preds: &[Prediction<'_>]) -> f64 {
@@ -441,7 +453,7 @@ impl PreparedTruth {
             .iter()
             .filter(|p| !self.core_files.contains(**p) && !self.optional_files.contains(**p))
             .count();
-        ratio(noise as i64, visited.len() as i64)
+        ratio(noise as Lines, visited.len() as Lines)
     }
 
     fn hit_region_rate(&self, preds: &[Prediction<'_>]) -> f64 {
@@ -456,7 +468,7 @@ impl PreparedTruth {
                 })
             })
             .count();
-        ratio(hits as i64, self.core_regions.len() as i64)
+        ratio(hits as Lines, self.core_regions.len() as Lines)
     }
 
     fn weighted_core_coverage(&self, pred_lines: &PredictedLines<'_>) -> f64 {
@@ -511,7 +523,7 @@ impl PreparedTruth {
                     .get(path)
                     .map_or(0, |f| lines.intersection_len(&f.core_lines))
             })
-            .sum::<i64>();
+            .sum::<Lines>();
         ratio(covered, self.core_line_total)
     }
 
@@ -651,11 +663,11 @@ impl<'a> PredictedLines<'a> {
         PredictedLines { files }
     }
 
-    fn total(&self) -> i64 {
+    fn total(&self) -> Lines {
         self.files.iter().map(|(_, l, _)| l.len()).sum()
     }
 
-    fn overlap_with(&self, truth_lines: impl Fn(&FileTruth) -> &LineSet) -> i64 {
+    fn overlap_with(&self, truth_lines: impl Fn(&FileTruth) -> &LineSet) -> Lines {
         self.files
             .iter()
             .filter_map(|(_, lines, file)| Some(lines.intersection_len(truth_lines((*file)?))))
@@ -698,7 +710,7 @@ fn noise_region_rate(preds: &[Prediction<'_>]) -> f64 {
                 .is_some_and(|f| touches(&f.core_spans) || touches(&f.optional_spans))
         })
         .count();
-    ratio(noise as i64, preds.len() as i64)
+    ratio(noise as Lines, preds.len() as Lines)
 }
 
 fn first_useful_hit(preds: &[Prediction<'_>]) -> f64 {
@@ -713,7 +725,7 @@ fn first_useful_hit(preds: &[Prediction<'_>]) -> f64 {
 }
 
 /// `a / b` as Python's true division of two ints, and 0 when `b` is 0.
-fn ratio(a: i64, b: i64) -> f64 {
+fn ratio(a: Lines, b: Lines) -> f64 {
     if b == 0 { 0.0 } else { a as f64 / b as f64 }
 }
 

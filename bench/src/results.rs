@@ -357,7 +357,11 @@ pub fn top_k_from_path(path: &Path) -> Option<usize> {
 /// Reads a result file, strictly: every non-blank line must be a complete row, each key at most
 /// once. Rows without `top_k` take it from the file name (`top<k>.jsonl`).
 pub fn read_results(path: &Path) -> Result<Vec<LocatedRow>, ResultsError> {
-    let bytes = std::fs::read(path).map_err(io_error(path))?;
+    let mut bytes = std::fs::read(path).map_err(io_error(path))?;
+    // A UTF-8 byte-order mark (some editors write one) is not part of the first row.
+    if bytes.starts_with(UTF8_BOM) {
+        bytes.drain(..UTF8_BOM.len());
+    }
     let text = String::from_utf8(bytes).map_err(|e| {
         let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
             .iter()
@@ -409,6 +413,8 @@ pub fn read_results(path: &Path) -> Result<Vec<LocatedRow>, ResultsError> {
     }
     Ok(rows)
 }
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// How [`ResultFile::open`] treats an existing file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -580,6 +586,11 @@ fn recover(
     let mut keep = bytes.len();
     let mut first_line: HashMap<RowKey, usize> = HashMap::new();
     let count = lines.len();
+    if let Some(first) = lines.first_mut()
+        && bytes[first.0..first.1].starts_with(UTF8_BOM)
+    {
+        first.0 += UTF8_BOM.len();
+    }
     for (index, &(from, to, terminated)) in lines.iter().enumerate() {
         let line_no = index + 1;
         let is_last = index + 1 == count;

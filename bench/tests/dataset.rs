@@ -336,3 +336,21 @@ fn result_rows_hold_regions_or_a_failure() {
     assert_eq!(predictions.rows[0].extra["metrics"]["precision"], 1.0);
     assert_eq!(predictions.rows[2].line, 3);
 }
+
+#[test]
+fn a_lenient_load_of_junk_keeps_bounded_detail() {
+    let junk: String = (0..1500).map(|i| format!("junk {i}\n")).collect();
+    let (_dir, path) = file(&format!("{GOOD}\n{junk}"));
+    let options = LoadOptions {
+        lenient: true,
+        ..LoadOptions::default()
+    };
+    let bench = Benchmark::load(&path, &options).unwrap();
+    assert_eq!(bench.rows.len(), 1);
+    assert_eq!(bench.skipped.len(), 1500);
+    assert_eq!(
+        bench.skipped.iter().count(),
+        swex_bench::dataset::SKIPPED_KEPT
+    );
+    assert_eq!(summarize_skipped(&bench.skipped), "1500 malformed JSON");
+}

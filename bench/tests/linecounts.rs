@@ -1,47 +1,9 @@
-//! Line counts: Python's `len(text.splitlines())` on UTF-8 decoded with errors ignored, and the
-//! counts taken from a snapshot folder.
+//! Line counts taken from a snapshot folder (the counting itself, Python's
+//! `len(text.splitlines())` on UTF-8 decoded with errors ignored, is tested in `swex-text`).
 
 use std::path::Path;
 use swex_bench::dataset::{BenchRow, GroundTruth, Region};
-use swex_bench::linecounts::{FileLineCounts, count_from_snapshots, count_lines};
-
-fn check(bytes: &[u8], expected: u64) {
-    assert_eq!(
-        count_lines(bytes),
-        expected,
-        "{:?}",
-        String::from_utf8_lossy(bytes)
-    );
-}
-
-#[test]
-fn counts_lines_like_python_splitlines() {
-    // Each expected value is what CPython 3.11 gives for len(b.decode("utf-8", "ignore").splitlines()).
-    check(b"", 0);
-    check(b"a", 1);
-    check(b"a\n", 1);
-    check(b"\n", 1);
-    check(b"a\n\n", 2);
-    check(b"a\rb", 2);
-    check(b"a\r", 1);
-    check(b"a\r\nb", 2);
-    check(b"\r\n", 1);
-    check(b"a\r\rb", 3);
-    check("a\u{2028}b".as_bytes(), 2);
-    check("x\u{2029}".as_bytes(), 1);
-    check("a\u{85}b".as_bytes(), 2);
-    check(b"a\x0bb\x0cc\x1cd\x1de\x1ef", 6);
-    check(b"a\x1fb", 1); // \x1f (unit separator) is not a line break
-}
-
-#[test]
-fn invalid_utf8_is_dropped_before_breaks_are_found() {
-    check(b"a\r\xff\nb", 2); // the dropped byte joins \r and \n into one break
-    check(b"\xff", 0);
-    check(b"a\n\xff", 1); // nothing valid after the last break
-    check(b"a\x85b", 1); // a lone 0x85 byte is invalid UTF-8, not U+0085
-    check(b"a\xe2\x80b\nc", 2); // a truncated sequence is dropped, the \n survives
-}
+use swex_bench::linecounts::{FileLineCounts, count_from_snapshots};
 
 fn row(id: &str, repo_dir: Option<&str>, regions: &[(&str, i64, i64)]) -> BenchRow {
     BenchRow {

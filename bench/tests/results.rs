@@ -211,3 +211,16 @@ fn reference_rows_take_k_from_the_file_name() {
     let error = read_results(&without_k).unwrap_err().to_string();
     assert!(error.contains("cosil.jsonl:1: no `top_k`"), "{error}");
 }
+
+#[test]
+fn a_byte_order_mark_is_not_part_of_the_first_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("top5.jsonl");
+    let mut text = b"\xEF\xBB\xBF".to_vec();
+    text.extend_from_slice(row("i-0", "a", 5).to_line().as_bytes());
+    text.push(b'\n');
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(read_results(&path).unwrap().len(), 1);
+    let (_, recovered) = ResultFile::open(&path, OpenMode::Resume, Some(5)).unwrap();
+    assert_eq!(recovered.rows.len(), 1);
+}

@@ -87,7 +87,10 @@ fn main() {
     let (cpu, wall) = (cpu_seconds(), Instant::now());
     let checks = 200;
     for _ in 0..checks {
-        assert!(matches!(engine.refresh(&index).unwrap(), Refresh::Unchanged));
+        assert!(matches!(
+            engine.refresh(&index).unwrap(),
+            Refresh::Unchanged
+        ));
     }
     println!(
         "check, nothing changed: {:.2} ms CPU and {:.2} ms wall per call (mean of {checks})",

@@ -2,7 +2,7 @@
 //! indexes built on top of them (lexical, graph, dense, cache).
 //!
 //! All line numbers are 1-based and intervals are closed (`start..=end`), like the benchmark's
-//! regions, and count the lines Python's `str.splitlines()` yields (see [`crate::lang::lines`]). A [`FileAnalysis`] is a pure function of (path, language, file bytes, analyser
+//! regions, and count the lines Python's `str.splitlines()` yields (see [`swex_text::lines`]). A [`FileAnalysis`] is a pure function of (path, language, file bytes, analyser
 //! version), which is what makes it cacheable by content.
 
 use serde::{Deserialize, Serialize};

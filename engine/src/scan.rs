@@ -7,6 +7,23 @@
 //! [`Diagnostic`]: files above the size limit, special files, unreadable directories, non-UTF-8
 //! names. Symlinks to regular files inside the root are indexed under their own path.
 //!
+//! [`CheckoutRules`] decides which files of a checkout are its content, by the kind of checkout:
+//! - a snapshot made by `swex snapshot` (its marker sits next to it) is exactly a commit's tree:
+//!   everything is indexed, whatever its own `.gitignore` files say (they name files of the
+//!   developers' work trees, not of this tree);
+//! - in a git work tree, every file git tracks is content (a committed file that matches a
+//!   pattern is still code), and an untracked file is content unless an ignore rule matches it;
+//! - any other folder: every file no ignore rule matches.
+//!
+//! Ignore rules, with the `ignore` crate's gitignore matcher (ripgrep's), highest precedence
+//! first: `.swexignore`, then `.ignore` (explicit instructions to search tools: they apply to
+//! tracked files too), then `.gitignore`, then the work tree's `.git/info/exclude` and the
+//! `.gitignore` files of folders above the root; within one kind the nearest folder wins. A
+//! checkout with none of these at its root gets a built-in list of well-known output folders
+//! instead ([`BUILTIN_IGNORES`]: `node_modules/`, `target/`, `.venv/`, `__pycache__/`, …). Git's
+//! global `core.excludesFile` is not read, so that an index does not depend on who builds it.
+//! What the rules left out is counted by rule ([`IgnoreReport`]), never listed file by file.
+//!
 //! [`CheckoutRoot`] holds the one symlink rule of swex: a path of a checkout is read only when
 //! it resolves, through every symlink on the way, to a place inside the root. [`walk`], the plugin
 //! host's plain-file backend (`--no-index`) and the line counts of `swex score --repos` all ask it,
@@ -22,9 +39,13 @@
 
 use crate::analysis::Language;
 use crate::lang;
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// Default limit above which files are not indexed (1 MiB): larger files are data or generated.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 1 << 20;
@@ -244,15 +265,18 @@ pub struct WalkResult {
     pub files: Vec<FileEntry>,
     pub diagnostics: Vec<Diagnostic>,
     /// Every path whose change can change the listing: each directory listed (adding, removing
-    /// or renaming an entry changes its mtime; stamped before it is read) and each file left out
-    /// for its size. A listing rule that reads a file (an ignore file) must add that file here:
-    /// [`crate::index`]'s refresh walks again when any of them changes, and otherwise re-reads
-    /// only the listed files whose stamps changed.
+    /// or renaming an entry changes its mtime; stamped before it is read), each file left out
+    /// for its size, and the files the ignore rules read outside the listing
+    /// ([`CheckoutRules::sources`]). [`crate::index`]'s refresh walks again when any of them
+    /// changes (or a listed ignore file does), and otherwise re-reads only the listed files whose
+    /// stamps changed.
     pub watched: Vec<Watched>,
     /// Wall-clock time just before the first stat, in nanoseconds since the Unix epoch: a stamp
     /// whose mtime is not clearly older than this may hide a later change in the same clock
     /// tick (see [`crate::cache::RACY_WINDOW_NS`]).
     pub started_at_ns: i64,
+    /// What the ignore rules left out, and why.
+    pub ignored: IgnoreReport,
 }
 
 /// Lists the files of the tree at `root`. See the module docs for what is skipped.
@@ -280,6 +304,20 @@ pub fn walk(root: &Path, options: &ScanOptions) -> Result<WalkResult, ScanError>
         abs_path: canonical_root.clone(),
         stamp: root_stamp,
     });
+    let rules = CheckoutRules::new(&checkout);
+    for source in rules.sources() {
+        // A source that does not exist yet is watched through its folder, whose stamp changes
+        // when it is created.
+        let watched = std::iter::once(source.as_path())
+            .chain(source.parent())
+            .find_map(|path| Some((path, std::fs::metadata(path).ok()?)));
+        if let Some((path, metadata)) = watched {
+            result.watched.push(Watched {
+                abs_path: path.to_path_buf(),
+                stamp: stamp_of(&metadata),
+            });
+        }
+    }
     let mut pending: Vec<(PathBuf, String)> = vec![(canonical_root.clone(), String::new())];
     while let Some((dir, relative_dir)) = pending.pop() {
         let entries = match std::fs::read_dir(&dir) {
@@ -324,7 +362,7 @@ pub fn walk(root: &Path, options: &ScanOptions) -> Result<WalkResult, ScanError>
             let path = relative(name);
             let abs_path = entry.path();
             visit(
-                &checkout,
+                (&checkout, &rules),
                 abs_path,
                 path,
                 options,
@@ -333,6 +371,7 @@ pub fn walk(root: &Path, options: &ScanOptions) -> Result<WalkResult, ScanError>
             );
         }
     }
+    result.ignored = rules.report();
     result.files.sort_by(|a, b| a.path.cmp(&b.path));
     result
         .diagnostics
@@ -341,7 +380,7 @@ pub fn walk(root: &Path, options: &ScanOptions) -> Result<WalkResult, ScanError>
 }
 
 fn visit(
-    checkout: &CheckoutRoot,
+    (checkout, rules): (&CheckoutRoot, &CheckoutRules),
     abs_path: PathBuf,
     path: String,
     options: &ScanOptions,
@@ -360,6 +399,11 @@ fn visit(
         Err(err) => return diagnose(DiagnosticKind::Unreadable, format!("cannot stat: {err}")),
     };
     let file_type = metadata.file_type();
+    // Ignore rules see the entry itself (a symlink is a file to git), before anything is resolved
+    // or diagnosed: an ignored folder is not even listed.
+    if rules.is_ignored(&path, file_type.is_dir()) {
+        return;
+    }
     let metadata = if file_type.is_symlink() {
         let target = match checkout.resolve(&abs_path) {
             Ok(target) => target,
@@ -459,6 +503,367 @@ pub fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
         ctime_ns: nanos(metadata.created()),
         inode: 0,
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ignore rules
+// ---------------------------------------------------------------------------------------------
+
+/// Patterns for a checkout without any ignore file at its root: folders that are build outputs,
+/// caches or installed dependencies in every ecosystem swex reads.
+pub const BUILTIN_IGNORES: &[&str] = &[
+    "node_modules/",
+    "target/",
+    ".venv/",
+    "venv/",
+    "__pycache__/",
+    ".tox/",
+    ".nox/",
+    ".mypy_cache/",
+    ".pytest_cache/",
+    ".ruff_cache/",
+    ".eggs/",
+    "*.egg-info/",
+    ".gradle/",
+    ".next/",
+];
+
+/// Ignore files, highest precedence first, and whether they bind tracked files.
+const IGNORE_FILES: [(&str, bool); 3] = [
+    (".swexignore", true),
+    (".ignore", true),
+    (".gitignore", false),
+];
+
+/// What kind of checkout a root is; it decides which rules apply (see the module documentation).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckoutKind {
+    /// Made by `swex snapshot`: a commit's tree, indexed whole.
+    Snapshot,
+    /// Inside a git work tree: tracked files always, untracked ones unless ignored.
+    GitWorkTree,
+    /// Any other folder.
+    #[default]
+    Plain,
+}
+
+/// What the ignore rules left out of one walk, counted by rule.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IgnoreReport {
+    pub checkout: CheckoutKind,
+    /// Per rule (`.gitignore: /target`, `built-in: node_modules/`), sorted by rule.
+    pub rules: Vec<IgnoredByRule>,
+    /// Tracked files that a git ignore rule matches, kept because git tracks them.
+    pub tracked_kept: usize,
+    /// Why git's list of tracked files could not be read (then the ignore files alone decided).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_error: Option<String>,
+}
+
+/// What one rule left out: whole folders (not descended into) and single files.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IgnoredByRule {
+    pub rule: String,
+    pub folders: usize,
+    pub files: usize,
+}
+
+impl IgnoreReport {
+    pub fn folders(&self) -> usize {
+        self.rules.iter().map(|r| r.folders).sum()
+    }
+
+    pub fn files(&self) -> usize {
+        self.rules.iter().map(|r| r.files).sum()
+    }
+}
+
+/// The ignore rules of one checkout, for any walker of it: [`walk`], and the plugin host's
+/// plain-file backend. Ask [`CheckoutRules::is_ignored`] about each entry top-down (a folder
+/// before what it holds); the matchers of a folder are read the first time a path in it is asked
+/// about.
+pub struct CheckoutRules {
+    root: PathBuf,
+    kind: CheckoutKind,
+    /// Files git tracks under the root, and every folder that holds one.
+    tracked: Option<(HashSet<String>, HashSet<String>)>,
+    /// `.git/info/exclude` and the `.gitignore` files of folders above the root, nearest first.
+    outer: Vec<Gitignore>,
+    builtin: Option<Gitignore>,
+    dirs: Mutex<HashMap<String, Arc<[Gitignore; 3]>>>,
+    /// Folders a git rule ignores that are walked anyway because they hold tracked files, with
+    /// the rule: what is untracked in them stays ignored (git never re-includes below an
+    /// excluded folder).
+    kept_dirs: Mutex<HashMap<String, String>>,
+    counts: Mutex<BTreeMap<String, (usize, usize)>>,
+    tracked_kept: std::sync::atomic::AtomicUsize,
+    git_error: Option<String>,
+    /// Files outside the listing the rules were read from (see [`CheckoutRules::sources`]).
+    sources: Vec<PathBuf>,
+}
+
+impl CheckoutRules {
+    /// The rules of the checkout at `checkout`. Runs `git ls-files` once in a git work tree.
+    pub fn new(checkout: &CheckoutRoot) -> CheckoutRules {
+        let root = checkout.path().to_path_buf();
+        let mut rules = CheckoutRules {
+            root: root.clone(),
+            kind: CheckoutKind::Plain,
+            tracked: None,
+            outer: Vec::new(),
+            builtin: None,
+            dirs: Mutex::new(HashMap::new()),
+            kept_dirs: Mutex::new(HashMap::new()),
+            counts: Mutex::new(BTreeMap::new()),
+            tracked_kept: std::sync::atomic::AtomicUsize::new(0),
+            git_error: None,
+            sources: Vec::new(),
+        };
+        let is_snapshot = crate::snapshot::SnapshotLayout::new(&root)
+            .ok()
+            .and_then(|layout| layout.read_marker())
+            .is_some();
+        if is_snapshot {
+            rules.kind = CheckoutKind::Snapshot;
+            return rules;
+        }
+        if let Some(top) = root.ancestors().find(|dir| dir.join(".git").exists()) {
+            rules.kind = CheckoutKind::GitWorkTree;
+            // `.gitignore` files of the folders between the root and the work tree's top apply
+            // inside the root too, nearest first; `.git/info/exclude` after them.
+            for dir in root.ancestors().skip(1).take_while(|d| d.starts_with(top)) {
+                rules.outer.push(matcher(dir, &[dir.join(".gitignore")]));
+                rules.sources.push(dir.join(".gitignore"));
+            }
+            match git_tracked(&root) {
+                Ok((tracked, common_dir)) => {
+                    rules.tracked = Some(tracked);
+                    let exclude = common_dir.join("info").join("exclude");
+                    rules.outer.push(matcher(top, &[exclude.clone()]));
+                    // What git tracks is read from its index.
+                    rules.sources.push(common_dir.join("index"));
+                    rules.sources.push(exclude);
+                }
+                Err(message) => rules.git_error = Some(message),
+            }
+            rules.outer.retain(|m| !m.is_empty());
+        }
+        let has_ignore_file = IGNORE_FILES
+            .iter()
+            .any(|(name, _)| root.join(name).is_file())
+            || !rules.outer.is_empty();
+        if !has_ignore_file {
+            let mut builder = GitignoreBuilder::new(&root);
+            for pattern in BUILTIN_IGNORES {
+                builder
+                    .add_line(None, pattern)
+                    .expect("the built-in patterns are valid globs");
+            }
+            rules.builtin = builder.build().ok();
+        }
+        rules
+    }
+
+    pub fn kind(&self) -> CheckoutKind {
+        self.kind
+    }
+
+    /// The files outside the checkout's listing that the rules were read from (the `.gitignore`
+    /// files of folders above the root, git's index and `.git/info/exclude`): a change in any of
+    /// them can change what is content. (The ignore files inside the root are listed files.)
+    pub fn sources(&self) -> &[PathBuf] {
+        &self.sources
+    }
+
+    /// Whether a file of this name holds ignore rules for its folder.
+    pub fn is_ignore_file(name: &str) -> bool {
+        IGNORE_FILES.iter().any(|(file, _)| *file == name)
+    }
+
+    /// Whether the entry at `path` (root-relative, `/`-separated) is left out; counted when it is.
+    pub fn is_ignored(&self, path: &str, is_dir: bool) -> bool {
+        if self.kind == CheckoutKind::Snapshot {
+            return false;
+        }
+        let abs = self.root.join(path);
+        let tracked = self.tracked.as_ref().is_some_and(|(files, dirs)| {
+            if is_dir {
+                dirs.contains(path)
+            } else {
+                files.contains(path)
+            }
+        });
+        let levels: Vec<Arc<[Gitignore; 3]>> = parents(path).map(|dir| self.dir(dir)).collect();
+        let mut verdict = None;
+        'kinds: for (kind, (_, binds_tracked)) in IGNORE_FILES.iter().enumerate() {
+            for level in &levels {
+                match level[kind].matched(&abs, is_dir) {
+                    Match::None => continue,
+                    Match::Whitelist(_) => break 'kinds,
+                    Match::Ignore(glob) => {
+                        verdict = Some((*binds_tracked, self.label(glob.from(), glob.original())));
+                        break 'kinds;
+                    }
+                }
+            }
+        }
+        if verdict.is_none() && !tracked {
+            let kept = self.kept_dirs.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(rule) = parents(path).find_map(|dir| kept.get(dir)) {
+                verdict = Some((false, rule.clone()));
+            }
+        }
+        if verdict.is_none() {
+            let later = self.outer.iter().chain(&self.builtin);
+            for matcher in later {
+                match matcher.matched(&abs, is_dir) {
+                    Match::None => continue,
+                    Match::Whitelist(_) => break,
+                    Match::Ignore(glob) => {
+                        verdict = Some((false, self.label(glob.from(), glob.original())));
+                        break;
+                    }
+                }
+            }
+        }
+        let Some((binds_tracked, rule)) = verdict else {
+            return false;
+        };
+        if tracked && !binds_tracked {
+            if is_dir {
+                self.kept_dirs
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(path.to_string(), rule);
+            } else {
+                self.tracked_kept
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            return false;
+        }
+        let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = counts.entry(rule).or_default();
+        if is_dir {
+            entry.0 += 1;
+        } else {
+            entry.1 += 1;
+        }
+        true
+    }
+
+    /// What was left out so far.
+    pub fn report(&self) -> IgnoreReport {
+        let counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        IgnoreReport {
+            checkout: self.kind,
+            rules: counts
+                .iter()
+                .map(|(rule, &(folders, files))| IgnoredByRule {
+                    rule: rule.clone(),
+                    folders,
+                    files,
+                })
+                .collect(),
+            tracked_kept: self.tracked_kept.load(std::sync::atomic::Ordering::Relaxed),
+            git_error: self.git_error.clone(),
+        }
+    }
+
+    /// The matchers of folder `dir` (root-relative), read on first use.
+    fn dir(&self, dir: &str) -> Arc<[Gitignore; 3]> {
+        let mut dirs = self.dirs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = dirs.get(dir) {
+            return Arc::clone(found);
+        }
+        let abs = self.root.join(dir);
+        let loaded: Arc<[Gitignore; 3]> =
+            Arc::new(IGNORE_FILES.map(|(name, _)| matcher(&abs, &[abs.join(name)])));
+        dirs.insert(dir.to_string(), Arc::clone(&loaded));
+        loaded
+    }
+
+    /// `<ignore file, relative to the root when inside it>: <pattern>`.
+    fn label(&self, from: Option<&Path>, pattern: &str) -> String {
+        let source = match from {
+            Some(file) => file
+                .strip_prefix(&self.root)
+                .unwrap_or(file)
+                .display()
+                .to_string(),
+            None => "built-in".to_string(),
+        };
+        format!("{source}: {pattern}")
+    }
+}
+
+/// The folders holding `path`, nearest first, root (`""`) last.
+fn parents(path: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(path);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        match current.rfind('/') {
+            Some(i) => {
+                rest = Some(&current[..i]);
+                Some(&current[..i])
+            }
+            None => {
+                rest = None;
+                Some("")
+            }
+        }
+    })
+}
+
+/// One matcher from the ignore files that exist among `files`, rooted at `dir`. A bad pattern
+/// drops that pattern only (as git does).
+fn matcher(dir: &Path, files: &[PathBuf]) -> Gitignore {
+    let mut builder = GitignoreBuilder::new(dir);
+    for file in files.iter().filter(|f| f.is_file()) {
+        let _ = builder.add(file);
+    }
+    builder.build().unwrap_or_else(|_| Gitignore::empty())
+}
+
+/// The files git tracks under `root` (root-relative) with every folder holding one, and git's
+/// common directory (where `info/exclude` lives).
+#[allow(clippy::type_complexity)]
+fn git_tracked(root: &Path) -> Result<((HashSet<String>, HashSet<String>), PathBuf), String> {
+    let git = |args: &[&str]| -> Result<Vec<u8>, String> {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run git: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "git {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(out.stdout)
+    };
+    let common = git(&["rev-parse", "--git-common-dir"])?;
+    let common = String::from_utf8_lossy(&common).trim().to_string();
+    let common_dir = root.join(common);
+    let listing = git(&["ls-files", "-z", "--cached"])?;
+    let mut files = HashSet::new();
+    let mut dirs = HashSet::new();
+    for path in listing.split(|&b| b == 0).filter(|p| !p.is_empty()) {
+        let Ok(path) = std::str::from_utf8(path) else {
+            continue; // a non-UTF-8 name is a diagnostic of the walk anyway
+        };
+        for dir in parents(path) {
+            if !dirs.insert(dir.to_string()) {
+                break;
+            }
+        }
+        files.insert(path.to_string());
+    }
+    Ok(((files, dirs), common_dir))
 }
 
 /// The blake3 hash of a file's bytes.
@@ -715,6 +1120,205 @@ mod tests {
             expected.push(("pipe".into(), DiagnosticKind::NotRegularFile));
         }
         assert_eq!(kinds(&result), expected);
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    }
+
+    fn paths(result: &WalkResult) -> Vec<&str> {
+        result.files.iter().map(|f| f.path.as_str()).collect()
+    }
+
+    fn rules(report: &IgnoreReport) -> Vec<(&str, usize, usize)> {
+        report
+            .rules
+            .iter()
+            .map(|r| (r.rule.as_str(), r.folders, r.files))
+            .collect()
+    }
+
+    #[test]
+    fn ignore_files_decide_in_a_plain_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for (path, text) in [
+            (".gitignore", "*.log\nbuild/\n!keep.log\n"),
+            ("app.py", "x\n"),
+            ("a.log", "x\n"),
+            ("keep.log", "x\n"),
+            ("build/out.py", "x\n"),
+            ("src/build/gen.py", "x\n"),
+            ("src/.gitignore", "local.py\n"),
+            ("src/local.py", "x\n"),
+            ("src/main.py", "x\n"),
+            // `.ignore` outranks `.gitignore`; `.swexignore` outranks both.
+            (".ignore", "docs/private/\n!a.log\n"),
+            ("docs/private/p.md", "x\n"),
+            ("docs/public.md", "x\n"),
+            (".swexignore", "*.md\n!docs/public.md\nkeep.log\n"),
+            // A checkout with ignore files does not get the built-in list.
+            ("node_modules/m.js", "x\n"),
+        ] {
+            write(root, path, text.as_bytes());
+        }
+        let result = walk(root, &ScanOptions::default()).unwrap();
+        assert_eq!(
+            paths(&result),
+            [
+                ".gitignore",
+                ".ignore",
+                ".swexignore",
+                "a.log",
+                "app.py",
+                "docs/public.md",
+                "node_modules/m.js",
+                "src/.gitignore",
+                "src/main.py"
+            ]
+        );
+        assert_eq!(result.ignored.checkout, CheckoutKind::Plain);
+        assert_eq!(
+            rules(&result.ignored),
+            [
+                (".gitignore: build/", 2, 0),
+                (".ignore: docs/private/", 1, 0),
+                (".swexignore: keep.log", 0, 1),
+                ("src/.gitignore: local.py", 0, 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn without_ignore_files_well_known_output_folders_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for path in [
+            "src/main.rs",
+            "target/debug/build/x/out.rs",
+            "node_modules/left-pad/index.js",
+            "pkg/__pycache__/m.cpython-311.pyc",
+            ".venv/lib/site.py",
+            "lib/targets.py",
+        ] {
+            write(root, path, b"x\n");
+        }
+        let result = walk(root, &ScanOptions::default()).unwrap();
+        assert_eq!(paths(&result), ["lib/targets.py", "src/main.rs"]);
+        assert_eq!(
+            rules(&result.ignored),
+            [
+                ("built-in: .venv/", 1, 0),
+                ("built-in: __pycache__/", 1, 0),
+                ("built-in: node_modules/", 1, 0),
+                ("built-in: target/", 1, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn git_tracked_files_are_always_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        for (path, text) in [
+            (".gitignore", "/target\n*.gen.py\n"),
+            ("src/lib.rs", "x\n"),
+            ("target/keep.rs", "x\n"),
+            ("a.gen.py", "x\n"),
+            ("vendor/big.py", "x\n"),
+        ] {
+            write(root, path, text.as_bytes());
+        }
+        git(root, &["add", "-f", "."]);
+        git(root, &["commit", "-q", "-m", "one"]);
+        for path in [
+            "target/debug/out.rs",
+            "b.gen.py",
+            "new.py",
+            "target/extra.rs",
+        ] {
+            write(root, path, b"x\n");
+        }
+        write(root, ".git/info/exclude", b"new_excluded.py\n");
+        write(root, "new_excluded.py", b"x\n");
+        let result = walk(root, &ScanOptions::default()).unwrap();
+        assert_eq!(result.ignored.checkout, CheckoutKind::GitWorkTree);
+        assert_eq!(
+            paths(&result),
+            [
+                ".gitignore",
+                "a.gen.py",
+                "new.py",
+                "src/lib.rs",
+                "target/keep.rs",
+                "vendor/big.py"
+            ]
+        );
+        assert_eq!(
+            rules(&result.ignored),
+            [
+                (".git/info/exclude: new_excluded.py", 0, 1),
+                (".gitignore: *.gen.py", 0, 1),
+                (".gitignore: /target", 1, 1),
+            ]
+        );
+        assert_eq!(result.ignored.tracked_kept, 1, "a.gen.py");
+
+        // `.swexignore` is an instruction to swex: it removes tracked files too.
+        write(root, ".swexignore", b"vendor/\n");
+        let result = walk(root, &ScanOptions::default()).unwrap();
+        assert!(!paths(&result).contains(&"vendor/big.py"));
+        // A folder inside the work tree gets the rules of the folders above it, for what is
+        // inside it (the folder itself was asked for, so it is not ignored as a whole).
+        write(root, "src/x.gen.py", b"x\n");
+        let result = walk(&root.join("src"), &ScanOptions::default()).unwrap();
+        assert_eq!(paths(&result), ["lib.rs"]);
+        let outer = format!(
+            "{}: *.gen.py",
+            root.canonicalize().unwrap().join(".gitignore").display()
+        );
+        assert_eq!(rules(&result.ignored), [(outer.as_str(), 0, 1)]);
+        let result = walk(&root.join("target"), &ScanOptions::default()).unwrap();
+        assert_eq!(paths(&result), ["debug/out.rs", "extra.rs", "keep.rs"]);
+    }
+
+    #[test]
+    fn a_swex_snapshot_is_indexed_as_its_git_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        let snapshot = dir.path().join("repos/org__p-1");
+        for path in ["src/a.py", "build/b.py", "node_modules/m.js", "x.log"] {
+            write(&snapshot, path, b"x\n");
+        }
+        write(&snapshot, ".gitignore", b"build/\n*.log\n");
+        write(
+            dir.path(),
+            "repos/.swex/org__p-1.json",
+            br#"{"format": 1, "requested": "c", "git_dir": "g", "made_by": "t",
+                "report": {"commit": "c", "files": 5, "bytes": 10, "symlinks": 0,
+                           "missing_blobs": [], "refused": [], "submodules": []}}"#,
+        );
+        let result = walk(&snapshot, &ScanOptions::default()).unwrap();
+        assert_eq!(result.ignored.checkout, CheckoutKind::Snapshot);
+        assert_eq!(
+            paths(&result),
+            [
+                ".gitignore",
+                "build/b.py",
+                "node_modules/m.js",
+                "src/a.py",
+                "x.log"
+            ]
+        );
+        assert!(result.ignored.rules.is_empty());
     }
 
     #[test]

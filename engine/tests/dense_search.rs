@@ -8,11 +8,11 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use swex_engine::dense::{Embedder, EmbedderConfig, IndexOptions, default_cache_root};
-use swex_engine::index::glob::Glob;
 use swex_engine::index::{
     CandidateRegion, DenseConfig, DenseMode, DenseQuery, Engine, EngineConfig, IndexError,
     NoProgress, Progress, SearchFilters, SnapshotIndex, Stage,
 };
+use swex_text::Glob;
 
 fn model_present() -> bool {
     match Embedder::open(&default_cache_root(), &EmbedderConfig::default()) {

@@ -165,7 +165,7 @@ fn lexical_search_ranks_the_obvious_chunk_first() {
     }
     // Filters restrict results.
     let only_docs = SearchFilters {
-        path_glob: Some(swex_engine::index::glob::Glob::new("docs/**").unwrap()),
+        path_glob: Some(swex_text::Glob::new("docs/**").unwrap()),
         ..SearchFilters::default()
     };
     let hits = index
@@ -185,6 +185,12 @@ fn lexical_search_ranks_the_obvious_chunk_first() {
             .unwrap()
             .is_empty()
     );
+    // A limit is a caller's number, not a size: the largest one allocates nothing by it.
+    let all = top(&index, "slugify", 1000);
+    assert!(!all.is_empty());
+    for limit in [1usize << 32, usize::MAX] {
+        assert_eq!(top(&index, "slugify", limit), all, "limit {limit}");
+    }
 }
 
 #[test]

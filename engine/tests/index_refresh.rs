@@ -29,6 +29,7 @@ fn fixture() -> Vec<(&'static str, &'static [u8])> {
         ),
         ("static/logo.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"),
         ("data/big.txt", &[b'x'; 300]),
+        (".ignore", b"# no rules yet\n"),
     ]
 }
 
@@ -225,7 +226,7 @@ fn check(case: &str, edit: impl Fn(&Path), expect: Expect) {
         "{case}: after"
     );
     // And the old index is still usable.
-    assert_eq!(index.files().len(), 5, "{case}: old index");
+    assert_eq!(index.files().len(), 6, "{case}: old index");
 }
 
 const NONE: &[&str] = &[];
@@ -379,6 +380,16 @@ fn a_refreshed_index_equals_a_fresh_open() {
         },
     );
     check(
+        "an ignore file edited in place",
+        |root| write(root, ".ignore", b"docs/\n"),
+        Expect {
+            changed: &[".ignore"],
+            added: NONE,
+            removed: &["docs/notes.md"],
+            walked: true,
+        },
+    );
+    check(
         "a file grows over the limit",
         |root| write(root, "app/views.py", &[b'y'; 500]),
         Expect {
@@ -445,7 +456,7 @@ fn no_change_is_unchanged_and_a_vanished_root_is_an_error() {
         "{err}"
     );
     // The index still answers from memory what it can.
-    assert_eq!(index.files().len(), 5);
+    assert_eq!(index.files().len(), 6);
 }
 
 /// Cancels once a given stage is reported.

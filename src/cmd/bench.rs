@@ -4,6 +4,7 @@
 
 use crate::cmd::explore::WORKER_SUBCOMMAND;
 use crate::cmd::explorers::registry;
+use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -175,7 +176,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let output = OutputTemplate::new(args.output.clone())?;
     if args.shard.is_some() && !output.has("shard") {
-        eprintln!(
+        errln!(
             "note: --output has no {{shard}} placeholder; run each shard on its own machine or give \
              each its own --output, then `swex merge`"
         );
@@ -184,7 +185,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("--bench {}", args.bench.display()))?;
     let mut bench = Benchmark::load(&bench_path, &LoadOptions::default())?;
     if !bench.excluded_empty_core.is_empty() {
-        eprintln!(
+        errln!(
             "note: {} rows without core regions are left out (as the reference runner does)",
             bench.excluded_empty_core.len()
         );
@@ -192,7 +193,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.issue_map {
         let issues = load_issue_map(path)?;
         let join = bench.join_issues(&issues);
-        eprintln!(
+        errln!(
             "{}: issue texts for {} instances",
             path.display(),
             join.from_map
@@ -376,10 +377,13 @@ impl Progress {
         }
     }
 
+    /// One line of progress; what it quotes (ids, paths, explorer messages) is [`shown`].
     fn say(&self, line: &str) {
+        let line = shown(line);
+        let line = line.as_ref();
         match &self.bar {
             Some(bar) => bar.println(line),
-            None => eprintln!("{line}"),
+            None => errln!("{line}"),
         }
     }
 }
@@ -440,11 +444,11 @@ impl RunObserver for Progress {
             None => {
                 let elapsed = state.started.elapsed().as_secs_f64();
                 let eta = elapsed / state.done as f64 * (state.total - state.done) as f64;
-                eprintln!(
+                errln!(
                     "[{}/{}] {} ({} calls, {} failed, {:.1}s)  elapsed {:.0}s, ETA {:.0}s",
                     state.done,
                     state.total,
-                    event.instance_id,
+                    shown(&event.instance_id),
                     event.calls,
                     event.failures.len(),
                     event.seconds,
@@ -462,9 +466,11 @@ fn first_line(text: &str) -> &str {
 
 /// The end-of-run table: means per explorer × k over the selected instances (failures as zeros).
 fn print_summary(summary: &RunSummary) {
-    eprintln!(
+    errln!(
         "done in {:.1}s: {} rows written, {} failed explorer calls",
-        summary.seconds, summary.rows_written, summary.failures
+        summary.seconds,
+        summary.rows_written,
+        summary.failures
     );
     const SHOWN: [(&str, &str); 9] = [
         ("precision", "P"),
@@ -491,7 +497,7 @@ fn print_summary(summary: &RunSummary) {
     for (_, label) in SHOWN {
         header.push_str(&format!(" {label:>8}"));
     }
-    println!("{header}");
+    outln!("{header}");
     for row in &summary.means {
         let mut line = format!(
             "{:<width$} {:>4} {:>5} {:>6}",
@@ -503,7 +509,7 @@ fn print_summary(summary: &RunSummary) {
                 row.mean.get(metric).expect("known metric")
             ));
         }
-        println!("{line}");
+        outln!("{line}");
     }
-    println!("(means over instances, failures as zeros; all 17 metrics: swex report)");
+    outln!("(means over instances, failures as zeros; all 17 metrics: swex report)");
 }

@@ -3,6 +3,7 @@
 //! `swex __plugin-worker`, the child process of isolated mode.
 
 use crate::cmd::explorers::{builtin_explorers, registry};
+use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
 use std::io::{IsTerminal, Read};
@@ -102,8 +103,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if issue.trim().is_empty() {
         bail!("the issue text is empty: give it as an argument, or pipe it on stdin");
     }
-    if args.top_k == 0 {
-        bail!("--top-k must be at least 1");
+    if !(1..=swex_plugin::MAX_TOP_K).contains(&args.top_k) {
+        bail!("--top-k must be in 1..={}", swex_plugin::MAX_TOP_K);
     }
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         bail!("--timeout must be a positive number of seconds");
@@ -152,7 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         let files = FsBackend::new(&repo);
         for diagnostic in files.diagnostics() {
-            eprintln!("warning: {diagnostic}");
+            errln!("warning: {}", shown(diagnostic));
         }
         Box::new(files)
     };
@@ -167,7 +168,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "dropped": answer.dropped,
             "notes": answer.notes,
         });
-        println!("{}", serde_json::to_string_pretty(&output)?);
+        outln!("{}", serde_json::to_string_pretty(&output)?);
         return Ok(ExitCode::SUCCESS);
     }
     let locations: Vec<String> = answer
@@ -179,7 +180,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 r.end.to_string()
             };
-            format!("{}:{}-{}", r.path, r.start, end)
+            format!("{}:{}-{}", shown(&r.path), r.start, end)
         })
         .collect();
     let width = locations.iter().map(String::len).max().unwrap_or(0);
@@ -188,23 +189,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .score
             .map(|s| format!("{s:.4}"))
             .unwrap_or_else(|| "-".to_owned());
-        println!(
+        outln!(
             "{location:<width$}  {score:>8}  {}",
-            region.why.as_deref().unwrap_or("")
+            shown(region.why.as_deref().unwrap_or(""))
         );
     }
     for note in &answer.notes {
-        eprintln!("note: {note}");
+        errln!("note: {}", shown(note));
     }
     let invalid = answer.dropped.invalid();
     if invalid > 0 {
-        eprintln!(
+        errln!(
             "note: {invalid} invalid regions dropped: {:?}",
             answer.dropped
         );
     }
     if answer.regions.is_empty() {
-        eprintln!("{} found nothing", handle.name());
+        errln!("{} found nothing", handle.name());
     }
     Ok(ExitCode::SUCCESS)
 }

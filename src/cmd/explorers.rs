@@ -2,6 +2,7 @@
 //! `--plugin`, `SWEX_PLUGIN_PATH` and the plugins folder — with their kind, library and ABI
 //! version. Also home of the built-in list and the registry setup every command shares.
 
+use crate::out::shown;
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use std::path::PathBuf;
@@ -33,7 +34,7 @@ pub fn registry(plugins: &[PathBuf]) -> anyhow::Result<Registry> {
         Registry::with_builtins(&builtin_explorers()).context("registering built-in explorers")?;
     registry.discover(&DiscoveryOptions::from_env(plugins.to_vec()))?;
     for problem in registry.problems() {
-        eprintln!("warning: skipped plugin {problem}");
+        errln!("warning: skipped plugin {problem}");
     }
     Ok(registry)
 }
@@ -68,7 +69,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         })
         .collect();
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
     let name_width = rows
@@ -77,26 +78,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .max()
         .unwrap_or(4)
         .max(4);
-    println!(
+    outln!(
         "{:<name_width$}  {:<8}  {:>3}  {:<40}  DESCRIPTION",
-        "NAME", "KIND", "ABI", "LIBRARY"
+        "NAME",
+        "KIND",
+        "ABI",
+        "LIBRARY"
     );
     for row in &rows {
         let mut name = row["name"].as_str().unwrap_or("").to_owned();
         if row["shadowed"] == true {
             name.push('*');
         }
-        println!(
+        // Names and descriptions come from the plugins themselves.
+        outln!(
             "{:<name_width$}  {:<8}  {:>3}  {:<40}  {}",
-            name,
+            shown(&name),
             row["kind"].as_str().unwrap_or(""),
             row["abi_version"].as_u64().unwrap_or(0),
-            row["library"].as_str().unwrap_or("-"),
-            row["description"].as_str().unwrap_or(""),
+            shown(row["library"].as_str().unwrap_or("-")),
+            shown(row["description"].as_str().unwrap_or("")),
         );
     }
     if rows.iter().any(|r| r["shadowed"] == true) {
-        println!(
+        outln!(
             "(* shadowed by an explorer of the same name found earlier: --plugin, SWEX_PLUGIN_PATH, plugins folder, built-in)"
         );
     }

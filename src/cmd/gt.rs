@@ -2,6 +2,7 @@
 //! existing ground truth a set of trajectories' reads covers. Argument parsing and printing only;
 //! the work is in `swex_bench::gt`.
 
+use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use std::collections::BTreeMap;
@@ -127,7 +128,7 @@ fn discover_inputs(input: &InputArgs) -> anyhow::Result<Inputs> {
         for path in &discovery.resolved_files {
             match Verdicts::load(path) {
                 Ok(v) => {
-                    eprintln!("gt: using verdicts {}", path.display());
+                    errln!("gt: using verdicts {}", path.display());
                     let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
                     verdicts.add_directory(dir, v);
                 }
@@ -138,7 +139,7 @@ fn discover_inputs(input: &InputArgs) -> anyhow::Result<Inputs> {
     if discovery.trajectory_files.is_empty() {
         bail!("no trajectory files under {:?}", input.trajectories);
     }
-    eprintln!(
+    errln!(
         "gt: reading {} trajectory files",
         discovery.trajectory_files.len()
     );
@@ -161,14 +162,14 @@ fn progress_printer() -> impl Fn(Progress) + Sync {
         if (done % step == 0 || done == total)
             && shown[slot].fetch_max(done, Ordering::Relaxed) < done
         {
-            eprintln!("gt: {done}/{total} {what}");
+            errln!("gt: {done}/{total} {what}");
         }
     }
 }
 
 fn print_problems(problems: &[Problem]) {
     for p in problems {
-        eprintln!("gt: skipped {p}");
+        errln!("gt: skipped {p}");
     }
 }
 
@@ -190,7 +191,7 @@ fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     let (rows, report) = build::build(&inputs.files, &snapshots, &options, &progress_printer());
     print_problems(&report.problems);
     for s in &report.skipped {
-        eprintln!("gt: no row for {}: {}", s.instance_id, s.reason);
+        errln!("gt: no row for {}: {}", s.instance_id, s.reason);
     }
     let mut out = std::io::BufWriter::new(
         std::fs::File::create(&args.output)
@@ -202,7 +203,7 @@ fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     let problems = inputs.problems.len() + report.problems.len();
-    eprintln!(
+    errln!(
         "gt: wrote {} rows to {} ({} trajectories read, {} used, {} of unresolved instances skipped, {} instances without a row, {} input problems; reads: {})",
         rows.len(),
         args.output.display(),
@@ -259,7 +260,7 @@ fn run_coverage(args: CoverageArgs) -> anyhow::Result<ExitCode> {
     };
     let measured = coverage::measure(&rows, &groups, &view_for, options.policy);
     if args.json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&coverage_json(&measured))?
         );
@@ -270,9 +271,9 @@ fn run_coverage(args: CoverageArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print_coverage(report: &coverage::CoverageReport, misses: bool) {
-    println!("instance                                  trajs  core lines  covered  fraction");
+    outln!("instance                                  trajs  core lines  covered  fraction");
     for i in &report.instances {
-        println!(
+        outln!(
             "{:<40} {:>6} {:>11} {:>8} {:>9.4}",
             i.instance_id,
             i.trajectories,
@@ -281,7 +282,7 @@ fn print_coverage(report: &coverage::CoverageReport, misses: bool) {
             i.fraction()
         );
     }
-    println!(
+    outln!(
         "\n{} instances, reads policy `{}`: {} of {} core lines covered = {:.4} (mean per instance {:.4})",
         report.instances.len(),
         report.policy.name(),
@@ -292,27 +293,33 @@ fn print_coverage(report: &coverage::CoverageReport, misses: bool) {
     );
     let clipped: u64 = report.instances.iter().map(|i| i.clipped_lines).sum();
     if clipped > 0 {
-        println!("({clipped} core lines past the end of their file left out)");
+        outln!("({clipped} core lines past the end of their file left out)");
     }
     let by_cause = report.misses_by_cause();
     if !by_cause.is_empty() {
-        println!("\nmissed lines by cause:");
+        outln!("\nmissed lines by cause:");
         for (cause, n) in by_cause {
-            println!("  {n:>7}  {cause}");
+            outln!("  {n:>7}  {cause}");
         }
     }
     if misses {
-        println!("\nmissed regions:");
+        outln!("\nmissed regions:");
         for i in &report.instances {
             for m in &i.misses {
-                println!("  {}  {}:{}  ({})", i.instance_id, m.path, m.lines, m.cause);
+                outln!(
+                    "  {}  {}:{}  ({})",
+                    i.instance_id,
+                    shown(&m.path),
+                    m.lines,
+                    m.cause
+                );
             }
         }
     }
     if !report.skipped.is_empty() {
-        println!("\nnot measured: {}", report.skipped.len());
+        outln!("\nnot measured: {}", report.skipped.len());
         for (id, why) in &report.skipped {
-            println!("  {id}: {why}");
+            outln!("  {id}: {why}");
         }
     }
 }
@@ -345,7 +352,7 @@ fn run_reads(args: ReadsArgs) -> anyhow::Result<ExitCode> {
     print_problems(&problems);
     let repo = SnapshotDir::new(&args.repo);
     for t in &trajectories {
-        println!(
+        outln!(
             "{} ({}, instance {}, model {})",
             t.source.display(),
             t.format,
@@ -383,17 +390,21 @@ fn run_reads(args: ReadsArgs) -> anyhow::Result<ExitCode> {
             if reads.is_empty() && discards.is_empty() {
                 continue;
             }
-            println!("step {:>4}  {}", step.index, summarize(&step.action));
+            outln!(
+                "step {:>4}  {}",
+                step.index,
+                shown(&summarize(&step.action))
+            );
             for r in reads {
-                println!("    read     {r}");
+                outln!("    read     {}", shown(&r.to_string()));
             }
             for d in discards {
-                println!("    discard  {d}");
+                outln!("    discard  {}", shown(&d.to_string()));
             }
         }
         if !extraction.modified.is_empty() {
             let modified: Vec<&str> = extraction.modified.iter().map(String::as_str).collect();
-            println!("modified: {}", modified.join(", "));
+            outln!("modified: {}", modified.join(", "));
         }
     }
     Ok(if problems.is_empty() {

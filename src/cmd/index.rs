@@ -1,12 +1,14 @@
 //! `swex index`: build (or open) a snapshot's indexes and print what they hold.
 
 use super::progress::StderrProgress;
+use crate::out::shown;
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use swex_engine::index::{DenseBuildReport, Engine, EngineConfig, IndexStats, SnapshotIndex};
 use swex_engine::scan::Diagnostic;
+use swex_engine::scan::{CheckoutKind, IgnoreReport};
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
@@ -135,35 +137,42 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             dense,
             diagnostics: index.diagnostics(),
         };
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);
     }
-    println!("snapshot  {}", index.root().display());
+    outln!("snapshot  {}", shown(&index.root().display().to_string()));
     let languages: Vec<String> = stats
         .files_by_language
         .iter()
         .map(|(language, n)| format!("{language} {n}"))
         .collect();
-    println!(
+    outln!(
         "files     {} indexed ({}), {} lines, {}",
         stats.files,
         languages.join(", "),
         stats.lines,
         human_bytes(stats.bytes)
     );
-    println!(
+    outln!(
         "chunks    {} chunks, {} definitions",
-        stats.chunks, stats.definitions
+        stats.chunks,
+        stats.definitions
     );
     if let Some(graph) = &graph {
         let g = &graph.stats;
-        println!(
+        outln!(
             "graph     {} nodes, {} edges (contains {}, imports {}, references {}, tests {}), built in {:.0} ms",
-            graph.nodes, graph.edges, g.contains, g.imports, g.references, g.tests, graph.build_ms
+            graph.nodes,
+            graph.edges,
+            g.contains,
+            g.imports,
+            g.references,
+            g.tests,
+            graph.build_ms
         );
     }
     if let Some(dense) = &dense {
-        println!(
+        outln!(
             "dense     {} chunks, {} embedded now, {} from the cache ({}); {}; embed {:.1} s, index {:.1} s",
             dense.chunks,
             dense.embedded,
@@ -175,7 +184,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let pool = &stats.pool;
-    println!(
+    outln!(
         "lexical   pool {}: {} chunks of this snapshot, {} in the pool ({} added now), {} segments, {}",
         pool.id,
         pool.snapshot_docs,
@@ -184,8 +193,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         pool.segments,
         human_bytes(pool.size_bytes)
     );
+    outln!("ignored   {}", describe_ignored(&stats.ignored));
     let cache = &stats.cache;
-    println!(
+    outln!(
         "cache     {} files unchanged by stat, {} read; analyses {} reused, {} computed; {} invalid entries rebuilt",
         cache.stat_fast_path,
         cache.files_read,
@@ -194,19 +204,23 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         cache.invalid_entries
     );
     for repair in &cache.pool_repairs {
-        println!("cache     repaired {repair}");
+        outln!("cache     repaired {repair}");
     }
     if cache.write_errors > 0 {
-        println!(
+        outln!(
             "cache     {} writes failed (first: {})",
             cache.write_errors,
             cache.first_write_error.as_deref().unwrap_or("")
         );
     }
     let t = &stats.timings_ms;
-    println!(
+    outln!(
         "timings   walk {:.0} ms, read {:.0} ms, analyse {:.0} ms, lexical {:.0} ms, total {:.0} ms",
-        t.walk, t.read, t.analyze, t.lexical, t.total
+        t.walk,
+        t.read,
+        t.analyze,
+        t.lexical,
+        t.total
     );
     let diagnostics = index.diagnostics();
     if !diagnostics.is_empty() {
@@ -215,18 +229,64 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|(kind, n)| format!("{kind} {n}"))
             .collect();
-        println!("diagnostics {} ({})", diagnostics.len(), counts.join(", "));
+        outln!("diagnostics {} ({})", diagnostics.len(), counts.join(", "));
         for diagnostic in diagnostics.iter().take(args.show_diagnostics) {
-            println!("  {diagnostic}");
+            outln!("  {}", shown(&diagnostic.to_string()));
         }
         if diagnostics.len() > args.show_diagnostics {
-            println!(
+            outln!(
                 "  … {} more (--show-diagnostics N, or --json)",
                 diagnostics.len() - args.show_diagnostics
             );
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `swex index`'s line about ignore rules: what kind of checkout, and what each rule left out.
+fn describe_ignored(report: &IgnoreReport) -> String {
+    let kind = match report.checkout {
+        CheckoutKind::Snapshot => {
+            return "nothing: a swex snapshot is indexed as its git tree".to_string();
+        }
+        CheckoutKind::GitWorkTree => "git work tree",
+        CheckoutKind::Plain => "folder",
+    };
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+    let mut line = if report.rules.is_empty() {
+        format!("nothing ({kind})")
+    } else {
+        let rules: Vec<String> = report
+            .rules
+            .iter()
+            .map(|r| {
+                let mut parts = Vec::new();
+                if r.folders > 0 {
+                    parts.push(plural(r.folders, "folder"));
+                }
+                if r.files > 0 {
+                    parts.push(plural(r.files, "file"));
+                }
+                format!("{} ({})", r.rule, parts.join(", "))
+            })
+            .collect();
+        format!(
+            "{} and {} ({kind}): {}",
+            plural(report.folders(), "folder"),
+            plural(report.files(), "file"),
+            rules.join("; ")
+        )
+    };
+    if report.tracked_kept > 0 {
+        line.push_str(&format!(
+            "; {} kept: git tracks them",
+            plural(report.tracked_kept, "matching file")
+        ));
+    }
+    if let Some(error) = &report.git_error {
+        line.push_str(&format!("; tracked files unknown ({error})"));
+    }
+    line
 }
 
 fn human_bytes(bytes: u64) -> String {

@@ -97,7 +97,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         if !args.allow_missing_shards {
             bail!("{message}; add the missing shard files, or pass --allow-missing-shards");
         }
-        eprintln!("warning: {message} (merged anyway: --allow-missing-shards)");
+        errln!("warning: {message} (merged anyway: --allow-missing-shards)");
     }
     if let Some((explorer, differences)) = found.mixed_producers.first()
         && !template.has("run")
@@ -109,7 +109,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         );
     }
     if !found.unknown_instances.is_empty() {
-        eprintln!(
+        errln!(
             "warning: rows of {} instances not in {} (e.g. {}); they are merged, after the others",
             found.unknown_instances.len(),
             args.bench.as_ref().expect("known with --bench").display(),
@@ -121,7 +121,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .filter(|g| !g.missing_instances.is_empty())
     {
-        eprintln!(
+        errln!(
             "warning: {} top{}: {} of {} benchmark instances have no row (e.g. {})",
             group.explorer,
             group.top_k,
@@ -161,10 +161,10 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("creating {}", parent.display()))?;
         }
         rewrite_ordered(path, rows)?;
-        eprintln!("{}: {} rows", path.display(), rows.len());
+        errln!("{}: {} rows", path.display(), rows.len());
     }
     if merged.identical_duplicates > 0 {
-        eprintln!(
+        errln!(
             "note: {} rows were in more than one input with the same content; kept once",
             merged.identical_duplicates
         );

@@ -83,17 +83,17 @@ fn fetch(common: &Common, python: &str) -> anyhow::Result<ExitCode> {
     let models = models_dir(&root);
     std::fs::create_dir_all(&models).with_context(|| format!("creating {}", models.display()))?;
     let spec = spec(common)?;
-    let mut progress = |message: &str| eprintln!("{message}");
+    let mut progress = |message: &str| errln!("{message}");
     let report = |name: &str, outcome: FetchOutcome| {
         let what = match outcome {
             FetchOutcome::AlreadyPresent => "present",
             FetchOutcome::Fetched => "fetched and verified",
         };
-        println!("{name}: {what}");
+        outln!("{name}: {what}");
     };
 
     match runtime_overridden() {
-        Some(path) => println!("onnxruntime: using {path} ({} is set)", assets::RUNTIME_ENV),
+        Some(path) => outln!("onnxruntime: using {path} ({} is set)", assets::RUNTIME_ENV),
         None => {
             let runtime = assets::runtime_asset()?;
             report(
@@ -116,22 +116,22 @@ fn fetch(common: &Common, python: &str) -> anyhow::Result<ExitCode> {
             report(&files.name, assets::fetch_hf_model(&files, &mut progress)?);
         }
         ModelSpec::Dir(path) => {
-            println!("{}: a local directory, nothing to fetch", path.display());
+            outln!("{}: a local directory, nothing to fetch", path.display());
         }
     }
-    println!("models: {}", models.display());
+    outln!("models: {}", models.display());
     Ok(ExitCode::SUCCESS)
 }
 
 fn print_report(report: &AssetReport) -> bool {
     match &report.status {
         AssetStatus::Present => {
-            println!("{}: ok ({})", report.name, report.dir.display());
+            outln!("{}: ok ({})", report.name, report.dir.display());
             true
         }
         AssetStatus::Missing(paths) => {
             let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-            println!("{}: missing {}", report.name, paths.join(", "));
+            outln!("{}: missing {}", report.name, paths.join(", "));
             false
         }
         AssetStatus::Corrupt {
@@ -139,7 +139,7 @@ fn print_report(report: &AssetReport) -> bool {
             expected,
             actual,
         } => {
-            println!(
+            outln!(
                 "{}: corrupt {} (expected sha256 {expected}, got {actual})",
                 report.name,
                 path.display()
@@ -157,7 +157,7 @@ fn report_assets(common: &Common, verify: Verify) -> anyhow::Result<bool> {
     match runtime_overridden() {
         Some(path) => {
             let present = Path::new(&path).is_file();
-            println!(
+            outln!(
                 "onnxruntime: {} ({path} from {})",
                 if present { "set" } else { "missing" },
                 assets::RUNTIME_ENV
@@ -180,17 +180,17 @@ fn report_assets(common: &Common, verify: Verify) -> anyhow::Result<bool> {
         ModelSpec::Fastembed(_) => {
             ok &= print_report(&assets::check_hf_model(&spec.resolve(&models)?, verify));
         }
-        ModelSpec::Dir(path) => println!("{}: local directory (not checked)", path.display()),
+        ModelSpec::Dir(path) => outln!("{}: local directory (not checked)", path.display()),
     }
     Ok(ok)
 }
 
 fn list(common: &Common, all: bool) -> anyhow::Result<ExitCode> {
     let root = root(common);
-    println!("cache root: {}", root.display());
+    outln!("cache root: {}", root.display());
     let ok = report_assets(common, Verify::Quick)?;
     if !ok {
-        println!("run `swex models fetch` to install what is missing");
+        outln!("run `swex models fetch` to install what is missing");
     }
     let embeddings = root.join("embeddings");
     if let Ok(entries) = std::fs::read_dir(&embeddings) {
@@ -205,7 +205,7 @@ fn list(common: &Common, all: bool) -> anyhow::Result<ExitCode> {
                         .sum()
                 })
                 .unwrap_or(0);
-            println!(
+            outln!(
                 "embedding cache: {} ({:.1} MiB)",
                 dir.display(),
                 bytes as f64 / (1 << 20) as f64
@@ -214,7 +214,7 @@ fn list(common: &Common, all: bool) -> anyhow::Result<ExitCode> {
             let keys = graphs.keys();
             if !keys.is_empty() {
                 let bytes: u64 = keys.iter().filter_map(|k| graphs.stored_bytes(k)).sum();
-                println!(
+                outln!(
                     "  HNSW graphs: {} ({:.1} MiB) in {}",
                     keys.len(),
                     bytes as f64 / (1 << 20) as f64,
@@ -224,11 +224,13 @@ fn list(common: &Common, all: bool) -> anyhow::Result<ExitCode> {
         }
     }
     if all {
-        println!("fastembed models (--model <name>; fetched from Hugging Face):");
+        outln!("fastembed models (--model <name>; fetched from Hugging Face):");
         for info in swex_engine::dense::model::fastembed_models() {
-            println!(
+            outln!(
                 "  {:<48} dim {:<5} {}",
-                info.code, info.dim, info.description
+                info.code,
+                info.dim,
+                info.description
             );
         }
     }
@@ -237,7 +239,7 @@ fn list(common: &Common, all: bool) -> anyhow::Result<ExitCode> {
 
 fn check(common: &Common) -> anyhow::Result<ExitCode> {
     if !report_assets(common, Verify::Full)? {
-        println!("run `swex models fetch` to repair");
+        outln!("run `swex models fetch` to repair");
         return Ok(ExitCode::from(1));
     }
     let root = root(common);
@@ -248,13 +250,13 @@ fn check(common: &Common) -> anyhow::Result<ExitCode> {
     let embedder = match Embedder::open(&root, &config) {
         Ok(embedder) => embedder,
         Err(e) => {
-            println!("loading the model failed: {e}");
+            outln!("loading the model failed: {e}");
             return Ok(ExitCode::from(1));
         }
     };
     let vector = embedder.embed_query("parse a URL and return its host")?;
     let norm: f32 = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
-    println!(
+    outln!(
         "model loads: {} (dim {}, token cap {}, probe vector norm {norm:.3})",
         embedder.identity(),
         embedder.dim(),
@@ -262,9 +264,12 @@ fn check(common: &Common) -> anyhow::Result<ExitCode> {
     );
     let cache = EmbeddingCache::open(&root, embedder.identity())?;
     let stats = cache.stats();
-    println!(
+    outln!(
         "embedding cache: {} entries in {} segments ({} corrupt records, {} foreign files skipped)",
-        stats.entries, stats.segments, stats.corrupt_records, stats.foreign_segments
+        stats.entries,
+        stats.segments,
+        stats.corrupt_records,
+        stats.foreign_segments
     );
     Ok(ExitCode::SUCCESS)
 }

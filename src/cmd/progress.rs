@@ -27,7 +27,7 @@ impl StderrProgress {
     pub fn finish(&self) {
         let last = self.last.lock().expect("progress");
         if !self.quiet && self.terminal && last.is_some() {
-            eprint!("\r\x1b[2K");
+            err!("\r\x1b[2K");
             let _ = std::io::stderr().flush();
         }
     }
@@ -67,10 +67,10 @@ impl Progress for StderrProgress {
             String::new()
         };
         if self.terminal {
-            eprint!("\r\x1b[2K{name}{counts}");
+            err!("\r\x1b[2K{name}{counts}");
             let _ = std::io::stderr().flush();
         } else {
-            eprintln!("{name}{counts}");
+            errln!("{name}{counts}");
         }
     }
 }

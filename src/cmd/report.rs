@@ -79,7 +79,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         .collect();
     let report = Report::build(sources, rows, bench.as_ref(), &compare)?;
     if !report.unknown_instances.is_empty() {
-        eprintln!(
+        errln!(
             "warning: {} result instances are not in the benchmark (e.g. {})",
             report.unknown_instances.len(),
             report.unknown_instances[0]
@@ -106,7 +106,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     )?;
     let charts = chart::charts(&report);
     if !args.no_png && !chart::have_fonts() {
-        eprintln!(
+        errln!(
             "warning: no system fonts found: PNG charts are drawn without text (install \
              fonts-dejavu-core)"
         );
@@ -125,8 +125,8 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     let page = html::page(&report, &charts);
     write(&out.join("report.html"), page.as_bytes())?;
 
-    print!("{markdown}");
-    eprintln!(
+    out!("{markdown}");
+    errln!(
         "wrote {0}/report.md, report.json, means.csv, breakdown.csv, paired.csv, report.html and {1} charts in {0}/charts",
         out.display(),
         charts.len()

@@ -2,11 +2,13 @@
 //! Parses arguments, calls `swex_bench::score`, prints. Diagnostics go to stderr, the table to
 //! stdout.
 
+use crate::out::shown;
+use anyhow::bail;
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use swex_bench::dataset::{
-    Benchmark, LoadOptions, Predictions, RowError, load_issue_map, summarize_skipped,
+    Benchmark, LoadOptions, Predictions, Skipped, load_issue_map, summarize_skipped,
 };
 use swex_bench::linecounts::{LineCounts, count_from_snapshots};
 use swex_bench::metrics::{NdcgVariant, ScoreOptions};
@@ -66,10 +68,15 @@ enum NdcgChoice {
 /// How many ids to name when listing instances.
 const EXAMPLES: usize = 3;
 
+/// The first ids or paths of a list, for a message; they come from the input, hence [`shown`].
 fn examples<S: AsRef<str>>(ids: &[S]) -> String {
-    let shown: Vec<&str> = ids.iter().take(EXAMPLES).map(AsRef::as_ref).collect();
+    let first: Vec<String> = ids
+        .iter()
+        .take(EXAMPLES)
+        .map(|id| shown(id.as_ref()).into_owned())
+        .collect();
     let more = if ids.len() > EXAMPLES { ", ..." } else { "" };
-    format!("{}{more}", shown.join(", "))
+    format!("{}{more}", first.join(", "))
 }
 
 pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
@@ -82,31 +89,31 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     let name = args.bench.display();
     report_skipped(&args.bench, &bench.skipped);
     if !bench.excluded_by_dataset.is_empty() {
-        eprintln!(
+        errln!(
             "{name}: left out {} rows of other datasets (e.g. {})",
             bench.excluded_by_dataset.len(),
             examples(&bench.excluded_by_dataset)
         );
     }
     if !bench.excluded_empty_core.is_empty() {
-        eprintln!(
+        errln!(
             "{name}: left out {} rows without core regions, like the reference (--keep-empty-core keeps them): {}",
             bench.excluded_empty_core.len(),
             examples(&bench.excluded_empty_core)
         );
     }
-    eprintln!("{name}: {} instances to score", bench.rows.len());
+    errln!("{name}: {} instances to score", bench.rows.len());
 
     if let Some(path) = &args.issue_map {
         let issues = load_issue_map(path)?;
         let join = bench.join_issues(&issues);
-        eprintln!(
+        errln!(
             "{}: issue text for {} instances",
             path.display(),
             join.from_map
         );
         if !join.missing.is_empty() {
-            eprintln!(
+            errln!(
                 "warning: {} instances have no issue text (e.g. {})",
                 join.missing.len(),
                 examples(&join.missing)
@@ -123,7 +130,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
             .filter(|id| !counts.contains(id))
             .collect();
         if !without.is_empty() {
-            eprintln!(
+            errln!(
                 "warning: {} has no line counts for {} instances (e.g. {}); their end = -1 regions are unresolvable",
                 path.display(),
                 without.len(),
@@ -140,13 +147,13 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
             .map(|s| s.instance_id.as_str())
             .collect();
         let files: usize = counts_total(&counts, &bench);
-        eprintln!(
+        errln!(
             "{}: counted lines of {files} ground-truth files in {} snapshots",
             root.display(),
             snapshots.len() - no_folder.len()
         );
         if !no_folder.is_empty() {
-            eprintln!(
+            errln!(
                 "warning: no snapshot folder for {} instances (e.g. {}); their end = -1 regions are unresolvable",
                 no_folder.len(),
                 examples(&no_folder)
@@ -170,7 +177,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
                     .iter()
                     .map(|p| format!("{p} (a symlink out of the snapshot, not followed)")),
             );
-            eprintln!(
+            errln!(
                 "warning: {}: {} ground-truth files not counted: {}",
                 snapshot.instance_id,
                 problems.len(),
@@ -179,7 +186,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         }
         counts
     } else {
-        eprintln!(
+        errln!(
             "note: no --line-counts or --repos: regions with end = -1 or a negative start are unresolvable"
         );
         LineCounts::default()
@@ -206,14 +213,27 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     };
     config.lenient = args.lenient;
     let report = score(&bench, &predictions, &line_counts, &config)?;
+    if report.summaries.is_empty() {
+        // Nothing matched: a wrong file, a wrong benchmark, or a filter that left nothing; an
+        // empty table with status 0 would read as success.
+        let rows: usize = predictions.iter().map(|p| p.rows.len()).sum();
+        if bench.rows.is_empty() {
+            bail!("nothing to score: {name} has no instances to score");
+        }
+        bail!(
+            "nothing to score: none of the {rows} result rows is for one of the {} instances of \
+             {name}",
+            bench.rows.len()
+        );
+    }
 
     if !report.duplicates_skipped.is_empty() {
-        eprintln!(
+        errln!(
             "skipped {} duplicate result rows (--lenient): the first row of each (instance, explorer) is used",
             report.duplicates_skipped.len()
         );
         for d in &report.duplicates_skipped {
-            eprintln!(
+            errln!(
                 "  {}:{} (first in {}:{})",
                 d.file.display(),
                 d.line,
@@ -226,7 +246,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         report.unmatched.iter().partition(|u| u.excluded_by_filter);
     if !unknown.is_empty() {
         let ids: Vec<&str> = unknown.iter().map(|u| u.instance_id.as_str()).collect();
-        eprintln!(
+        errln!(
             "warning: ignored {} result rows for instances not in {name} (e.g. {})",
             unknown.len(),
             examples(&ids)
@@ -234,7 +254,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     }
     if !filtered.is_empty() {
         let ids: Vec<&str> = filtered.iter().map(|u| u.instance_id.as_str()).collect();
-        eprintln!(
+        errln!(
             "ignored {} result rows for instances the filters left out (e.g. {})",
             filtered.len(),
             examples(&ids)
@@ -250,7 +270,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         .filter(|s| s.top_k == config.top_ks[0])
     {
         if !summary.missing.is_empty() {
-            eprintln!(
+            errln!(
                 "warning: {}: no result row for {} of {} instances, {unscored_note}: {}",
                 summary.explorer,
                 summary.missing.len(),
@@ -259,7 +279,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
             );
         }
         if !summary.failed.is_empty() {
-            eprintln!(
+            errln!(
                 "warning: {}: failed on {} instances, {unscored_note}: {}",
                 summary.explorer,
                 summary.failed.len(),
@@ -271,31 +291,41 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     if let Some(template) = &args.output {
         let written = write_rows(&report.rows, template)?;
         for (path, rows) in written {
-            eprintln!("wrote {rows} metric rows to {}", path.display());
+            errln!("wrote {rows} metric rows to {}", path.display());
         }
     }
 
-    if report.summaries.is_empty() {
-        eprintln!("no result rows to score");
-    } else {
-        print!("{}", format_summary_table(&report.summaries));
-    }
+    out!("{}", format_summary_table(&report.summaries));
     Ok(ExitCode::SUCCESS)
 }
 
-/// Says how many rows a lenient load skipped, why, and where.
-fn report_skipped(path: &Path, skipped: &[RowError]) {
+/// Bad rows named one by one by [`report_skipped`]; the rest are only counted.
+const SKIPPED_SHOWN: usize = 10;
+
+/// Says how many rows a lenient load skipped, why, and where (the first [`SKIPPED_SHOWN`]).
+fn report_skipped(path: &Path, skipped: &Skipped) {
     if skipped.is_empty() {
         return;
     }
-    eprintln!(
+    errln!(
         "{}: skipped {} bad rows (--lenient): {}",
         path.display(),
         skipped.len(),
         summarize_skipped(skipped)
     );
-    for error in skipped {
-        eprintln!("  {}:{}: {}", path.display(), error.line, error.detail());
+    for error in skipped.iter().take(SKIPPED_SHOWN) {
+        errln!(
+            "  {}:{}: {}",
+            path.display(),
+            error.line,
+            shown(&error.detail())
+        );
+    }
+    if skipped.len() > SKIPPED_SHOWN {
+        errln!(
+            "  … and {} more bad rows (counted above by reason)",
+            skipped.len() - SKIPPED_SHOWN
+        );
     }
 }
 

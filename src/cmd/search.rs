@@ -1,13 +1,14 @@
 //! `swex search`: symbol, lexical and graph queries against a snapshot from the terminal.
 
 use super::index::EngineArgs;
+use crate::out::shown;
 use clap::{ArgGroup, Args as ClapArgs};
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use swex_engine::graph::{Direction, EdgeKind, NodeId, PageRankOptions};
-use swex_engine::index::glob::Glob;
 use swex_engine::index::{SearchFilters, SnapshotIndex};
+use swex_plugin::text::Glob;
 
 #[derive(ClapArgs, Debug)]
 #[command(group(ArgGroup::new("query").required(true).args(["symbol", "text", "neighbours"])))]
@@ -88,16 +89,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         unreachable!("clap requires one query");
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
     } else if rows.is_empty() {
-        eprintln!("no results");
+        errln!("no results");
     } else {
         for row in &rows {
             let score = row.score.map(|s| format!("{s:8.3}  ")).unwrap_or_default();
             let name = row.name.as_deref().unwrap_or("");
-            println!(
+            outln!(
                 "{score}{}:{}-{}  {} {}",
-                row.path, row.start, row.end, row.kind, name
+                shown(&row.path),
+                row.start,
+                row.end,
+                row.kind,
+                shown(name)
             );
         }
     }

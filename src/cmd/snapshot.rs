@@ -3,6 +3,7 @@
 //! Argument parsing, reading the benchmark rows and printing; the work is
 //! `swex_engine::snapshot::run_batch`.
 
+use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::Args;
 use serde::Deserialize;
@@ -171,7 +172,7 @@ fn build_locator(args: &SnapshotArgs) -> anyhow::Result<RepoLocator> {
 fn print_progress(event: Progress<'_>) {
     match event {
         Progress::Started { index, total, job } => {
-            eprintln!("[{}/{total}] {} …", index + 1, job.instance_id);
+            errln!("[{}/{total}] {} …", index + 1, job.instance_id);
         }
         Progress::Finished {
             index,
@@ -182,7 +183,7 @@ fn print_progress(event: Progress<'_>) {
             let id = &result.instance_id;
             let secs = result.seconds;
             match &result.outcome {
-                InstanceOutcome::Made(r) => eprintln!(
+                InstanceOutcome::Made(r) => errln!(
                     "[{n}/{total}] {id}: made at {} — {} files, {:.1} MiB, {} missing blobs skipped, \
                      {} refused, {} submodules ({secs:.1}s)",
                     short(&r.commit),
@@ -193,9 +194,11 @@ fn print_progress(event: Progress<'_>) {
                     r.submodules.len()
                 ),
                 InstanceOutcome::AlreadyThere(r) => {
-                    eprintln!("[{n}/{total}] {id}: already there at {}", short(&r.commit))
+                    errln!("[{n}/{total}] {id}: already there at {}", short(&r.commit))
                 }
-                InstanceOutcome::Failed(e) => eprintln!("[{n}/{total}] {id}: FAILED: {e}"),
+                InstanceOutcome::Failed(e) => {
+                    errln!("[{n}/{total}] {id}: FAILED: {}", shown(&e.to_string()))
+                }
             }
         }
     }
@@ -203,7 +206,7 @@ fn print_progress(event: Progress<'_>) {
 
 fn print_summary(report: &BatchReport, seconds: f64) {
     let present = report.made() + report.already_there();
-    eprintln!(
+    errln!(
         "snapshots: {} made, {} already there, {} failed ({seconds:.1}s); the {present} present hold \
          {} files, {:.1} MiB; skipped: {} missing blobs, {} refused entries, {} submodules",
         report.made(),
@@ -217,7 +220,7 @@ fn print_summary(report: &BatchReport, seconds: f64) {
     );
     for result in &report.results {
         if let InstanceOutcome::Failed(e) = &result.outcome {
-            eprintln!("failed: {}: {e}", result.instance_id);
+            errln!("failed: {}: {}", result.instance_id, shown(&e.to_string()));
         }
     }
 }

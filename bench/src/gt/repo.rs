@@ -4,8 +4,8 @@
 //! Two views exist: [`SnapshotDir`] reads a materialised snapshot on disk (what `swex gt build`
 //! uses), [`LineCountTable`] answers from a `{path: line_count}` table (what the coverage
 //! measurement uses when only the ground-truth files' counts are at hand, e.g. in CI). Line counts
-//! follow the reference evaluator: the number of lines Python's `str.splitlines()` yields on the
-//! file decoded as UTF-8 with invalid bytes ignored.
+//! follow the reference evaluator ([`swex_text::bytes_line_count`]): the number of lines Python's
+//! `str.splitlines()` yields on the file decoded as UTF-8 with invalid bytes ignored.
 //!
 //! This module does not know about trajectories or the reads in them.
 
@@ -20,42 +20,6 @@ pub trait RepoView: Send + Sync {
     fn is_file(&self, path: &str) -> bool;
     /// `None` when `path` is not a readable file of the snapshot.
     fn line_count(&self, path: &str) -> Option<u64>;
-}
-
-/// Count lines as Python's `bytes.decode("utf-8", errors="ignore").splitlines()` would.
-///
-/// `splitlines` breaks on `\n`, `\r`, `\r\n`, `\x0b`, `\x0c`, `\x1c`, `\x1d`, `\x1e`, `\x85`,
-/// U+2028 and U+2029; a final line without terminator counts, an empty text has no lines.
-pub fn python_line_count(bytes: &[u8]) -> u64 {
-    let mut count = 0u64;
-    // Whether characters have been seen since the last line break.
-    let mut open_line = false;
-    let mut after_cr = false;
-    for chunk in bytes.utf8_chunks() {
-        for ch in chunk.valid().chars() {
-            match ch {
-                '\n' if after_cr => after_cr = false,
-                '\r' => {
-                    count += 1;
-                    open_line = false;
-                    after_cr = true;
-                }
-                '\n' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}'
-                | '\u{2029}' => {
-                    count += 1;
-                    open_line = false;
-                    after_cr = false;
-                }
-                _ => {
-                    open_line = true;
-                    after_cr = false;
-                }
-            }
-        }
-        // Invalid bytes are dropped by `errors="ignore"`: they neither open a line nor break one,
-        // and they do not separate a `\r` from a following `\n`.
-    }
-    count + u64::from(open_line)
 }
 
 /// A materialised snapshot directory (the reference layout `repos/<instance_id>`).
@@ -104,7 +68,7 @@ impl RepoView for SnapshotDir {
             .full_path(path)
             .filter(|p| p.is_file())
             .and_then(|p| std::fs::read(p).ok())
-            .map(|bytes| python_line_count(&bytes));
+            .map(|bytes| swex_text::bytes_line_count(&bytes) as u64);
         self.counts.lock().ok()?.insert(path.to_string(), count);
         count
     }
@@ -136,28 +100,6 @@ impl RepoView for LineCountTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn line_count_matches_python_splitlines() {
-        let cases: &[(&[u8], u64)] = &[
-            (b"", 0),
-            (b"a", 1),
-            (b"a\n", 1),
-            (b"a\nb", 2),
-            (b"a\r\nb\r\n", 2),
-            (b"a\rb\r", 2),
-            (b"\n\n", 2),
-            (b"a\x0cb\x1dc", 3),
-            ("a\u{2028}b\u{85}".as_bytes(), 2),
-            // An invalid byte between `\r` and `\n` is ignored, leaving one `\r\n` break.
-            (b"a\r\xff\nb", 2),
-            // A trailing invalid byte does not open a line.
-            (b"a\n\xff", 1),
-        ];
-        for (input, expected) in cases {
-            assert_eq!(python_line_count(input), *expected, "input {input:?}");
-        }
-    }
 
     #[test]
     fn snapshot_dir_counts_and_refuses_escapes() {

@@ -80,7 +80,7 @@ pub enum RunError {
     Threads { workers: usize, message: String },
 }
 
-/// Parses `5,10,20`: sorted, distinct, each at least 1.
+/// Parses `5,10,20`: sorted, distinct, each in `1..=MAX_TOP_K`.
 pub fn parse_top_ks(text: &str) -> Result<Vec<usize>, RunError> {
     let mut ks = Vec::new();
     for part in text.split(',') {
@@ -90,6 +90,12 @@ pub fn parse_top_ks(text: &str) -> Result<Vec<usize>, RunError> {
             .map_err(|_| RunError::TopK(format!("{part:?} is not a positive integer")))?;
         if k == 0 {
             return Err(RunError::TopK("top-k values must be at least 1".into()));
+        }
+        if k > swex_plugin::MAX_TOP_K {
+            return Err(RunError::TopK(format!(
+                "{k} is above the largest top-k, {}",
+                swex_plugin::MAX_TOP_K
+            )));
         }
         ks.push(k);
     }
@@ -218,6 +224,12 @@ impl Run<'_> {
         }
         if config.top_ks.is_empty() || config.top_ks[0] == 0 {
             return Err(RunError::TopK("give at least one k >= 1".into()));
+        }
+        if config.top_ks.iter().any(|&k| k > swex_plugin::MAX_TOP_K) {
+            return Err(RunError::TopK(format!(
+                "top-k values must be at most {}",
+                swex_plugin::MAX_TOP_K
+            )));
         }
         // Explorer names fill `{explorer}` in the output template: plain names only.
         let names = self

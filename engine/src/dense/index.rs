@@ -442,6 +442,8 @@ impl<K: Clone> DenseIndex<K> {
                 got: query.len(),
             });
         }
+        // The graph sizes its search by `k`: never by more than there is to find.
+        let k = k.min(self.keys.len());
         if let Some(graph) = self.loaded_graph() {
             let ranked = graph
                 .search(query, k, self.ef_search.max(k))

@@ -27,11 +27,10 @@
 //! This module does no printing; long work is reported through [`Progress`].
 
 pub mod dense;
-pub mod glob;
 pub mod refresh;
 
 use crate::lang as lang_api;
-use crate::lang::{LineIndex, split_lines};
+use swex_text::{LineIndex, split_lines};
 
 pub use crate::lang::AnalyzeOptions;
 pub use dense::{
@@ -50,7 +49,6 @@ use crate::lexical::{LexicalConfig, LexicalError, LexicalQuery};
 use crate::scan::{
     ContentHash, Diagnostic, DiagnosticKind, FileEntry, Loaded, ScanError, ScanOptions,
 };
-use glob::{Glob, GlobError};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -58,6 +56,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
+use swex_text::{Glob, GlobError};
 
 /// Version of the lexical analyzer and pool schema; part of the pool directory name.
 pub const TOKENIZER_VERSION: u32 = 1;
@@ -260,6 +259,9 @@ pub struct IndexStats {
     pub chunks: usize,
     pub definitions: usize,
     pub diagnostics_by_kind: BTreeMap<String, usize>,
+    /// What the checkout's ignore rules left out ([`crate::scan::CheckoutRules`]).
+    #[serde(default)]
+    pub ignored: crate::scan::IgnoreReport,
     pub cache: CacheStats,
     pub pool: PoolStats,
     pub timings_ms: Timings,
@@ -464,6 +466,7 @@ impl Engine {
         let mut walked = crate::scan::walk(&canonical, &self.config.scan)?;
         let tree = refresh::TreeState::new(&mut walked);
         let mut diagnostics = walked.diagnostics;
+        stats.ignored = walked.ignored;
         stats.timings_ms.walk = ms_since(t);
         stop_if_cancelled(progress)?;
 
@@ -1183,7 +1186,7 @@ fn chunk_symbols(chunk: &Chunk, analysis: &FileAnalysis) -> String {
     symbols
 }
 
-/// Lines `start..=end` (1-based, see [`crate::lang::lines`]) of `text`, terminators included,
+/// Lines `start..=end` (1-based, see [`swex_text::lines`]) of `text`, terminators included,
 /// clamped to the text.
 fn slice_lines<'t>(text: &'t str, lines: &LineIndex, start: u32, end: u32) -> &'t str {
     &text[lines.byte_range(start, end)]
@@ -1295,7 +1298,7 @@ impl SnapshotIndex {
 
     /// Lines `start..=end` of an indexed file, without terminators, exactly as the benchmark sees
     /// them: the file decoded as UTF-8 with invalid bytes dropped (Python's `errors="ignore"`) and
-    /// split like `str.splitlines()` (see [`crate::lang::lines`]). `end` is clamped to the file,
+    /// split like `str.splitlines()` (see [`swex_text::lines`]). `end` is clamped to the file,
     /// and `start > end` gives no lines.
     pub fn read_lines(&self, path: &str, start: u32, end: u32) -> Result<Vec<String>, IndexError> {
         self.file_index(path)?;
@@ -1454,7 +1457,7 @@ impl SnapshotIndex {
     /// Indexed files whose path ends with the normalised hint (whole path components), best
     /// (longest hint match, then shortest path) first. Turns traceback paths into snapshot paths.
     pub fn resolve_path(&self, hint: &str) -> Vec<&str> {
-        let hint = crate::lexical::query::normalize_path_hint(hint);
+        let hint = swex_issue::paths::normalize_path_hint(hint);
         let mut components: Vec<&str> = hint.split('/').filter(|c| !c.is_empty()).collect();
         while !components.is_empty() {
             let suffix = components.join("/");

@@ -12,9 +12,10 @@
 //!    recorded moves the observation time on, so stamps stop being racy once they are older
 //!    than the window.
 //! 2. **List**: when only listed regular files changed (edits in place), those are the changes.
-//!    When a watched path changed (an entry was added, removed or renamed in a directory), a
-//!    listed file vanished or a changed one is now a symbolic link or not a regular file, the
-//!    tree is walked again — the walk stays the one home of what is listed — and the new listing
+//!    When a watched path changed (an entry was added, removed or renamed in a directory, git's
+//!    index or an ignore file outside the listing changed), a listed file vanished, a changed
+//!    one is an ignore file or is now a symbolic link or not a regular file, the tree is walked
+//!    again — the walk stays the one home of what is listed — and the new listing
 //!    is compared with the old one by stamp.
 //! 3. **Read and analyse** the changed files with [`Engine::open`]'s own steps; a file whose
 //!    content hash did not change (a `touch`) keeps its analysis.
@@ -43,7 +44,8 @@ use crate::cache::{RACY_WINDOW_NS, StoredAnalysis};
 use crate::lexical::LexicalError;
 use crate::lexical::pool::LexicalPool;
 use crate::scan::{
-    Diagnostic, FileEntry, FileStamp, Loaded, ScanOptions, WalkResult, Watched, stamp_of,
+    CheckoutRules, Diagnostic, FileEntry, FileStamp, Loaded, ScanOptions, WalkResult, Watched,
+    stamp_of,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -191,6 +193,14 @@ fn check(index: &SnapshotIndex, checked_at_ns: i64, options: &ScanOptions) -> Ch
             })),
             Err(()) => Some(None),
         })
+        .collect();
+    // An ignore file decides what is listed: its change is the walk's question.
+    let is_ignore_file = |entry: &FileEntry| {
+        CheckoutRules::is_ignore_file(entry.path.rsplit('/').next().unwrap_or(&entry.path))
+    };
+    let changed: Vec<Option<FileEntry>> = changed
+        .into_iter()
+        .map(|entry| entry.filter(|e| !is_ignore_file(e)))
         .collect();
     if changed.is_empty() {
         // Every stamp (and every racy file's content) held at `checked_at_ns`.

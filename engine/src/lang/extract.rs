@@ -11,8 +11,8 @@
 
 use tree_sitter::Node;
 
-use super::lines::LineIndex;
 use crate::analysis::{ChunkKind, Definition, Import, Reference, ReferenceKind};
+use swex_text::LineIndex;
 
 /// What a grammar recognises in one node.
 pub(crate) struct DefinitionMatch {

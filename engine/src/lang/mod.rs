@@ -8,10 +8,10 @@
 //! # Lines
 //! All spans and line numbers are 1-based closed intervals of the lines Python's
 //! `str.splitlines()` yields — the lines the benchmark scores — and the chunks of a file cover
-//! lines `1..=N` with `N` = [`FileAnalysis::line_count`] ([`python_line_count`]). Tree-sitter
-//! rows count `\n` only, so the analysers map node byte offsets through a [`LineIndex`] instead;
-//! the two notions differ for files containing lone `\r`, form feeds, `\x0b`, `\x1c`–`\x1e`,
-//! `\x85`, U+2028 or U+2029 (see [`lines`]).
+//! lines `1..=N` with `N` = [`FileAnalysis::line_count`] ([`swex_text::line_count`]).
+//! Tree-sitter rows count `\n` only, so the analysers map node byte offsets through a
+//! [`LineIndex`] instead; the two notions differ for files containing lone `\r`, form feeds,
+//! `\x0b`, `\x1c`–`\x1e`, `\x85`, U+2028 or U+2029 (see [`swex_text::lines`]).
 //!
 //! # Chunking rules
 //! Source files (the 11 [`Language`]s):
@@ -53,7 +53,6 @@ mod extract;
 mod go;
 mod java;
 mod javascript;
-pub mod lines;
 mod php;
 mod python;
 mod ruby;
@@ -66,10 +65,10 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
+use swex_text::LineIndex;
 use tree_sitter::Parser;
 
 pub use detect::detect_language;
-pub use lines::{LineIndex, newline_line_count, python_line_count, split_lines};
 
 use crate::analysis::{FileAnalysis, Language};
 use extract::Grammar;

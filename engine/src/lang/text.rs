@@ -116,7 +116,7 @@ fn fixed_windows(start: u32, end: u32, window_lines: u32, out: &mut Vec<Chunk>) 
 /// 1-based line numbers where a section starts (ATX `#` headings and setext/reST underlined titles,
 /// with their overline if any). Markdown code fences are skipped.
 fn heading_starts(text: &str, syntax: HeadingSyntax) -> Vec<u32> {
-    let lines = super::lines::split_lines(text);
+    let lines = swex_text::split_lines(text);
     let mut starts = Vec::new();
     let mut in_fence = false;
     for (index, line) in lines.iter().enumerate() {

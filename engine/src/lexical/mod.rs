@@ -1,7 +1,8 @@
 //! Lexical (BM25) retrieval over chunks, on tantivy.
 //!
 //! - [`tokenizer`]: the code-aware analyzer used for documents and queries.
-//! - [`query`]: the issue query builder (frames, paths, identifiers, weighted terms).
+//! - queries: the weighted terms of free text come from the issue parser ([`swex_issue::parse`]);
+//!   [`LexicalQuery`] analyses them into index tokens.
 //! - [`pool`]: a tantivy index shared by every snapshot of a repository (a *pool*), whose
 //!   documents are chunks keyed by `(path, content hash)`, and the per-snapshot [`pool::PoolView`]
 //!   that filters it to one snapshot and scores with that snapshot's own BM25 statistics, so
@@ -11,10 +12,10 @@
 //! snapshot-wide chunk ids; it knows nothing about files on disk, analyses or the cache layout.
 
 pub mod pool;
-pub mod query;
 pub mod tokenizer;
 
 use serde::{Deserialize, Serialize};
+use swex_issue::WeightedTerm;
 
 /// Errors of the lexical index.
 #[derive(Debug, thiserror::Error)]
@@ -74,7 +75,7 @@ impl LexicalQuery {
     /// Analyses weighted terms into weighted tokens: whole identifiers and compounds keep the
     /// term's weight, sub-words get `subword_factor` of it; a token seen in several terms keeps its
     /// largest weight.
-    pub fn from_terms(terms: &[query::WeightedTerm], config: &LexicalConfig) -> LexicalQuery {
+    pub fn from_terms(terms: &[WeightedTerm], config: &LexicalConfig) -> LexicalQuery {
         let mut weights: Vec<(String, f32)> = Vec::new();
         let mut index: std::collections::HashMap<String, usize> = Default::default();
         for term in terms {
@@ -98,9 +99,9 @@ impl LexicalQuery {
         LexicalQuery { tokens: weights }
     }
 
-    /// A query from free text (an issue, a phrase) through the issue query builder.
+    /// A query from free text (an issue, a phrase) through the issue parser.
     pub fn from_text(text: &str, config: &LexicalConfig) -> LexicalQuery {
-        LexicalQuery::from_terms(&query::build_issue_query(text).terms, config)
+        LexicalQuery::from_terms(&swex_issue::parse(text).terms, config)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -115,14 +116,8 @@ mod tests {
     #[test]
     fn subwords_weigh_less_and_duplicates_keep_the_max() {
         let terms = vec![
-            query::WeightedTerm {
-                text: "getUserName".into(),
-                weight: 1.0,
-            },
-            query::WeightedTerm {
-                text: "name".into(),
-                weight: 0.3,
-            },
+            WeightedTerm::new("getUserName", 1.0),
+            WeightedTerm::new("name", 0.3),
         ];
         let q = LexicalQuery::from_terms(&terms, &LexicalConfig::default());
         assert_eq!(

@@ -562,7 +562,9 @@ impl PoolView {
         // exhaustively rather than with block-WAND: issue queries have ~100 terms × 3 fields, for
         // which WAND's per-step sorting of scorers costs more than it prunes (measured on django),
         // and exhaustive scoring breaks ties by chunk id whatever the pool's segment layout.
-        let mut heap: BinaryHeap<Hit> = BinaryHeap::with_capacity(limit + 1);
+        // Sized by what can be found, never by what was asked: a limit is the caller's number.
+        let mut heap: BinaryHeap<Hit> =
+            BinaryHeap::with_capacity(limit.min(self.num_docs as usize) + 1);
         let segments = self
             .parts
             .iter()

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use swex_engine::analysis::FileAnalysis;
-use swex_engine::lang::{AnalyzeOptions, analyze, detect_language, python_line_count};
+use swex_engine::lang::{AnalyzeOptions, analyze, detect_language};
 
 pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
@@ -84,7 +84,7 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<String>) {
 /// non-overlapping, covering lines `1..=N` (`str.splitlines()` lines) exactly; definitions inside the file with valid
 /// parents. Returns a description of the first violation.
 pub fn check_invariants(text: &str, analysis: &FileAnalysis) -> Result<(), String> {
-    let line_count = python_line_count(text);
+    let line_count = u32::try_from(swex_text::line_count(text)).unwrap_or(u32::MAX);
     let mut next = 1u32;
     for chunk in &analysis.chunks {
         if chunk.start != next {

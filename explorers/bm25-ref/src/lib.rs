@@ -22,7 +22,7 @@
 use rustc_hash::FxHashMap;
 use serde::Deserialize;
 use std::ffi::CStr;
-use swex_plugin::text::split_whitespace_python;
+use swex_plugin::text::python::split_whitespace;
 use swex_plugin::{Explorer, ExplorerError, Request, Response, Services, parse_config};
 use swex_refkit::{SourcePolicy, TermRows, WindowedCorpus, Windowing, window_corpus};
 
@@ -144,7 +144,7 @@ impl<'a> Okapi<'a> {
         let mut vocabulary = Vocabulary::default();
         let mut counts = TermRows::default();
         corpus.for_each_window_tokens(
-            |line, ids| ids.extend(split_whitespace_python(line).map(|t| vocabulary.intern(t))),
+            |line, ids| ids.extend(split_whitespace(line).map(|t| vocabulary.intern(t))),
             |_, ids| counts.add(ids),
         );
         Okapi::from_counts(vocabulary, counts, k1, b, epsilon)
@@ -302,7 +302,7 @@ impl Explorer for Bm25Ref {
             return Ok(response);
         }
         let okapi = Okapi::from_windows(&corpus, self.k1, self.b, self.epsilon);
-        let query: Vec<&str> = split_whitespace_python(&request.issue).collect();
+        let query: Vec<&str> = split_whitespace(&request.issue).collect();
         let scores = okapi.scores(&query);
         for index in rank(&scores, request.top_k) {
             response.regions.push(
@@ -356,7 +356,7 @@ mod tests {
         let joined = corpus.texts();
         let documents: Vec<Vec<&str>> = joined
             .iter()
-            .map(|text| split_whitespace_python(text).collect())
+            .map(|text| split_whitespace(text).collect())
             .collect();
         let query = ["parse", "url", "url", "os", "missing", ":", "nothing"];
         let by_window = Okapi::from_windows(&corpus, 1.5, 0.75, 0.25).scores(&query);

@@ -52,7 +52,9 @@ impl Explorer for Bm25 {
         request: &Request,
         services: &Services<'_>,
     ) -> Result<Response, ExplorerError> {
-        let limit = self.candidates.unwrap_or((4 * request.top_k).max(20));
+        let limit = self
+            .candidates
+            .unwrap_or(request.top_k.saturating_mul(4).max(20));
         let args = SearchArgs {
             query: request.issue.clone(),
             limit,

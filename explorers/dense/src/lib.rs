@@ -42,7 +42,7 @@ pub struct Dense {
 
 /// Chunks asked for before merging when the config does not say.
 pub fn default_limit(top_k: usize) -> usize {
-    (4 * top_k).max(20)
+    top_k.saturating_mul(4).max(20)
 }
 
 impl Explorer for Dense {

@@ -1,7 +1,7 @@
 //! The `graph` explorer: what the issue names, spread over the code graph.
 //!
 //! Pipeline (all through the services, so it runs on any host that serves the engine's index):
-//! 1. **Seeds** from the issue ([`issue::parse`]), each a graph node with a weight:
+//! 1. **Seeds** from the issue ([`swex_issue::mentions::parse`]), each a graph node with a weight:
 //!    - traceback frames (`File "x.py", line N, in f`, `at f (x.js:1:2)`, `x.rs:12:5`): the
 //!      innermost definition named `f` around line N of the snapshot file the path resolves to
 //!      (else the file), weighted up towards the end of the trace, where the error is;
@@ -22,8 +22,6 @@
 //!
 //! It needs the engine's index (`swex explore --index`, `swex bench --index`); on a host without
 //! the graph or lexical services it fails with a message saying so.
-
-pub mod issue;
 
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -221,7 +219,7 @@ impl GraphExplorer {
         files: &[FileEntry],
     ) -> Result<(Seeds, Vec<SearchHit>, String), ExplorerError> {
         let config = &self.config;
-        let names = issue::parse(&request.issue);
+        let names = swex_issue::mentions::parse(&request.issue);
         let mut seeds = Seeds::default();
         let (mut frames, mut paths, mut definitions) = (0, 0, 0);
 

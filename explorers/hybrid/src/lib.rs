@@ -107,7 +107,7 @@ impl Explorer for Hybrid {
     ) -> Result<Response, ExplorerError> {
         let limit = self
             .limit
-            .unwrap_or((4 * request.top_k).max(20))
+            .unwrap_or(request.top_k.saturating_mul(4).max(20))
             .min(self.candidates.max(1));
         let lexical = services
             .lexical_search(&SearchArgs {

@@ -114,7 +114,7 @@ impl Explorer for RandomExplorer {
                 ))
             })?,
         };
-        let k = (2 * request.top_k).min(self.pool.len());
+        let k = request.top_k.saturating_mul(2).min(self.pool.len());
         let mut rng = PyRandom::new(seed);
         let regions = rng
             .sample_indices(self.pool.len(), k)

@@ -13,7 +13,7 @@
 //! and in isolated mode. It knows nothing about scoring.
 
 use serde::{Deserialize, Serialize};
-use swex_plugin::text::is_blank_python;
+use swex_plugin::text::python::is_blank;
 use swex_plugin::types::ReadLinesArgs;
 use swex_plugin::{ExplorerError, ServiceError, ServiceId, Services};
 
@@ -447,7 +447,7 @@ pub fn window_corpus(
         };
         // A window is blank when all its lines are: `\n` joins them and is whitespace itself.
         let blank: Vec<bool> = (1..=file.line_count())
-            .map(|number| is_blank_python(file.line(number)))
+            .map(|number| is_blank(file.line(number)))
             .collect();
         let index = corpus.files.len();
         for (start, end) in windowing.windows(file.line_count()) {

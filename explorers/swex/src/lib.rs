@@ -14,7 +14,8 @@
 //! Config (all optional): `{"weights": {...}, "plan": "SStSS", "candidates": 400,
 //! "max_identifiers": 40}`; see [`SwexConfig`]. The weights make ablations a config change.
 
-pub mod issue;
+/// The issue reading of this explorer lives with every other issue parser, in `swex-issue`.
+pub use swex_issue::ranking as issue;
 pub mod plan;
 pub mod rank;
 

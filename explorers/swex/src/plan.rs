@@ -110,7 +110,12 @@ pub fn plan(input: &PlanInput<'_>) -> Vec<Region> {
         .pattern
         .chars()
         .chain(std::iter::repeat('S'))
-        .take(input.top_k.max(input.pattern.len()) + input.top_k)
+        .take(
+            input
+                .top_k
+                .max(input.pattern.len())
+                .saturating_add(input.top_k),
+        )
         .collect();
     for slot in slots {
         if regions.len() >= input.top_k {

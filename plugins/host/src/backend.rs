@@ -47,6 +47,10 @@ pub trait ServiceBackend: Send + Sync {
     fn grep(&self, _args: GrepArgs) -> Result<GrepResult, ServiceError> {
         Err(self.unavailable(ServiceId::Grep))
     }
+    /// Pure text work, the same for every backend: the issue parser's clues.
+    fn issue_clues(&self, args: IssueCluesArgs) -> Result<IssueClues, ServiceError> {
+        Ok(swex_issue::parse(&args.text))
+    }
 
     /// The error a backend gives for a service it does not have.
     fn unavailable(&self, service: ServiceId) -> ServiceError {
@@ -101,6 +105,7 @@ impl<B: ServiceBackend> RawServices for B {
                 typed(service, args, |a| self.personalized_pagerank(a))
             }
             ServiceId::Grep => typed(service, args, |a| self.grep(a)),
+            ServiceId::IssueClues => typed(service, args, |a| self.issue_clues(a)),
         }
     }
 

@@ -20,11 +20,11 @@
 use crate::backend::ServiceBackend;
 use std::sync::Arc;
 use swex_engine::graph::{CodeGraph, EdgeKind, NodeId, NodeKind, PageRankOptions};
-use swex_engine::index::glob::Glob;
 use swex_engine::index::{
     CandidateRegion, DenseMode as EngineDenseMode, DenseQuery, IndexError, SearchFilters,
     SnapshotIndex,
 };
+use swex_plugin::text::Glob;
 use swex_plugin::types::*;
 use swex_plugin::{ServiceError, ServiceErrorKind, ServiceId};
 
@@ -74,8 +74,9 @@ fn failed(service: ServiceId, error: impl std::fmt::Display) -> ServiceError {
 /// Search filters from the `under` argument of the search services.
 fn under_filter(service: ServiceId, under: Option<&str>) -> Result<SearchFilters, ServiceError> {
     let mut filters = SearchFilters::default();
-    if let Some(under) = under.map(|d| d.trim_end_matches('/')) {
-        let glob = Glob::new(&format!("{under}/**")).map_err(|e| {
+    if let Some(under) = under {
+        // A directory, not a pattern: `Glob::under` escapes what its name holds.
+        let glob = Glob::under(under).map_err(|e| {
             ServiceError::new(service, ServiceErrorKind::InvalidArgs, e.to_string())
         })?;
         filters.path_glob = Some(glob);

@@ -70,6 +70,9 @@ pub enum HostError {
     #[error("explorer {explorer} returned an invalid response: {message}")]
     BadResponse { explorer: String, message: String },
 
+    #[error("explorer {explorer}: refusing to send an invalid request: {message}")]
+    BadRequest { explorer: String, message: String },
+
     #[error("no explorer named `{name}`; available: {}", available.join(", "))]
     UnknownExplorer {
         name: String,

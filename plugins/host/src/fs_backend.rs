@@ -10,14 +10,16 @@
 //! the snapshot (the engine's one symlink rule, [`swex_engine::scan::CheckoutRoot`]: a link out of
 //! the snapshot is never followed, whatever the backend), sorted by path. Links that leave the
 //! snapshot and names that are not UTF-8 are left out and reported by [`FsBackend::diagnostics`].
+//! What the checkout's ignore rules exclude is left out too, by the same rules as the index
+//! ([`swex_engine::scan::CheckoutRules`]; a `swex snapshot` is listed whole).
 
 use crate::backend::ServiceBackend;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use swex_engine::scan::{CheckoutRoot, Unfollowed};
-use swex_plugin::text::{decode_utf8_ignore, split_lines_python};
+use swex_engine::scan::{CheckoutRoot, CheckoutRules, Unfollowed};
+use swex_plugin::text::{Glob, decode_utf8_ignore, line_count, split_lines};
 use swex_plugin::types::*;
 use swex_plugin::{ServiceError, ServiceErrorKind, ServiceId};
 
@@ -50,7 +52,10 @@ impl FsBackend {
                 diagnostics: Vec::new(),
             };
             match CheckoutRoot::new(&self.root) {
-                Ok(checkout) => walk_dir(&checkout, checkout.path(), "", &mut walk),
+                Ok(checkout) => {
+                    let rules = CheckoutRules::new(&checkout);
+                    walk_dir((&checkout, &rules), checkout.path(), "", &mut walk)
+                }
                 Err(e) => walk
                     .diagnostics
                     .push(format!("cannot list {}: {e}", self.root.display())),
@@ -99,7 +104,12 @@ impl FsBackend {
     }
 }
 
-fn walk_dir(checkout: &CheckoutRoot, dir: &Path, prefix: &str, walk: &mut Walk) {
+fn walk_dir(
+    (checkout, rules): (&CheckoutRoot, &CheckoutRules),
+    dir: &Path,
+    prefix: &str,
+    walk: &mut Walk,
+) {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
@@ -132,9 +142,12 @@ fn walk_dir(checkout: &CheckoutRoot, dir: &Path, prefix: &str, walk: &mut Walk) 
         let Ok(file_type) = entry.file_type() else {
             continue;
         };
+        if rules.is_ignored(&path, file_type.is_dir()) {
+            continue;
+        }
         if file_type.is_dir() {
             if name != ".git" {
-                walk_dir(checkout, &entry.path(), &path, walk);
+                walk_dir((checkout, rules), &entry.path(), &path, walk);
             }
         } else if file_type.is_file() || file_type.is_symlink() {
             // A link counts when it resolves inside the snapshot to a regular file; a dangling
@@ -200,13 +213,13 @@ impl ServiceBackend for FsBackend {
             .entry(&args.path)
             .cloned()
             .expect("read_text checked it");
-        file.line_count = Some(split_lines_python(&text).len() as u32);
+        file.line_count = Some(u32::try_from(line_count(&text)).unwrap_or(u32::MAX));
         Ok(FileInfoResult { file })
     }
 
     fn read_lines(&self, args: ReadLinesArgs) -> Result<ReadLinesResult, ServiceError> {
         let text = self.read_text(ServiceId::ReadLines, &args.path)?;
-        let lines = split_lines_python(&text);
+        let lines = split_lines(&text);
         let total = lines.len();
         let start = args.start.unwrap_or(1).max(1);
         let end = match args.end {
@@ -240,10 +253,10 @@ impl ServiceBackend for FsBackend {
             .as_deref()
             .map(Glob::new)
             .transpose()
-            .map_err(invalid)?;
+            .map_err(|e| invalid(format!("path_glob: {e}")))?;
         let mut result = GrepResult::default();
         for file in self.files() {
-            if glob.as_ref().is_some_and(|g| !g.matches(&file.path)) {
+            if glob.as_ref().is_some_and(|g| !g.is_match(&file.path)) {
                 continue;
             }
             let mut bytes = Vec::new();
@@ -254,7 +267,7 @@ impl ServiceBackend for FsBackend {
                 continue;
             }
             let text = decode_utf8_ignore(&bytes);
-            for (index, line) in split_lines_python(&text).into_iter().enumerate() {
+            for (index, line) in split_lines(&text).into_iter().enumerate() {
                 if regex.is_match(line) {
                     if result.matches.len() == args.limit {
                         result.truncated = true;
@@ -272,104 +285,9 @@ impl ServiceBackend for FsBackend {
     }
 }
 
-/// A path glob: `*` matches within one segment, `**` any number of whole segments, `?` one
-/// character. A glob without `/` matches the file name anywhere (`*.py`); one with `/` matches
-/// the whole repository-relative path (`src/**/*.rs`).
-#[derive(Debug, Clone)]
-pub struct Glob {
-    segments: Vec<String>,
-    name_only: bool,
-}
-
-impl Glob {
-    pub fn new(pattern: &str) -> Result<Glob, String> {
-        if pattern.is_empty() {
-            return Err("path_glob: empty pattern".to_owned());
-        }
-        let name_only = !pattern.contains('/');
-        let segments = pattern
-            .trim_start_matches('/')
-            .split('/')
-            .map(str::to_owned)
-            .collect();
-        Ok(Glob {
-            segments,
-            name_only,
-        })
-    }
-
-    pub fn matches(&self, path: &str) -> bool {
-        if self.name_only {
-            let name = path.rsplit('/').next().unwrap_or(path);
-            return segment_matches(&self.segments[0], name);
-        }
-        let parts: Vec<&str> = path.split('/').collect();
-        segments_match(&self.segments, &parts)
-    }
-}
-
-fn segments_match(pattern: &[String], parts: &[&str]) -> bool {
-    match pattern.split_first() {
-        None => parts.is_empty(),
-        Some((first, rest)) if first == "**" => {
-            (0..=parts.len()).any(|skip| segments_match(rest, &parts[skip..]))
-        }
-        Some((first, rest)) => match parts.split_first() {
-            Some((part, others)) => segment_matches(first, part) && segments_match(rest, others),
-            None => false,
-        },
-    }
-}
-
-fn segment_matches(pattern: &str, text: &str) -> bool {
-    let pattern: Vec<char> = pattern.chars().collect();
-    let text: Vec<char> = text.chars().collect();
-    // Classic wildcard matching with backtracking to the last `*`.
-    let (mut p, mut t) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        if p < pattern.len() && (pattern[p] == '?' || pattern[p] == text[t]) {
-            p += 1;
-            t += 1;
-        } else if p < pattern.len() && pattern[p] == '*' {
-            star = Some((p, t));
-            p += 1;
-        } else if let Some((star_p, star_t)) = star {
-            p = star_p + 1;
-            t = star_t + 1;
-            star = Some((star_p, star_t + 1));
-        } else {
-            return false;
-        }
-    }
-    pattern[p..].iter().all(|c| *c == '*')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn check_glob(glob: &str, path: &str, expected: bool) {
-        assert_eq!(
-            Glob::new(glob).unwrap().matches(path),
-            expected,
-            "{glob} ~ {path}"
-        );
-    }
-
-    #[test]
-    fn globs() {
-        check_glob("*.py", "a/b/c.py", true);
-        check_glob("*.py", "a/b/c.pyc", false);
-        check_glob("src/*.rs", "src/a.rs", true);
-        check_glob("src/*.rs", "src/x/a.rs", false);
-        check_glob("src/**/*.rs", "src/a.rs", true);
-        check_glob("src/**/*.rs", "src/x/y/a.rs", true);
-        check_glob("**/test_?.py", "t/test_1.py", true);
-        check_glob("**/test_?.py", "t/test_10.py", false);
-        check_glob("a*b*c", "aXbYc", true);
-        check_glob("a*b*c", "aXbY", false);
-    }
 
     fn fixture() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
@@ -428,6 +346,15 @@ mod tests {
             })
             .unwrap();
         assert!(grep.matches.is_empty(), "{grep:?}");
+    }
+
+    #[test]
+    fn ignored_files_are_not_listed() {
+        let dir = fixture();
+        fs::write(dir.path().join(".gitignore"), "a/\n*.dat\n").unwrap();
+        let backend = FsBackend::new(dir.path());
+        let paths: Vec<&str> = backend.files().iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, [".gitignore", "b.py", "bad.txt"]);
     }
 
     #[test]

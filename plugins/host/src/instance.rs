@@ -48,6 +48,7 @@ impl ExplorerInstance {
         request: &Request,
         services: &dyn RawServices,
     ) -> Result<Response, HostError> {
+        crate::check_request(self.name(), request)?;
         let request_json = serde_json::to_vec(request).expect("a Request serializes");
         let response = self.explore_json(&request_json, services)?;
         serde_json::from_slice(&response).map_err(|e| HostError::BadResponse {

@@ -424,6 +424,7 @@ impl IsolatedExplorer {
         request: &Request,
         services: &dyn RawServices,
     ) -> Result<Response, HostError> {
+        crate::check_request(&self.name, request)?;
         let mut slot = self.worker.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
             *slot = Some(self.spawn()?.0);

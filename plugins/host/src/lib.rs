@@ -52,7 +52,7 @@ pub mod worker;
 pub use backend::ServiceBackend;
 pub use engine_backend::EngineBackend;
 pub use error::{CallFailure, HostError};
-pub use fs_backend::{FsBackend, Glob};
+pub use fs_backend::FsBackend;
 pub use instance::ExplorerInstance;
 pub use isolated::{IsolatedExplorer, IsolatedOptions, PluginTarget, WorkerCommand};
 pub use plugin::{ExplorerPlugin, PluginSource};
@@ -63,6 +63,22 @@ pub use services::RawServices;
 pub use validate::{DropCounts, ValidatedResponse, validate};
 
 use swex_plugin::{Request, Response};
+
+/// Checks what the host promises every explorer about a request before sending it: `top_k` in
+/// `1..=MAX_TOP_K` (so that no explorer sizes anything by an absurd count).
+pub fn check_request(explorer: &str, request: &Request) -> Result<(), HostError> {
+    if !(1..=swex_plugin::MAX_TOP_K).contains(&request.top_k) {
+        return Err(HostError::BadRequest {
+            explorer: explorer.to_owned(),
+            message: format!(
+                "top_k {} is outside 1..={}",
+                request.top_k,
+                swex_plugin::MAX_TOP_K
+            ),
+        });
+    }
+    Ok(())
+}
 
 /// An explorer ready to answer, in process or in a worker.
 #[derive(Debug)]
@@ -101,5 +117,25 @@ impl ExplorerHandle {
         Ok(validate(response, request.top_k, &|path| {
             services.contains_file(path)
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_outside_the_top_k_bound_are_refused() {
+        for (top_k, ok) in [
+            (0, false),
+            (1, true),
+            (swex_plugin::MAX_TOP_K, true),
+            (swex_plugin::MAX_TOP_K + 1, false),
+            (1 << 32, false),
+            (usize::MAX, false),
+        ] {
+            let request = Request::new("i", "issue", top_k);
+            assert_eq!(check_request("x", &request).is_ok(), ok, "top_k {top_k}");
+        }
     }
 }

@@ -42,6 +42,11 @@ impl ExplorerPlugin {
 
     /// Opens a plugin library, finds its entry symbol and checks its vtable. The library stays
     /// loaded for the life of the process.
+    ///
+    /// The path is made absolute first: the dynamic loader takes a bare name (`libx.so`) as a
+    /// library to look up in its search path, so `--plugin libx.so` could load a same-named
+    /// system library instead of the file in the current folder. A failed load says the loader's
+    /// own reason (`dlerror`: a missing dependency, a wrong architecture, ...).
     pub fn load(path: &Path) -> Result<ExplorerPlugin, HostError> {
         let load_error = |message: String| HostError::Load {
             path: path.to_owned(),
@@ -50,9 +55,10 @@ impl ExplorerPlugin {
         if !path.is_file() {
             return Err(load_error("no such file".to_owned()));
         }
+        let absolute = std::path::absolute(path).map_err(|e| load_error(e.to_string()))?;
         // SAFETY: loading a library runs its initialisers; that is what loading a plugin means.
-        let library =
-            unsafe { libloading::Library::new(path) }.map_err(|e| load_error(e.to_string()))?;
+        let library = unsafe { libloading::Library::new(&absolute) }
+            .map_err(|e| load_error(error_chain(&e)))?;
         let symbol = format!("{SWEX_ENTRY_SYMBOL}\0");
         // SAFETY: the entry symbol's type is fixed by the ABI.
         let getter: SwexVTableGetter =
@@ -69,7 +75,7 @@ impl ExplorerPlugin {
         std::mem::forget(library);
         check_vtable(
             getter(),
-            PluginSource::Library(path.to_owned()),
+            PluginSource::Library(absolute),
             &path.display().to_string(),
         )
     }
@@ -244,6 +250,21 @@ fn check_vtable(
         source,
         vtable,
     })
+}
+
+/// An error and its sources, `: `-joined (libloading keeps `dlerror`'s text in the source).
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        let text = inner.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        source = inner.source();
+    }
+    message
 }
 
 /// `blake3:<16 hex>` of a file's bytes.

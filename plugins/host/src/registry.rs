@@ -100,7 +100,22 @@ impl Registry {
     pub fn discover(&mut self, options: &DiscoveryOptions) -> Result<(), HostError> {
         for path in &options.explicit {
             if path.is_dir() {
+                // A folder given explicitly must hold plugins: an empty or broken one is a
+                // mistake (a wrong path, a build that did not run), not "no plugins wanted".
+                let (before, problems_before) = (self.entries.len(), self.problems.len());
                 self.scan_dir(path, Origin::Explicit);
+                if self.entries.len() == before {
+                    let problems = self.problems.split_off(problems_before);
+                    let message = if problems.is_empty() {
+                        "no plugin libraries (*.so, *.dylib, *.dll) in this folder".to_owned()
+                    } else {
+                        format!("no plugin loaded from this folder: {}", problems.join("; "))
+                    };
+                    return Err(HostError::Load {
+                        path: path.clone(),
+                        message,
+                    });
+                }
             } else {
                 let plugin = ExplorerPlugin::load(path)?;
                 self.push(plugin, Origin::Explicit);

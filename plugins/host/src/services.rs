@@ -59,6 +59,7 @@ impl<'a> ServicesTable<'a> {
             graph_neighbours: slot(7),
             personalized_pagerank: slot(8),
             grep: slot(9),
+            issue_clues: slot(10),
         };
         ServicesTable {
             table,
@@ -72,7 +73,7 @@ impl<'a> ServicesTable<'a> {
 }
 
 /// One trampoline per slot, in `ServiceId::ALL` order.
-const TRAMPOLINES: [SwexServiceFn; 10] = [
+const TRAMPOLINES: [SwexServiceFn; ServiceId::ALL.len()] = [
     trampoline::<0>,
     trampoline::<1>,
     trampoline::<2>,
@@ -83,6 +84,7 @@ const TRAMPOLINES: [SwexServiceFn; 10] = [
     trampoline::<7>,
     trampoline::<8>,
     trampoline::<9>,
+    trampoline::<10>,
 ];
 
 unsafe extern "C" fn trampoline<const INDEX: usize>(
@@ -119,4 +121,34 @@ unsafe extern "C" fn trampoline<const INDEX: usize>(
 unsafe extern "C" fn free_host_buffer(_context: *const c_void, buffer: SwexBuffer) {
     // SAFETY: every buffer the trampolines hand out comes from `SwexBuffer::from_vec`.
     let _ = catch_unwind(AssertUnwindSafe(|| unsafe { buffer.free_rust() }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use swex_plugin::Services;
+    use swex_plugin::types::IssueClues;
+
+    /// `issue_clues` is answered by every backend, through the C table as a plugin calls it, and
+    /// a table of the first layout (without the slot) makes it `Unavailable`, not a crash.
+    #[test]
+    fn issue_clues_through_the_table_and_from_older_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = crate::FsBackend::new(dir.path());
+        let table = ServicesTable::new(&backend);
+        // SAFETY: the table outlives `services`.
+        let services = unsafe { Services::from_raw(table.as_ptr()) }.unwrap();
+        let issue = "Crash in `Parser.feed()`:\n  File \"src/parse.py\", line 3, in feed\n";
+        let clues: IssueClues = services.issue_clues(issue).unwrap();
+        assert_eq!(clues, swex_issue::parse(issue));
+        assert_eq!(clues.frames[0].path, "src/parse.py");
+        assert_eq!(clues.identifiers, ["Parser.feed"]);
+
+        let mut old = SwexServices { ..table.table };
+        old.struct_size = std::mem::offset_of!(SwexServices, issue_clues) as u32;
+        // SAFETY: `old` lives until the end of the test.
+        let services = unsafe { Services::from_raw(&old) }.unwrap();
+        let error = services.issue_clues(issue).unwrap_err();
+        assert!(error.is_unavailable(), "{error}");
+    }
 }

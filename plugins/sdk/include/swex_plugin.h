@@ -82,6 +82,8 @@ typedef struct SwexServices {
     SwexServiceFn graph_neighbours;      /* {"node": {path, name?}, "edge_kinds"?, "direction"?, "limit"?} -> {"neighbours": [...]} */
     SwexServiceFn personalized_pagerank; /* {"seeds": [{node, weight}], "limit", "damping"?} -> {"nodes": [...]} */
     SwexServiceFn grep;                  /* {"pattern", "path_glob"?, "case_insensitive"?, "limit"} -> {"matches": [...], "truncated"} */
+    /* Appended after the first release: check struct_size before using the slots below. */
+    SwexServiceFn issue_clues;           /* {"text"} -> {"frames": [...], "paths", "identifiers", "code_spans", "terms": [{text, weight}]} */
 } SwexServices;
 
 typedef int32_t (*SwexCreateFn)(SwexBytes config, void **out_instance, SwexBuffer *out_error);

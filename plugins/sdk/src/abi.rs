@@ -208,4 +208,6 @@ pub struct SwexServices {
     pub graph_neighbours: Option<SwexServiceFn>,
     pub personalized_pagerank: Option<SwexServiceFn>,
     pub grep: Option<SwexServiceFn>,
+    /// Appended after the first release: read `struct_size` before using it.
+    pub issue_clues: Option<SwexServiceFn>,
 }

@@ -10,11 +10,11 @@
 //!   arguments and results of every service.
 //! - [`Explorer`]: the Rust trait (its documentation states the contract), [`Services`]: the safe
 //!   view of the services table, and [`export_explorer!`]: the macro that builds the vtable.
-//! - [`text`]: Python-compatible line splitting and whitespace, so explorers see the same lines
-//!   the benchmark counts.
+//! - [`text`]: Python-compatible line splitting and whitespace (the `swex-text` crate), so
+//!   explorers see the same lines the benchmark counts.
 //!
 //! Invariant: this crate knows nothing about tantivy, fastembed, libloading or the engine; it
-//! depends on std, serde and serde_json only. A plugin author depends on this crate alone.
+//! depends on std, serde, serde_json and swex-text (std only) only. A plugin author depends on this crate alone.
 //!
 //! # Example
 //!
@@ -54,13 +54,16 @@ pub mod error;
 pub mod explorer;
 mod export;
 pub mod services;
-pub mod text;
 pub mod types;
+
+/// Python-compatible lines, whitespace and decoding, and path globs: the `swex-text` crate, so
+/// explorers see the same lines the benchmark counts.
+pub use swex_text as text;
 
 pub use error::{ExplorerError, ServiceError, ServiceErrorKind};
 pub use explorer::{Explorer, parse_config};
 pub use services::Services;
-pub use types::{GroundTruth, Region, Request, Response, ServiceId};
+pub use types::{GroundTruth, MAX_TOP_K, Region, Request, Response, ServiceId};
 
 /// Support for [`export_explorer!`]; not a stable API.
 #[doc(hidden)]

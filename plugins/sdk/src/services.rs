@@ -70,6 +70,7 @@ impl<'a> Services<'a> {
             ServiceId::GraphNeighbours => self.raw.graph_neighbours,
             ServiceId::PersonalizedPagerank => self.raw.personalized_pagerank,
             ServiceId::Grep => self.raw.grep,
+            ServiceId::IssueClues => self.raw.issue_clues,
         }
     }
 
@@ -218,5 +219,11 @@ impl<'a> Services<'a> {
 
     pub fn grep(&self, args: &GrepArgs) -> Result<GrepResult, ServiceError> {
         self.call(ServiceId::Grep, args)
+    }
+
+    /// What the host's issue parser reads out of `text` (usually `request.issue`): frames,
+    /// paths, identifiers, code spans and the weighted terms of its lexical search.
+    pub fn issue_clues(&self, text: &str) -> Result<IssueClues, ServiceError> {
+        self.call(ServiceId::IssueClues, &IssueCluesArgs::new(text))
     }
 }

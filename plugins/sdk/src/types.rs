@@ -8,6 +8,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The largest `top_k` a host sends (and `swex` accepts): far above any useful list of regions to
+/// read, and small enough that an explorer sizing a buffer or a search by it stays cheap. A host
+/// refuses a request outside `1..=MAX_TOP_K` before the explorer sees it.
+pub const MAX_TOP_K: usize = 10_000;
+
 /// What the host asks an explorer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Request {
@@ -16,6 +21,7 @@ pub struct Request {
     /// The issue text, as the user or the benchmark wrote it.
     pub issue: String,
     /// How many regions the host keeps; an explorer may return more (the host cuts) or fewer.
+    /// Always in `1..=`[`MAX_TOP_K`] when a swex host sends it.
     pub top_k: usize,
     /// A soft limit on the total number of lines the caller wants to read, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,10 +130,11 @@ pub enum ServiceId {
     GraphNeighbours,
     PersonalizedPagerank,
     Grep,
+    IssueClues,
 }
 
 impl ServiceId {
-    pub const ALL: [ServiceId; 10] = [
+    pub const ALL: [ServiceId; 11] = [
         ServiceId::ListFiles,
         ServiceId::FileInfo,
         ServiceId::ReadLines,
@@ -138,6 +145,7 @@ impl ServiceId {
         ServiceId::GraphNeighbours,
         ServiceId::PersonalizedPagerank,
         ServiceId::Grep,
+        ServiceId::IssueClues,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -152,6 +160,7 @@ impl ServiceId {
             ServiceId::GraphNeighbours => "graph_neighbours",
             ServiceId::PersonalizedPagerank => "personalized_pagerank",
             ServiceId::Grep => "grep",
+            ServiceId::IssueClues => "issue_clues",
         }
     }
 
@@ -487,3 +496,11 @@ pub struct GrepResult {
     #[serde(default)]
     pub truncated: bool,
 }
+
+// ---- issue_clues ----
+
+/// `issue_clues` arguments ([`IssueCluesArgs::new`]`(text)`) and result: what the host's issue
+/// parser reads out of a text — traceback frames, paths, identifiers, code spans and the
+/// weighted terms its lexical search runs — so that explorers need not parse issues themselves.
+/// Every host answers it (it needs no index). The types are those of the `swex-issue` crate.
+pub use swex_issue::{Frame, FrameStyle, IssueClues, IssueCluesArgs, WeightedTerm};

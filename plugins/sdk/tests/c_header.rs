@@ -20,7 +20,7 @@ fn rust_layout() -> Vec<(&'static str, usize)> {
     layout.extend(
         fields!(SwexServices: abi_version, struct_size, context, free_buffer, list_files,
         file_info, read_lines, chunks, lexical_search, dense_search, definitions, graph_neighbours,
-        personalized_pagerank, grep),
+        personalized_pagerank, grep, issue_clues),
     );
     layout.extend(
         fields!(SwexExplorerVTable: abi_version, struct_size, name, description, create,

@@ -1,6 +1,11 @@
-//! What the explorer reads out of an issue text: the title, the body without environment dumps,
-//! code-like identifiers, dotted names, file paths, traceback frames, and a weighted bag of
-//! normalised words for matching file and directory names.
+//! The `swex` explorer's reading of an issue, for its file ranking: the title, the body without
+//! environment dumps, code-like identifiers, dotted names, file paths, traceback frames, and a
+//! weighted bag of normalised words for matching file and directory names.
+//!
+//! Frames are the Python frames of [`crate::frames`]. Words, paths and code spans keep this
+//! reading's own rules (ASCII identifiers, segments weighted by where they occur, a path pattern
+//! over the raw text): the explorer's answers depend on them, and its rewrite on top of
+//! [`crate::parse()`] is under way.
 //!
 //! Why clean the body: issue templates end with `key: version` listings (`numpy: 1.23.4`,
 //! `python: 3.10.8 (main, …)`) and site-packages paths. Those words are rare in a repository and
@@ -15,14 +20,8 @@ use regex::Regex;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::LazyLock;
 
-/// A traceback frame or source location named by the issue.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Frame {
-    /// The path as written (absolute paths and site-packages prefixes included).
-    pub path: String,
-    pub line: Option<u32>,
-    pub function: Option<String>,
-}
+pub use crate::clues::Frame;
+use crate::clues::FrameStyle;
 
 #[derive(Debug, Clone, Default)]
 pub struct Issue {
@@ -36,6 +35,7 @@ pub struct Issue {
     pub dotted: Vec<String>,
     /// Path-like words (`django/db/models/base.py`, `setup.cfg`).
     pub paths: Vec<String>,
+    /// Python traceback frames, paths with `/` separators.
     pub frames: Vec<Frame>,
     /// Normalised word (lowercase, underscores removed) → weight from the segments it occurs in.
     pub words: BTreeMap<String, f64>,
@@ -62,9 +62,6 @@ static DOTTED: LazyLock<Regex> = LazyLock::new(|| {
 static PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[A-Za-z0-9_.\-/\\]*[A-Za-z0-9_\-]\.(?:py|pyx|pyi|js|jsx|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|rb|php|cfg|toml|ini|txt|rst|md|yml|yaml|json)\b")
         .expect("valid regex")
-});
-static PY_FRAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"File "([^"]+)", line (\d+)(?:, in ([A-Za-z_<>][\w<>.]*))?"#).expect("valid regex")
 });
 
 /// Words that never discriminate between files, even when written like code.
@@ -367,18 +364,20 @@ pub fn parse(text: &str) -> Issue {
             issue.paths.push(path);
         }
     }
-    for c in PY_FRAME.captures_iter(&text) {
-        issue.frames.push(Frame {
-            path: c[1].replace('\\', "/"),
-            line: c[2].parse().ok(),
-            function: c.get(3).map(|m| m.as_str().to_owned()),
-        });
-    }
+    issue.frames = crate::frames::extract_frames(&text)
+        .into_iter()
+        .filter(|f| f.style == FrameStyle::Python)
+        .map(|f| Frame {
+            path: f.path.replace('\\', "/"),
+            ..f
+        })
+        .collect();
     issue
 }
 
-/// The text handed to the engine's lexical search: the title twice (the query builder up-weights
-/// repeated terms), the inline code spans, then the cleaned body.
+/// The text handed to the engine's lexical search: the title, the title again, then the cleaned
+/// text, which starts with the title too. Three mentions steer the parser's term weights (a term
+/// seen `n` times weighs `1 + ln n` times more, [`crate::parse()`]) towards the title's words.
 pub fn lexical_query(issue: &Issue) -> String {
     format!("{}\n{}\n{}", issue.title, issue.title, issue.cleaned)
 }

@@ -1,42 +1,56 @@
-//! The engine's one notion of a line: the lines Python's `str.splitlines()` yields.
+//! Lines as Python's `str.splitlines()` yields them: swex's one notion of a line.
 //!
-//! The benchmark scores regions in these lines (it reads files as UTF-8 with invalid bytes
-//! ignored and splits them with `str.splitlines()`), so every line number the engine exposes —
+//! The benchmark scores regions in these lines (the reference reads files as UTF-8 with invalid
+//! bytes ignored and splits them with `str.splitlines()`), so every line number swex exposes —
 //! chunk and definition spans, import and reference lines, graph nodes, lexical and grep hits,
-//! `read_lines` — counts them. Line boundaries: `\n`, `\r`, `\r\n` (one boundary), `\x0b`,
-//! `\x0c`, `\x1c`, `\x1d`, `\x1e`, `\x85`, U+2028, U+2029. A trailing boundary does not start an
-//! extra empty line; `""` has no lines.
+//! `read_lines`, the benchmark's line counts — counts them. Line boundaries: `\n`, `\r`, `\r\n`
+//! (one boundary), `\x0b`, `\x0c`, `\x1c`, `\x1d`, `\x1e`, `\x85`, U+2028, U+2029. A trailing
+//! boundary does not start an extra empty line; `""` has no lines.
 //!
 //! They differ from `\n`-delimited lines (tree-sitter rows, most editors) only for files with lone
 //! `\r`, form feeds (common in older Python and C sources) and the other rare separators. The
-//! analysers therefore never use tree-sitter rows: they map node byte offsets through a
+//! engine's analysers therefore never use tree-sitter rows: they map node byte offsets through a
 //! [`LineIndex`].
 //!
-//! Replacement characters (U+FFFD) from lossy decoding are not boundaries, so lossy text and the
-//! benchmark's `errors="ignore"` text have the same lines.
+//! Invalid UTF-8: [`bytes_line_count`] counts what the reference counts (the text decoded with
+//! invalid bytes dropped, [`crate::decode_utf8_ignore`]). Text decoded lossily instead (invalid
+//! sequences become U+FFFD, as the engine's scanner does) has the same lines except where an
+//! invalid sequence sits between `\r` and `\n` (one boundary when dropped, two when replaced) or
+//! forms a last line of its own; the replacement character itself is never a boundary.
 
 use std::ops::Range;
 
 /// Number of lines Python's `str.splitlines()` yields for `text`.
-pub fn python_line_count(text: &str) -> u32 {
-    let mut count: u32 = 0;
+pub fn line_count(text: &str) -> usize {
+    let mut count = 0usize;
     let mut line_open = false;
     for_each_boundary(text.as_bytes(), |_, next| {
-        count = count.saturating_add(1);
+        count += 1;
         line_open = next < text.len();
     });
     if count == 0 {
-        return u32::from(!text.is_empty());
+        return usize::from(!text.is_empty());
     }
-    count.saturating_add(u32::from(line_open))
+    count + usize::from(line_open)
+}
+
+/// Number of lines of `bytes` as the benchmark's reference counts them:
+/// `len(bytes.decode("utf-8", errors="ignore").splitlines())`.
+pub fn bytes_line_count(bytes: &[u8]) -> usize {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => line_count(text),
+        // Dropping invalid bytes can join a `\r` and a `\n` into one boundary or empty a last
+        // line, so count the decoded text, not the valid pieces one by one.
+        Err(_) => line_count(&crate::decode_utf8_ignore(bytes)),
+    }
 }
 
 /// Number of `\n`-delimited lines (tree-sitter rows). A trailing `\n` does not start an extra
-/// empty line; `""` has 0 lines. Only for comparisons: the engine counts [`python_line_count`].
-pub fn newline_line_count(text: &str) -> u32 {
+/// empty line; `""` has 0 lines. Only for comparisons: swex counts [`line_count`].
+pub fn newline_line_count(text: &str) -> usize {
     let newlines = text.bytes().filter(|&b| b == b'\n').count();
     let unterminated_tail = !text.is_empty() && !text.ends_with('\n');
-    u32::try_from(newlines + usize::from(unterminated_tail)).unwrap_or(u32::MAX)
+    newlines + usize::from(unterminated_tail)
 }
 
 /// The lines of `text` without their terminators, exactly as Python's `str.splitlines()`.
@@ -120,7 +134,7 @@ impl LineIndex {
         }
     }
 
-    /// Number of lines (equals [`python_line_count`]).
+    /// Number of lines (equals [`line_count`], saturated to `u32`: engine spans are `u32`).
     pub fn line_count(&self) -> u32 {
         u32::try_from(self.starts.len()).unwrap_or(u32::MAX)
     }
@@ -156,12 +170,21 @@ mod tests {
     use super::*;
 
     /// Lines as Python 3 `str.splitlines()` gives them (checked against CPython 3.11).
-    fn check(text: &str, expected: &[&str], newline: u32) {
+    fn check(text: &str, expected: &[&str], newline: usize) {
         assert_eq!(split_lines(text), expected, "splitlines of {text:?}");
-        let count = expected.len() as u32;
-        assert_eq!(python_line_count(text), count, "python count of {text:?}");
+        let count = expected.len();
+        assert_eq!(line_count(text), count, "python count of {text:?}");
+        assert_eq!(
+            bytes_line_count(text.as_bytes()),
+            count,
+            "bytes count of {text:?}"
+        );
         let index = LineIndex::new(text);
-        assert_eq!(index.line_count(), count, "index count of {text:?}");
+        assert_eq!(
+            index.line_count() as usize,
+            count,
+            "index count of {text:?}"
+        );
         assert_eq!(
             newline_line_count(text),
             newline,
@@ -261,6 +284,34 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// What CPython 3.11 gives for `len(b.decode("utf-8", "ignore").splitlines())`: invalid
+    /// UTF-8 is dropped before boundaries are found.
+    #[test]
+    fn bytes_count_like_python_decoding_with_errors_ignored() {
+        for (input, expected) in [
+            (&b""[..], 0),
+            (b"a", 1),
+            (b"a\n\n", 2),
+            (b"a\r\rb", 3),
+            (b"a\x1fb", 1),
+            (b"a\x0bb\x0cc\x1cd\x1de\x1ef", 6),
+            // The dropped byte joins `\r` and `\n` into one boundary.
+            (b"a\r\xff\nb", 2),
+            (b"\xff", 0),
+            // Nothing valid after the last boundary.
+            (b"a\n\xff", 1),
+            // A lone 0x85 byte is invalid UTF-8, not U+0085.
+            (b"a\x85b", 1),
+            // A truncated sequence is dropped, the `\n` survives.
+            (b"a\xe2\x80b\nc", 2),
+            (b"\xe2\x80\na", 2),
+            (b"a\xe2\x80\xa8b", 2),
+            (b"a\xe2\xa8b", 1),
+        ] {
+            assert_eq!(bytes_line_count(input), expected, "{input:?}");
         }
     }
 

@@ -1,6 +1,6 @@
-//! Python-compatible text primitives, so that explorers and hosts see the same lines and tokens
-//! as the reference tools (which read files with `errors="ignore"` and split with
-//! `str.splitlines()` / `str.split()`).
+//! Python's decoding and whitespace, so that explorers and hosts see the same text and tokens as
+//! the reference tools (which read files with `errors="ignore"` and split words with
+//! `str.split()`). Lines are in [`crate::lines`].
 //!
 //! Known difference: none for valid UTF-8; invalid bytes are dropped exactly as Python's
 //! `errors="ignore"` drops them (Rust's and Python's UTF-8 decoders agree on which bytes are
@@ -20,88 +20,24 @@ pub fn decode_utf8_ignore(bytes: &[u8]) -> String {
     }
 }
 
-/// Whether Python's `str.splitlines()` breaks a line at `c` (`\r\n` is handled by the splitter).
-pub fn is_python_line_break(c: char) -> bool {
-    matches!(
-        c,
-        '\n' | '\r'
-            | '\x0b'
-            | '\x0c'
-            | '\x1c'
-            | '\x1d'
-            | '\x1e'
-            | '\u{85}'
-            | '\u{2028}'
-            | '\u{2029}'
-    )
-}
-
-/// Python's `str.splitlines()`: lines without their terminators; `\r\n` is one break; a final
-/// terminator does not start an extra empty line; `""` gives no lines.
-pub fn split_lines_python(text: &str) -> Vec<&str> {
-    // A byte scan: every break is ASCII except U+0085 (`C2 85`) and U+2028/U+2029
-    // (`E2 80 A8`/`E2 80 A9`), and in valid UTF-8 those byte sequences are exactly those
-    // characters, so no decoding is needed.
-    let bytes = text.as_bytes();
-    let mut lines = Vec::new();
-    let mut start = 0;
-    let mut index = 0;
-    while index < bytes.len() {
-        // Skip eight bytes at a time while none is a control character or non-ASCII (no break
-        // can be among them); the test may flag a clean word after a flagged byte, never miss.
-        while let Some(word) = bytes.get(index..index + 8) {
-            let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
-            if (word.wrapping_sub(0x2020_2020_2020_2020) | word) & 0x8080_8080_8080_8080 != 0 {
-                break;
-            }
-            index += 8;
-        }
-        if index >= bytes.len() {
-            break;
-        }
-        let terminator = match bytes[index] {
-            b'\r' if bytes.get(index + 1) == Some(&b'\n') => 2,
-            b'\n' | b'\r' | 0x0b | 0x0c | 0x1c | 0x1d | 0x1e => 1,
-            0xc2 if bytes.get(index + 1) == Some(&0x85) => 2,
-            0xe2 if bytes.get(index + 1) == Some(&0x80)
-                && matches!(bytes.get(index + 2), Some(0xa8 | 0xa9)) =>
-            {
-                3
-            }
-            _ => 0,
-        };
-        if terminator == 0 {
-            index += 1;
-            continue;
-        }
-        lines.push(&text[start..index]);
-        index += terminator;
-        start = index;
-    }
-    if start < text.len() {
-        lines.push(&text[start..]);
-    }
-    lines
-}
-
 /// Python's `str.isspace()` for one character: Unicode White_Space plus the separators
 /// `\x1c`–`\x1f`, which Python counts and Rust's `char::is_whitespace` does not.
-pub fn is_python_whitespace(c: char) -> bool {
+pub fn is_whitespace(c: char) -> bool {
     c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
 }
 
 /// Python's `str.isspace()` for an ASCII byte.
 #[inline(always)]
-fn is_python_whitespace_ascii(b: u8) -> bool {
+fn is_whitespace_ascii(b: u8) -> bool {
     matches!(b, b' ' | b'\t'..=b'\r' | 0x1c..=0x1f)
 }
 
 /// Python's `str.split()` with no arguments: runs of whitespace separate, empty pieces dropped.
-pub fn split_whitespace_python(text: &str) -> impl Iterator<Item = &str> {
+pub fn split_whitespace(text: &str) -> impl Iterator<Item = &str> {
     PythonWords { rest: text }
 }
 
-/// The pieces of [`split_whitespace_python`], found by a byte scan that decodes only non-ASCII
+/// The pieces of [`split_whitespace`], found by a byte scan that decodes only non-ASCII
 /// characters.
 struct PythonWords<'a> {
     rest: &'a str,
@@ -113,7 +49,7 @@ impl<'a> PythonWords<'a> {
     fn whitespace_at(text: &str, index: usize) -> Option<usize> {
         let b = text.as_bytes()[index];
         if b < 0x80 {
-            return is_python_whitespace_ascii(b).then_some(1);
+            return is_whitespace_ascii(b).then_some(1);
         }
         Self::non_ascii_whitespace_at(text, index)
     }
@@ -124,7 +60,7 @@ impl<'a> PythonWords<'a> {
             .chars()
             .next()
             .expect("index on a char boundary");
-        is_python_whitespace(c).then(|| c.len_utf8())
+        is_whitespace(c).then(|| c.len_utf8())
     }
 
     /// Byte length of the (non-whitespace) character at `index`.
@@ -150,7 +86,7 @@ impl<'a> Iterator for PythonWords<'a> {
         while index < bytes.len() {
             let b = bytes[index];
             if b < 0x80 {
-                if !is_python_whitespace_ascii(b) {
+                if !is_whitespace_ascii(b) {
                     break;
                 }
                 index += 1;
@@ -169,7 +105,7 @@ impl<'a> Iterator for PythonWords<'a> {
         while index < bytes.len() {
             let b = bytes[index];
             if b < 0x80 {
-                if is_python_whitespace_ascii(b) {
+                if is_whitespace_ascii(b) {
                     break;
                 }
                 index += 1;
@@ -186,7 +122,7 @@ impl<'a> Iterator for PythonWords<'a> {
 }
 
 /// Python's `not text.strip()`.
-pub fn is_blank_python(text: &str) -> bool {
+pub fn is_blank(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut index = 0;
     while index < bytes.len() {
@@ -202,35 +138,6 @@ pub fn is_blank_python(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn check_lines(text: &str, expected: &[&str]) {
-        assert_eq!(split_lines_python(text), expected, "splitlines({text:?})");
-    }
-
-    #[test]
-    fn splitlines_matches_python() {
-        check_lines("", &[]);
-        check_lines("a", &["a"]);
-        check_lines("a\n", &["a"]);
-        check_lines("a\n\n", &["a", ""]);
-        check_lines("\n", &[""]);
-        check_lines("a\r\nb\rc\nd", &["a", "b", "c", "d"]);
-        check_lines("a\r\r\nb", &["a", "", "b"]);
-        check_lines(
-            "a\x0bb\x0cc\x1cd\x1de\x1ef",
-            &["a", "b", "c", "d", "e", "f"],
-        );
-        check_lines(
-            "a\u{85}b\u{2028}c\u{2029}d\x1fe",
-            &["a", "b", "c", "d\x1fe"],
-        );
-        // Characters sharing lead bytes with the breaks are no breaks.
-        check_lines(
-            "\u{a0}\u{c5}\u{2027}\u{202a}\u{2080}x\r",
-            &["\u{a0}\u{c5}\u{2027}\u{202a}\u{2080}x"],
-        );
-        check_lines("\r\n\r\n", &["", ""]);
-    }
-
     #[test]
     fn decode_drops_invalid_bytes() {
         assert_eq!(decode_utf8_ignore(b"ab\xffcd"), "abcd");
@@ -240,20 +147,18 @@ mod tests {
 
     #[test]
     fn whitespace_matches_python() {
-        let pieces: Vec<&str> =
-            split_whitespace_python(" a\tb\x1fc\u{a0}d\u{3000}e\u{180e}f ").collect();
+        let pieces: Vec<&str> = split_whitespace(" a\tb\x1fc\u{a0}d\u{3000}e\u{180e}f ").collect();
         assert_eq!(pieces, ["a", "b", "c", "d", "e\u{180e}f"]);
-        assert!(is_blank_python(" \t\x1c\u{2003}"));
-        assert!(!is_blank_python(" x "));
-        assert!(!is_blank_python("\u{a0}é"));
-        assert!(is_blank_python(""));
-        let pieces: Vec<&str> =
-            split_whitespace_python("\u{2028}é\u{85}ab\u{10348}\r\n\x1c").collect();
+        assert!(is_blank(" \t\x1c\u{2003}"));
+        assert!(!is_blank(" x "));
+        assert!(!is_blank("\u{a0}é"));
+        assert!(is_blank(""));
+        let pieces: Vec<&str> = split_whitespace("\u{2028}é\u{85}ab\u{10348}\r\n\x1c").collect();
         assert_eq!(pieces, ["é", "ab\u{10348}"]);
-        assert_eq!(split_whitespace_python("  ").count(), 0);
+        assert_eq!(split_whitespace("  ").count(), 0);
     }
 
-    /// The byte scanners agree with character-by-character definitions on every string of up to
+    /// The byte scanners (these and [`crate::lines`]') agree with character-by-character definitions on every string of up to
     /// four characters over an alphabet of breaks, spaces and their byte-sharing neighbours, and on
     /// longer mixes.
     #[test]
@@ -307,7 +212,12 @@ mod tests {
             let mut start = 0;
             let mut chars = text.char_indices().peekable();
             while let Some((index, c)) = chars.next() {
-                if is_python_line_break(c) {
+                let line_break = matches!(
+                    c,
+                    '\n' | '\r' | '\x0b' | '\x0c' | '\x1c'
+                        ..='\x1e' | '\u{85}' | '\u{2028}' | '\u{2029}'
+                );
+                if line_break {
                     lines.push(&text[start..index]);
                     let mut next = index + c.len_utf8();
                     if c == '\r' && matches!(chars.peek(), Some((_, '\n'))) {
@@ -320,21 +230,17 @@ mod tests {
             if start < text.len() {
                 lines.push(&text[start..]);
             }
-            assert_eq!(split_lines_python(text), lines, "{text:?}");
+            assert_eq!(crate::split_lines(text), lines, "{text:?}");
             let words: Vec<&str> = text
-                .split(is_python_whitespace)
+                .split(is_whitespace)
                 .filter(|p| !p.is_empty())
                 .collect();
             assert_eq!(
-                split_whitespace_python(text).collect::<Vec<_>>(),
+                split_whitespace(text).collect::<Vec<_>>(),
                 words,
                 "{text:?}"
             );
-            assert_eq!(
-                is_blank_python(text),
-                text.chars().all(is_python_whitespace),
-                "{text:?}"
-            );
+            assert_eq!(is_blank(text), text.chars().all(is_whitespace), "{text:?}");
         }
     }
 }

@@ -1,0 +1,459 @@
+//! Traceback frames and source locations: the one reader of stack traces for every consumer.
+//!
+//! [`extract_frames`] reads, in text order: Python `File "x.py", line N, in f`; JavaScript
+//! `at f (x.js:12:3)`; Rust `panicked at src/x.rs:12:5` and backtrace `at src/x.rs:12:5` lines
+//! (the function from the line above); Java `at a.b.C.m(C.java:42)`; Go `/path/x.go:12 +0x1d`
+//! with the function from the line above; and generic compiler/pytest locations
+//! `path.ext:12[:5]` with a known source extension ([`crate::paths::has_path_extension`]).
+//! A location already read as part of a richer frame is not reported again.
+//!
+//! Work is linear in the text (each syntax is one regex pass; overlaps are checked against the
+//! two neighbouring spans only).
+
+use crate::clues::{Frame, FrameStyle};
+use crate::paths::has_path_extension;
+use regex::Regex;
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+static PY_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[^\s]+))?"#)
+        .expect("valid regex")
+});
+static JAVA_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?m)^\s*at (?P<func>[\w$.<>/]+)\((?P<file>[\w$-]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)",
+    )
+    .expect("valid regex")
+});
+static AT_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+    // `at f (path:L:C)`, `at path:L:C`; Rust backtraces use the second form too.
+    Regex::new(r"(?m)^\s*at (?:(?P<func>[^\n(]+?) \()?(?P<path>[^\s()]+?):(?P<line>\d+):(?P<col>\d+)\)?\s*$")
+        .expect("valid regex")
+});
+static RUST_PANIC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"panicked at (?:'[^'\n]*', )?(?P<path>[^\s:]+\.rs):(?P<line>\d+):(?P<col>\d+)")
+        .expect("valid regex")
+});
+static RUST_BACKTRACE_FUNC: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*\d+:\s+(?P<func>\S+)\s*$").expect("valid regex"));
+static GO_LOCATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^\s*(?P<path>[^\s:]+\.go):(?P<line>\d+)(?: \+0x[0-9a-f]+)?\s*$")
+        .expect("valid regex")
+});
+static GO_FUNC: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(?P<func>[\w./*()\[\]-]+)\(.*\)\s*$").expect("valid regex"));
+static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?P<path>(?:[A-Za-z]:)?[\w./\\-]*\w\.[A-Za-z0-9]+):(?P<line>\d+)(?::(?P<col>\d+))?",
+    )
+    .expect("valid regex")
+});
+fn parse_u32(m: Option<regex::Match>) -> Option<u32> {
+    m.and_then(|m| m.as_str().parse().ok())
+}
+
+/// All traceback frames and source locations of `text`, in text order, without duplicates (a
+/// location already read as part of a richer frame is not reported again as a bare location).
+pub fn extract_frames(text: &str) -> Vec<Frame> {
+    let mut found = Spans::default();
+    let mut add = |start: usize, end: usize, frame: Frame| found.insert(start, end, frame);
+    for caps in PY_FRAME.captures_iter(text) {
+        let m = caps.get(0).expect("group 0");
+        let function = caps
+            .name("func")
+            .map(|f| f.as_str().to_string())
+            .filter(|f| !f.starts_with('<'));
+        add(
+            m.start(),
+            m.end(),
+            Frame {
+                style: FrameStyle::Python,
+                path: caps["path"].to_string(),
+                line: parse_u32(caps.name("line")),
+                column: None,
+                function,
+            },
+        );
+    }
+    for caps in JAVA_FRAME.captures_iter(text) {
+        let m = caps.get(0).expect("group 0");
+        let qualified = caps["func"]
+            .rsplit('/')
+            .next()
+            .unwrap_or(&caps["func"])
+            .to_string();
+        // `a.b.C.m` (or `a.b.C$Inner.m`): the package is every segment before the class.
+        let segments: Vec<&str> = qualified.split('.').collect();
+        let file = &caps["file"];
+        let (package, function) = if segments.len() >= 2 {
+            let class = segments[segments.len() - 2].split('$').next().unwrap_or("");
+            let method = segments[segments.len() - 1];
+            (
+                segments[..segments.len() - 2].join("/"),
+                format!("{class}.{method}"),
+            )
+        } else {
+            (String::new(), qualified.clone())
+        };
+        let path = if package.is_empty() {
+            file.to_string()
+        } else {
+            format!("{package}/{file}")
+        };
+        add(
+            m.start(),
+            m.end(),
+            Frame {
+                style: FrameStyle::Java,
+                path,
+                line: parse_u32(caps.name("line")),
+                column: None,
+                function: Some(function),
+            },
+        );
+    }
+    for caps in RUST_PANIC.captures_iter(text) {
+        let m = caps.get(0).expect("group 0");
+        add(
+            m.start(),
+            m.end(),
+            Frame {
+                style: FrameStyle::Rust,
+                path: caps["path"].to_string(),
+                line: parse_u32(caps.name("line")),
+                column: parse_u32(caps.name("col")),
+                function: None,
+            },
+        );
+    }
+    for caps in AT_FRAME.captures_iter(text) {
+        let m = caps.get(0).expect("group 0");
+        let path = caps["path"].to_string();
+        let (style, function) = if path.ends_with(".rs") {
+            // Rust backtraces put the function on the line above: `  12: crate::module::f`.
+            let before = &text[..m.start()];
+            let previous = before
+                .trim_end_matches(['\n', '\r'])
+                .rsplit('\n')
+                .next()
+                .unwrap_or("");
+            let function = RUST_BACKTRACE_FUNC
+                .captures(previous)
+                .map(|c| c["func"].trim_end_matches("::{{closure}}").to_string());
+            (FrameStyle::Rust, function)
+        } else {
+            let function = caps.name("func").map(|f| clean_js_function(f.as_str()));
+            (FrameStyle::JavaScript, function.filter(|f| !f.is_empty()))
+        };
+        add(
+            m.start(),
+            m.end(),
+            Frame {
+                style,
+                path,
+                line: parse_u32(caps.name("line")),
+                column: parse_u32(caps.name("col")),
+                function,
+            },
+        );
+    }
+    for caps in GO_LOCATION.captures_iter(text) {
+        let m = caps.get(0).expect("group 0");
+        let before = &text[..m.start()];
+        let previous = before
+            .trim_end_matches(['\n', '\r'])
+            .rsplit('\n')
+            .next()
+            .unwrap_or("");
+        let function = GO_FUNC
+            .captures(previous.trim())
+            .map(|c| clean_go_function(&c["func"]));
+        add(
+            m.start(),
+            m.end(),
+            Frame {
+                style: FrameStyle::Go,
+                path: caps["path"].to_string(),
+                line: parse_u32(caps.name("line")),
+                column: None,
+                function,
+            },
+        );
+    }
+    for caps in LOCATION.captures_iter(text) {
+        let m = caps.get(0).expect("group 0");
+        let path = &caps["path"];
+        if !has_path_extension(path) || path.contains("://") {
+            continue;
+        }
+        add(
+            m.start(),
+            m.end(),
+            Frame {
+                style: FrameStyle::Location,
+                path: path.to_string(),
+                line: parse_u32(caps.name("line")),
+                column: parse_u32(caps.name("col")),
+                function: None,
+            },
+        );
+    }
+    found.into_frames()
+}
+
+/// Frames keyed by the text span they were read from, pairwise disjoint: a span overlapping one
+/// already taken is dropped (the richer syntaxes are read first). Each insertion looks at the
+/// two neighbours only, so reading a huge log stays linear-logarithmic.
+#[derive(Default)]
+struct Spans {
+    by_start: BTreeMap<usize, (usize, Frame)>,
+}
+
+impl Spans {
+    fn insert(&mut self, start: usize, end: usize, frame: Frame) {
+        let before = self.by_start.range(..=start).next_back();
+        if before.is_some_and(|(_, (before_end, _))| start < *before_end) {
+            return;
+        }
+        let after = self.by_start.range(start..).next();
+        if after.is_some_and(|(after_start, _)| *after_start < end) {
+            return;
+        }
+        self.by_start.insert(start, (end, frame));
+    }
+
+    fn into_frames(self) -> Vec<Frame> {
+        self.by_start
+            .into_values()
+            .map(|(_, frame)| frame)
+            .collect()
+    }
+}
+
+fn clean_js_function(raw: &str) -> String {
+    let mut f = raw.trim();
+    for prefix in ["async ", "new "] {
+        if let Some(rest) = f.strip_prefix(prefix) {
+            f = rest;
+        }
+    }
+    // `Object.<anonymous>` and `[as alias]` decorations say nothing about the definition.
+    let f = f.split(" [as ").next().unwrap_or(f);
+    let f = f.trim_end_matches(".<anonymous>");
+    if f == "<anonymous>" || f == "Object" {
+        return String::new();
+    }
+    f.strip_prefix("Object.").unwrap_or(f).to_string()
+}
+
+/// `main.(*Server).Serve` gives `Server.Serve`; `net/http.HandlerFunc.ServeHTTP` gives
+/// `HandlerFunc.ServeHTTP`; `main.main` gives `main`.
+fn clean_go_function(raw: &str) -> String {
+    let last_path_segment = raw.rsplit('/').next().unwrap_or(raw);
+    // Drop the package name.
+    let without_package = last_path_segment
+        .split_once('.')
+        .map(|(_, rest)| rest)
+        .unwrap_or(last_path_segment);
+    without_package.replace("(*", "").replace(['(', ')'], "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(
+        style: FrameStyle,
+        path: &str,
+        line: Option<u32>,
+        column: Option<u32>,
+        function: Option<&str>,
+    ) -> Frame {
+        Frame {
+            style,
+            path: path.to_string(),
+            line,
+            column,
+            function: function.map(str::to_string),
+        }
+    }
+
+    fn check_frames(text: &str, expected: &[Frame]) {
+        assert_eq!(extract_frames(text), expected, "frames of:\n{text}");
+    }
+
+    #[test]
+    fn python_traceback() {
+        check_frames(
+            r#"Traceback (most recent call last):
+  File "/usr/lib/python3.8/site-packages/django/db/models/query.py", line 1320, in _fetch_all
+    self._result_cache = list(self._iterable_class(self))
+  File "manage.py", line 22, in <module>
+    main()
+ValueError: boom"#,
+            &[
+                frame(
+                    FrameStyle::Python,
+                    "/usr/lib/python3.8/site-packages/django/db/models/query.py",
+                    Some(1320),
+                    None,
+                    Some("_fetch_all"),
+                ),
+                frame(FrameStyle::Python, "manage.py", Some(22), None, None),
+            ],
+        );
+    }
+
+    #[test]
+    fn javascript_stack() {
+        check_frames(
+            "TypeError: x is undefined\n    at parseConfig (src/config.js:12:3)\n    at Object.<anonymous> (/app/index.js:5:10)\n    at async Server.start (lib/server.ts:40:7)\n    at lib/util.js:1:2\n",
+            &[
+                frame(
+                    FrameStyle::JavaScript,
+                    "src/config.js",
+                    Some(12),
+                    Some(3),
+                    Some("parseConfig"),
+                ),
+                frame(
+                    FrameStyle::JavaScript,
+                    "/app/index.js",
+                    Some(5),
+                    Some(10),
+                    None,
+                ),
+                frame(
+                    FrameStyle::JavaScript,
+                    "lib/server.ts",
+                    Some(40),
+                    Some(7),
+                    Some("Server.start"),
+                ),
+                frame(
+                    FrameStyle::JavaScript,
+                    "lib/util.js",
+                    Some(1),
+                    Some(2),
+                    None,
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn rust_panic_and_backtrace() {
+        check_frames(
+            "thread 'main' panicked at src/parser.rs:12:5:\nindex out of bounds\nstack backtrace:\n   3: mycrate::parser::parse\n             at ./src/parser.rs:12:5\n",
+            &[
+                frame(FrameStyle::Rust, "src/parser.rs", Some(12), Some(5), None),
+                frame(
+                    FrameStyle::Rust,
+                    "./src/parser.rs",
+                    Some(12),
+                    Some(5),
+                    Some("mycrate::parser::parse"),
+                ),
+            ],
+        );
+        check_frames(
+            "thread 'main' panicked at 'called `Option::unwrap()` on a `None` value', src/main.rs:4:37",
+            &[frame(
+                FrameStyle::Rust,
+                "src/main.rs",
+                Some(4),
+                Some(37),
+                None,
+            )],
+        );
+    }
+
+    #[test]
+    fn java_stack() {
+        check_frames(
+            "java.lang.NullPointerException\n\tat com.example.app.Service.handle(Service.java:42)\n\tat com.example.app.Main$Inner.run(Main.java:7)\n\tat java.base/java.lang.Thread.run(Thread.java:829)\n",
+            &[
+                frame(
+                    FrameStyle::Java,
+                    "com/example/app/Service.java",
+                    Some(42),
+                    None,
+                    Some("Service.handle"),
+                ),
+                frame(
+                    FrameStyle::Java,
+                    "com/example/app/Main.java",
+                    Some(7),
+                    None,
+                    Some("Main.run"),
+                ),
+                frame(
+                    FrameStyle::Java,
+                    "java/lang/Thread.java",
+                    Some(829),
+                    None,
+                    Some("Thread.run"),
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn go_panic() {
+        check_frames(
+            "panic: runtime error\n\ngoroutine 1 [running]:\nmain.(*Server).Serve(0xc000010000)\n\t/home/u/app/server.go:27 +0x1d\nmain.main()\n\t/home/u/app/main.go:9 +0x25\n",
+            &[
+                frame(
+                    FrameStyle::Go,
+                    "/home/u/app/server.go",
+                    Some(27),
+                    None,
+                    Some("Server.Serve"),
+                ),
+                frame(
+                    FrameStyle::Go,
+                    "/home/u/app/main.go",
+                    Some(9),
+                    None,
+                    Some("main"),
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn bare_locations() {
+        check_frames(
+            "tests/test_views.py:42: AssertionError\nsrc/lib.c:10:3: error: expected ';'\nversion 3.2:1 is fine",
+            &[
+                frame(
+                    FrameStyle::Location,
+                    "tests/test_views.py",
+                    Some(42),
+                    None,
+                    None,
+                ),
+                frame(FrameStyle::Location, "src/lib.c", Some(10), Some(3), None),
+            ],
+        );
+    }
+
+    /// Overlapping candidates are resolved against the neighbours only, whatever the order in
+    /// which the syntaxes find them.
+    #[test]
+    fn spans_keep_the_first_reader_of_each_stretch() {
+        let mut spans = Spans::default();
+        let f = |path: &str| frame(FrameStyle::Location, path, None, None, None);
+        spans.insert(10, 20, f("a"));
+        spans.insert(30, 40, f("b"));
+        spans.insert(15, 25, f("overlaps a"));
+        spans.insert(25, 35, f("overlaps b"));
+        spans.insert(0, 10, f("before a"));
+        spans.insert(20, 30, f("between"));
+        spans.insert(5, 45, f("covers all"));
+        spans.insert(40, 41, f("after b"));
+        let paths: Vec<String> = spans.into_frames().into_iter().map(|f| f.path).collect();
+        assert_eq!(paths, ["before a", "a", "between", "b", "after b"]);
+    }
+}

@@ -1,0 +1,140 @@
+//! File paths in issue text: which words are paths, the paths inside source-browser links, and
+//! the normalisation of a path as written (`/usr/lib/python3/site-packages/x/y.py`) into a
+//! repository-relative hint (`x/y.py`).
+
+/// File extensions that make a dotted word a file path.
+pub const PATH_EXTENSIONS: &[&str] = &[
+    "py", "pyi", "pyx", "pxd", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "go", "rs",
+    "java", "kt", "kts", "scala", "groovy", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx", "rb",
+    "php", "cs", "swift", "m", "mm", "sh", "bash", "zsh", "pl", "pm", "lua", "r", "jl", "ex",
+    "exs", "erl", "hs", "ml", "md", "rst", "txt", "toml", "cfg", "ini", "yaml", "yml", "json",
+    "xml", "html", "htm", "css", "scss", "less", "sql", "proto", "gradle", "lock", "mk", "cmake",
+    "tpl", "j2", "jinja", "jinja2", "po", "pot", "vue", "svelte", "dart", "tf", "gemspec", "rake",
+    "ipynb", "csv", "tsv", "conf",
+];
+
+/// Whether `word` ends with `.ext` of a known extension after a non-empty stem that is not a
+/// directory (`a/.py` is not a file name).
+pub fn has_path_extension(word: &str) -> bool {
+    word.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty()
+            && !stem.ends_with('/')
+            && PATH_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+    })
+}
+
+/// Whether a word of an issue is a file path: a known extension after a stem of two characters
+/// or with a directory (`e.g.`-style prose is not), or, without an extension, two slashes between
+/// name segments (`django/contrib/admin`; one slash is too often prose, `and/or`).
+pub fn looks_like_path(word: &str) -> bool {
+    if has_path_extension(word) {
+        // `e.g.` style prose is excluded by requiring a real stem of two characters or a slash.
+        let stem = word.rsplit_once('.').map(|(s, _)| s).unwrap_or(word);
+        return stem.len() >= 2 || word.contains('/');
+    }
+    // Extension-less paths need two slashes between identifier segments (`django/contrib/admin`);
+    // one slash is too often prose (`and/or`).
+    word.matches('/').count() >= 2
+        && word
+            .split('/')
+            .all(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c)))
+}
+
+/// The file path inside a source-browser URL (`…/blob/<ref>/a/b.py#L10` gives `a/b.py`).
+pub fn url_file_path(url: &str) -> Option<String> {
+    let url = url.split(['#', '?']).next().unwrap_or(url);
+    for marker in ["/blob/", "/tree/", "/src/", "/raw/"] {
+        if let Some((_, rest)) = url.split_once(marker) {
+            // Skip the ref (branch, tag or commit).
+            let path = rest.split_once('/').map(|(_, p)| p)?;
+            if has_path_extension(path) {
+                return Some(path.to_string());
+            }
+        }
+    }
+    None
+}
+
+/// Normalises a path as written in an issue into a repository-relative hint: backslashes become
+/// `/`; a `file://` scheme, drive letter, leading `/` and `./`, and everything up to the last
+/// `site-packages/`, `dist-packages/` or `node_modules/` are removed.
+pub fn normalize_path_hint(path: &str) -> String {
+    let mut p = path.replace('\\', "/");
+    for scheme in ["file://", "webpack:///", "webpack://"] {
+        if let Some(rest) = p.strip_prefix(scheme) {
+            p = rest.to_string();
+        }
+    }
+    if p.len() >= 2 && p.as_bytes()[1] == b':' && p.as_bytes()[0].is_ascii_alphabetic() {
+        p = p[2..].to_string();
+    }
+    for marker in ["site-packages/", "dist-packages/", "node_modules/"] {
+        if let Some(index) = p.rfind(marker) {
+            p = p[index + marker.len()..].to_string();
+        }
+    }
+    let mut p = p.as_str();
+    loop {
+        if let Some(rest) = p.strip_prefix("./") {
+            p = rest;
+        } else if let Some(rest) = p.strip_prefix('/') {
+            p = rest;
+        } else {
+            break;
+        }
+    }
+    p.to_string()
+}
+
+/// The file name of a path without its extension (`a/b/query.py` gives `query`).
+pub fn path_stem(path: &str) -> String {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    name.rsplit_once('.')
+        .map(|(stem, _)| stem)
+        .unwrap_or(name)
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_hints() {
+        for (input, expected) in [
+            (
+                "/usr/lib/python3/site-packages/django/db/models/query.py",
+                "django/db/models/query.py",
+            ),
+            ("./src/x.rs", "src/x.rs"),
+            ("C:\\proj\\src\\a.py", "proj/src/a.py"),
+            ("file:///app/index.js", "app/index.js"),
+            ("lib/a.js", "lib/a.js"),
+        ] {
+            assert_eq!(normalize_path_hint(input), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn path_words() {
+        for (word, expected) in [
+            ("django/db/models/query.py", true),
+            ("models.py", true),
+            ("a.py", false),
+            ("x/a.py", true),
+            ("e.g", false),
+            ("django/contrib/admin", true),
+            ("and/or", false),
+            ("setup.cfg", true),
+            ("v1.2", false),
+        ] {
+            assert_eq!(looks_like_path(word), expected, "{word}");
+        }
+        assert_eq!(
+            url_file_path("https://github.com/o/r/blob/main/src/a.py#L10").as_deref(),
+            Some("src/a.py")
+        );
+        assert_eq!(url_file_path("https://example.com/x"), None);
+        assert_eq!(path_stem("a/b/query.py"), "query");
+    }
+}

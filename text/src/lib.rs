@@ -1,0 +1,32 @@
+//! swex-text: the text semantics every part of swex shares.
+//!
+//! - [`lines`]: lines as Python's `str.splitlines()` yields them (the lines the benchmark scores):
+//!   [`split_lines`], [`line_count`], [`bytes_line_count`] (the reference's count of a file's
+//!   bytes) and [`LineIndex`] (byte offsets ↔ line numbers).
+//! - [`python`]: [`decode_utf8_ignore`] (`errors="ignore"`), Python's whitespace
+//!   ([`python::split_whitespace`], [`python::is_blank`]).
+//! - [`glob`]: the one path-glob syntax of every backend ([`Glob`]).
+//!
+//! Invariant: std only, no dependencies — the plugin SDK re-exports this crate as
+//! `swex_plugin::text`, and a plugin author depends on the SDK alone. Nothing here knows about
+//! files, indexes or the benchmark; every function is total (no panics on any input).
+//!
+//! # Example
+//!
+//! ```
+//! use swex_text::{Glob, LineIndex, line_count, split_lines};
+//!
+//! let text = "first\r\nsecond\x0cthird";
+//! assert_eq!(split_lines(text), ["first", "second", "third"]);
+//! assert_eq!(line_count(text), 3);
+//! assert_eq!(LineIndex::new(text).line_of_byte(8), 2);
+//! assert!(Glob::new("*.{py,pyi}").unwrap().is_match("pkg/stub.pyi"));
+//! ```
+
+pub mod glob;
+pub mod lines;
+pub mod python;
+
+pub use glob::{Glob, GlobError};
+pub use lines::{LineIndex, bytes_line_count, line_count, newline_line_count, split_lines};
+pub use python::decode_utf8_ignore;
