@@ -1,8 +1,12 @@
 //! swex-bench: the SWE-Explore benchmark side of swex.
 //!
-//! Invariant: this crate knows the SWE-Explore file formats and the metrics; it talks to explorers
+//! Two tasks: SWE-Explore (issue → regions, the reference metrics) and code search
+//! ([`codesearch`]: short queries, NDCG@10).
+//!
+//! Invariant: this crate knows the benchmarks' file formats and metrics; it talks to explorers
 //! only through the plugin host.
 
+pub mod codesearch;
 pub mod dataset;
 pub mod gt;
 pub mod linecounts;

@@ -22,6 +22,15 @@ pub enum Language {
     Cpp,
     Ruby,
     Php,
+    Kotlin,
+    Scala,
+    CSharp,
+    Swift,
+    Elixir,
+    Bash,
+    Haskell,
+    Lua,
+    Zig,
 }
 
 /// What a chunk is. Definition-level chunks carry the kind of the definition; `Gap` chunks hold the

@@ -11,6 +11,8 @@
 //! - [`cache`]: the content-addressed on-disk cache (analyses, stat manifests, lexical pools).
 //! - [`index`]: [`index::Engine`] opens a snapshot into a [`index::SnapshotIndex`], the API
 //!   explorers query (files, lines, chunks, lexical search, definitions, graph, grep).
+//! - [`search`]: ranked code search for short queries over those indexes (diversified,
+//!   definition-level, symbol- and path-aware, dense-fused when the model is installed).
 //!
 //! Invariants:
 //! - The engine does no printing and knows nothing about plugins, the CLI or the benchmark format.
@@ -25,4 +27,5 @@ pub mod index;
 pub mod lang;
 pub mod lexical;
 pub mod scan;
+pub mod search;
 pub mod snapshot;

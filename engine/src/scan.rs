@@ -640,7 +640,9 @@ impl CheckoutRules {
                 Ok((tracked, common_dir)) => {
                     rules.tracked = Some(tracked);
                     let exclude = common_dir.join("info").join("exclude");
-                    rules.outer.push(matcher(top, std::slice::from_ref(&exclude)));
+                    rules
+                        .outer
+                        .push(matcher(top, std::slice::from_ref(&exclude)));
                     // What git tracks is read from its index.
                     rules.sources.push(common_dir.join("index"));
                     rules.sources.push(exclude);

@@ -163,6 +163,211 @@ fn render(fixture: &Fixture, graph: &CodeGraph) -> String {
     out
 }
 
+/// The languages with definition-level chunks but no import resolution or test pairing yet:
+/// golden files and definitions only.
+const DEFINITION_FIXTURES: [&str; 9] = [
+    "kotlin", "scala", "csharp", "swift", "elixir", "bash", "haskell", "lua", "zig",
+];
+
+#[test]
+fn golden_analyses_of_definition_only_languages() {
+    for name in DEFINITION_FIXTURES {
+        let fixture = Fixture::load(name);
+        let graph = CodeGraph::build(&fixture.pairs());
+        check_golden(&format!("{name}.txt"), &render(&fixture, &graph));
+        for file in &fixture.files {
+            if let Err(problem) = check_invariants(&file.text, &file.analysis) {
+                panic!("{name}/{}: {problem}", file.path);
+            }
+            assert!(
+                file.analysis.language.is_some(),
+                "{name}/{}: no language",
+                file.path
+            );
+            assert!(
+                !file.analysis.has_syntax_errors,
+                "{name}/{} has syntax errors",
+                file.path
+            );
+        }
+    }
+}
+
+/// Hand-checked definitions of the definition-only languages: (fixture, path, qualified name,
+/// kind, start, end).
+const MORE_DEFINITIONS: &[(&str, &str, &str, ChunkKind, u32, u32)] = {
+    use ChunkKind::*;
+    &[
+        ("kotlin", "src/Table.kt", "Table", Class, 6, 20),
+        (
+            "kotlin",
+            "src/Table.kt",
+            "Table.registerColumn",
+            Method,
+            10,
+            15,
+        ),
+        ("kotlin", "src/Table.kt", "ColumnType", Interface, 22, 24),
+        ("kotlin", "src/Table.kt", "SortOrder", Enum, 26, 26),
+        ("kotlin", "src/Table.kt", "SchemaUtils", Class, 28, 30),
+        ("kotlin", "src/Table.kt", "Columns", TypeAlias, 32, 32),
+        ("scala", "src/Functor.scala", "Functor", Trait, 6, 13),
+        ("scala", "src/Functor.scala", "Functor.map", Method, 9, 9),
+        (
+            "scala",
+            "src/Functor.scala",
+            "Functor.apply",
+            Method,
+            16,
+            16,
+        ),
+        ("scala", "src/Functor.scala", "Nested", Class, 21, 21),
+        ("scala", "src/Functor.scala", "Id", TypeAlias, 27, 27),
+        ("csharp", "src/SqlMapper.cs", "Dapper", Namespace, 5, 40),
+        (
+            "csharp",
+            "src/SqlMapper.cs",
+            "Dapper.SqlMapper",
+            Class,
+            7,
+            29,
+        ),
+        (
+            "csharp",
+            "src/SqlMapper.cs",
+            "Dapper.SqlMapper.Query",
+            Method,
+            10,
+            16,
+        ),
+        (
+            "csharp",
+            "src/SqlMapper.cs",
+            "Dapper.SqlMapper.ITypeHandler",
+            Interface,
+            23,
+            26,
+        ),
+        (
+            "csharp",
+            "src/SqlMapper.cs",
+            "Dapper.CommandDefinition",
+            Struct,
+            31,
+            35,
+        ),
+        (
+            "csharp",
+            "src/SqlMapper.cs",
+            "Dapper.DbString",
+            Class,
+            39,
+            39,
+        ),
+        ("swift", "Sources/Session.swift", "Session", Class, 3, 19),
+        (
+            "swift",
+            "Sources/Session.swift",
+            "Session.request",
+            Method,
+            11,
+            16,
+        ),
+        (
+            "swift",
+            "Sources/Session.swift",
+            "HTTPMethod",
+            Struct,
+            21,
+            24,
+        ),
+        (
+            "swift",
+            "Sources/Session.swift",
+            "RequestInterceptor",
+            Interface,
+            26,
+            28,
+        ),
+        ("swift", "Sources/Session.swift", "Session", Impl, 30, 32),
+        ("swift", "Sources/Session.swift", "AFError", Enum, 34, 36),
+        ("elixir", "lib/conn.ex", "Plug.Conn", Module, 1, 28),
+        (
+            "elixir",
+            "lib/conn.ex",
+            "Plug.Conn.send_resp",
+            Function,
+            11,
+            17,
+        ),
+        (
+            "elixir",
+            "lib/conn.ex",
+            "Plug.Conn.put_status",
+            Function,
+            19,
+            21,
+        ),
+        (
+            "elixir",
+            "lib/conn.ex",
+            "Plug.Conn.run_before_send",
+            Function,
+            23,
+            23,
+        ),
+        (
+            "elixir",
+            "lib/conn.ex",
+            "Plug.Conn.Unfetched",
+            Module,
+            25,
+            27,
+        ),
+        ("elixir", "lib/conn.ex", "Plug.Exception", Interface, 30, 32),
+        ("bash", "lib/test_functions.bash", "run", Function, 7, 13),
+        (
+            "bash",
+            "lib/test_functions.bash",
+            "bats_pipe",
+            Function,
+            15,
+            17,
+        ),
+        ("haskell", "src/Types.hs", "Value", Struct, 10, 14),
+        ("haskell", "src/Types.hs", "FromJSON", Trait, 20, 22),
+        ("haskell", "src/Types.hs", "FromJSON", Impl, 24, 25),
+        ("haskell", "src/Types.hs", "withObject", Function, 27, 29),
+        ("lua", "lua/loader.lua", "M.load", Method, 6, 10),
+        ("lua", "lua/loader.lua", "M.reload", Function, 16, 18),
+        ("lua", "lua/loader.lua", "deactivate", Function, 20, 22),
+        ("zig", "src/clap.zig", "Arg", Struct, 4, 12),
+        ("zig", "src/clap.zig", "Arg.hasValue", Method, 9, 11),
+        ("zig", "src/clap.zig", "ParseError", Enum, 14, 14),
+        ("zig", "src/clap.zig", "parse", Function, 20, 25),
+    ]
+};
+
+#[test]
+fn definition_only_languages_have_exact_spans_and_qualified_names() {
+    for &(name, path, qualified, kind, start, end) in MORE_DEFINITIONS {
+        let fixture = Fixture::load(name);
+        let analysis = &fixture.file(path).analysis;
+        let found = analysis.definitions.iter().any(|d| {
+            d.qualified_name == qualified && d.kind == kind && d.start == start && d.end == end
+        });
+        assert!(
+            found,
+            "{name}: no {kind:?} {qualified} at {start}-{end} in {path}; found: {:?}",
+            analysis
+                .definitions
+                .iter()
+                .map(|d| format!("{:?} {} {}-{}", d.kind, d.qualified_name, d.start, d.end))
+                .collect::<Vec<_>>()
+        );
+    }
+}
+
 #[test]
 fn golden_analyses_and_graphs() {
     for name in FIXTURES {

@@ -8,7 +8,7 @@ use support::{Fixture, check_invariants};
 use swex_engine::analysis::Language;
 use swex_engine::lang::{AnalyzeOptions, analyze};
 
-const LANGUAGES: [Language; 11] = [
+const LANGUAGES: [Language; 20] = [
     Language::Python,
     Language::JavaScript,
     Language::TypeScript,
@@ -20,9 +20,18 @@ const LANGUAGES: [Language; 11] = [
     Language::Cpp,
     Language::Ruby,
     Language::Php,
+    Language::Kotlin,
+    Language::Scala,
+    Language::CSharp,
+    Language::Swift,
+    Language::Elixir,
+    Language::Bash,
+    Language::Haskell,
+    Language::Lua,
+    Language::Zig,
 ];
 
-const FIXTURES: [&str; 10] = [
+const FIXTURES: [&str; 19] = [
     "python",
     "javascript",
     "typescript",
@@ -33,6 +42,15 @@ const FIXTURES: [&str; 10] = [
     "cpp",
     "ruby",
     "php",
+    "kotlin",
+    "scala",
+    "csharp",
+    "swift",
+    "elixir",
+    "bash",
+    "haskell",
+    "lua",
+    "zig",
 ];
 
 /// xorshift64*: deterministic, dependency-free randomness for the tests.

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use swex_engine::index::SnapshotIndex;
 use swex_plugin::Request;
 use swex_plugin::types::{
-    DefinitionsArgs, Direction, NeighboursArgs, NodeRef, ReadLinesArgs, SearchArgs,
+    CodeSearchArgs, DefinitionsArgs, Direction, NeighboursArgs, NodeRef, ReadLinesArgs,
 };
 use swex_plugin_host::{EngineBackend, ExplorerHandle, ServiceBackend};
 
@@ -458,10 +458,14 @@ pub fn search(ctx: &Ctx<'_>, args: SearchToolArgs) -> Result<Answer, ToolError> 
             Some(dir.to_owned())
         }
     };
-    let result = ctx.backend.lexical_search(SearchArgs {
+    // The host's ranked code search (one best span per file, definitions first, tests and docs
+    // demoted unless asked for); dense scores off, so an answer costs milliseconds.
+    let result = ctx.backend.code_search(CodeSearchArgs {
         query: query.to_owned(),
         limit,
         under,
+        dense: Some("off".into()),
+        ..CodeSearchArgs::default()
     })?;
     let words = query_words(query);
     let mut text = String::new();
@@ -506,10 +510,7 @@ pub fn definition(ctx: &Ctx<'_>, args: DefinitionArgs) -> Result<Answer, ToolErr
     let tool = "definition";
     let name = required_text(tool, "name", &args.name)?;
     let limit = limit(tool, args.limit, 20, MAX_LIMIT)?;
-    let found = ctx.backend.definitions(DefinitionsArgs {
-        name: name.to_owned(),
-        limit: None,
-    })?;
+    let found = ctx.backend.definitions(DefinitionsArgs::new(name))?;
     let total = found.definitions.len();
     let mut text = String::new();
     let _ = writeln!(text, "{total} definitions of {name:?}");
@@ -568,10 +569,7 @@ pub fn references(ctx: &Ctx<'_>, args: ReferencesArgs) -> Result<Answer, ToolErr
         .transpose()?;
     let mut targets = ctx
         .backend
-        .definitions(DefinitionsArgs {
-            name: symbol.to_owned(),
-            limit: None,
-        })?
+        .definitions(DefinitionsArgs::new(symbol))?
         .definitions;
     if let Some(path) = &path {
         targets.retain(|d| &d.path == path);
@@ -607,15 +605,13 @@ pub fn references(ctx: &Ctx<'_>, args: ReferencesArgs) -> Result<Answer, ToolErr
     let mut text = String::new();
     let mut found = Vec::new();
     for target in &targets {
-        let neighbours = ctx.backend.graph_neighbours(NeighboursArgs {
-            node: NodeRef {
-                path: target.path.clone(),
-                name: Some(target.qualified_name.clone()),
-            },
-            edge_kinds: vec!["references".into()],
-            direction: Direction::In,
-            limit: None,
-        })?;
+        let mut asked = NeighboursArgs::new(NodeRef::definition(
+            target.path.clone(),
+            target.qualified_name.clone(),
+        ));
+        asked.edge_kinds = vec!["references".into()];
+        asked.direction = Direction::In;
+        let neighbours = ctx.backend.graph_neighbours(asked)?;
         for n in neighbours.neighbours {
             // The exact lines: uses of the bare name inside the using node.
             let lines: Vec<u32> = ctx
@@ -700,15 +696,13 @@ pub fn neighbours(ctx: &Ctx<'_>, args: NeighboursToolArgs) -> Result<Answer, Too
         .as_deref()
         .map(str::trim)
         .filter(|s| !s.is_empty());
-    let result = ctx.backend.graph_neighbours(NeighboursArgs {
-        node: NodeRef {
-            path: path.clone(),
-            name: symbol.map(str::to_owned),
-        },
-        edge_kinds: Vec::new(),
-        direction: Direction::Both,
-        limit: None,
-    })?;
+    let node = match symbol {
+        Some(symbol) => NodeRef::definition(path.clone(), symbol),
+        None => NodeRef::file(path.clone()),
+    };
+    let mut asked = NeighboursArgs::new(node);
+    asked.direction = Direction::Both;
+    let result = ctx.backend.graph_neighbours(asked)?;
     // Grouped by relation, in a fixed order; a file's own definitions are not neighbours.
     let relation = |edge: &str, direction: Direction| -> Option<&'static str> {
         Some(match (edge, direction) {
@@ -803,11 +797,9 @@ pub fn read(ctx: &Ctx<'_>, args: ReadArgs) -> Result<Answer, ToolError> {
         ));
     }
     let end = end.min(total).min(start.saturating_add(MAX_READ_LINES - 1));
-    let result = ctx.backend.read_lines(ReadLinesArgs {
-        path: path.clone(),
-        start: Some(start),
-        end: Some(i64::from(end)),
-    })?;
+    let result = ctx
+        .backend
+        .read_lines(ReadLinesArgs::new(path.clone()).lines(start, i64::from(end)))?;
     let mut text = String::new();
     let _ = writeln!(text, "{path}:{start}-{end} of {total} lines");
     numbered(&mut text, result.start, &result.lines);

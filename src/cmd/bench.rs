@@ -1,6 +1,8 @@
-//! `swex bench`: run explorers over a benchmark file, score every answer at every top-k, and write
-//! result rows (`results/{explorer}/top{k}.jsonl` by default). Argument parsing, explorer setup
-//! and printing; the run itself is `swex_bench::runner`.
+//! `swex bench`: run explorers over a benchmark, score every answer, and write result rows.
+//! Two tasks: SWE-Explore (`--task swe-explore`, the default: every top-k, rows in
+//! `results/{explorer}/top{k}.jsonl`; the run is `swex_bench::runner`) and code search
+//! (`--task codesearch`: NDCG@10 per query, rows in `results/codesearch/{explorer}.jsonl`; the run
+//! is `swex_bench::codesearch::run`). Argument parsing, explorer setup and printing.
 
 use crate::cmd::explore::WORKER_SUBCOMMAND;
 use crate::cmd::explorers::registry;
@@ -26,16 +28,33 @@ use swex_plugin_host::{
     EngineBackend, IsolatedExplorer, IsolatedOptions, RawServices, WorkerCommand,
 };
 
+/// Which benchmark `--bench` is.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Task {
+    /// SWE-Explore: a bench.jsonl of issues with line-level ground truth.
+    SweExplore,
+    /// Code search: a folder with repos.json and annotations/ (the semble benchmark's layout).
+    Codesearch,
+}
+
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Benchmark JSONL (the reference's bench.jsonl schema).
-    #[arg(long, value_name = "FILE")]
+    /// The benchmark: a bench.jsonl (the reference's schema), or with `--task codesearch` the
+    /// folder holding repos.json and annotations/.
+    #[arg(long, value_name = "PATH")]
     pub bench: PathBuf,
+    /// Which benchmark to run.
+    #[arg(long, value_enum, default_value = "swe-explore")]
+    pub task: Task,
+    /// Code search: search the whole checkout instead of each repository's `benchmark_root`
+    /// (what the published methods searched).
+    #[arg(long)]
+    pub whole_checkout: bool,
     /// JSON object {instance_id: issue text}; its texts take precedence over problem_statement.
     #[arg(long, value_name = "FILE")]
     pub issue_map: Option<PathBuf>,
-    /// Snapshot folder: repos/<instance_id>. With --git-dir or --mirrors, missing snapshots are
-    /// materialised here on the fly.
+    /// Snapshot folder: repos/<instance_id> (code search: repos/<repository name>). With
+    /// --git-dir or --mirrors, missing snapshots are materialised here on the fly.
     #[arg(long, value_name = "DIR", default_value = "repos")]
     pub repos: PathBuf,
     /// A git directory for a repository, `owner/name=DIR`, to materialise missing snapshots from.
@@ -52,14 +71,17 @@ pub struct BenchArgs {
     #[arg(long, short = 'e', value_delimiter = ',', required = true)]
     pub explorers: Vec<String>,
     /// Top-k cuts, comma-separated: each explorer runs once at the largest, the others are cuts.
-    #[arg(long, short = 'k', default_value = "5")]
-    pub top_k: String,
+    /// [default: 5; code search always scores the top 10].
+    #[arg(long, short = 'k')]
+    pub top_k: Option<String>,
     /// Instances worked on at the same time [default: the number of CPUs].
     #[arg(long, short = 'w')]
     pub workers: Option<usize>,
-    /// Output path template; placeholders {explorer}, {k}, {shard}.
-    #[arg(long, short = 'o', default_value = DEFAULT_OUTPUT)]
-    pub output: String,
+    /// Output path template; placeholders {explorer}, {k}, {shard} [default:
+    /// results/{explorer}/top{k}.jsonl; code search: results/codesearch/{explorer}.jsonl, {explorer}
+    /// only].
+    #[arg(long, short = 'o')]
+    pub output: Option<String>,
     /// Keep the rows already in the output files and run only the missing (instance, explorer, k).
     #[arg(long, conflicts_with = "overwrite")]
     pub resume: bool,
@@ -78,7 +100,7 @@ pub struct BenchArgs {
     /// Only the first N instances (after --instances).
     #[arg(long, short = 'n')]
     pub limit: Option<usize>,
-    /// Only these instances, comma-separated.
+    /// Only these instances (code search: repositories), comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "ID,ID")]
     pub instances: Vec<String>,
     /// An explorer's config: `NAME=JSON` or `NAME=@FILE`. Repeatable.
@@ -137,71 +159,12 @@ fn parse_configs(items: &[String]) -> anyhow::Result<BTreeMap<String, serde_json
     Ok(configs)
 }
 
-fn build_locator(args: &BenchArgs) -> anyhow::Result<Option<RepoLocator>> {
-    if args.git_dirs.is_empty() && args.mirrors.is_empty() {
-        return Ok(None);
-    }
-    let mut locator = RepoLocator {
-        mirror_dirs: args.mirrors.clone(),
-        ..RepoLocator::default()
-    };
-    for item in &args.git_dirs {
-        let (repo, dir) = item
-            .split_once('=')
-            .with_context(|| format!("--git-dir {item:?}: expected OWNER/NAME=DIR"))?;
-        if !repo.contains('/') {
-            bail!("--git-dir {item:?}: expected OWNER/NAME=DIR");
-        }
-        locator
-            .git_dirs
-            .insert(repo.to_string(), PathBuf::from(dir));
-    }
-    if let Some(path) = &args.sources {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        locator.sources = serde_json::from_str(&text).with_context(|| {
-            format!(
-                "{}: expected a JSON object {{\"owner/name\": \"holder/name\"}}",
-                path.display()
-            )
-        })?;
-    }
-    Ok(Some(locator))
-}
-
-pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
-    let top_ks = parse_top_ks(&args.top_k)?;
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        bail!("--timeout must be a positive number of seconds");
-    }
-    let output = OutputTemplate::new(args.output.clone())?;
-    if args.shard.is_some() && !output.has("shard") {
-        errln!(
-            "note: --output has no {{shard}} placeholder; run each shard on its own machine or give \
-             each its own --output, then `swex merge`"
-        );
-    }
-    let bench_path = std::fs::canonicalize(&args.bench)
-        .with_context(|| format!("--bench {}", args.bench.display()))?;
-    let mut bench = Benchmark::load(&bench_path, &LoadOptions::default())?;
-    if !bench.excluded_empty_core.is_empty() {
-        errln!(
-            "note: {} rows without core regions are left out (as the reference runner does)",
-            bench.excluded_empty_core.len()
-        );
-    }
-    if let Some(path) = &args.issue_map {
-        let issues = load_issue_map(path)?;
-        let join = bench.join_issues(&issues);
-        errln!(
-            "{}: issue texts for {} instances",
-            path.display(),
-            join.from_map
-        );
-    }
-    let instances = select_instances(&bench, &args.instances, args.limit, args.shard)?;
-
-    // Explorers: built-ins and plugins through the host, each created once with its config.
+/// The explorers of `-e`: built-ins and plugins through the host, each created once with its
+/// config (in-process, or a pool of isolated workers with `--isolated`).
+pub(super) fn make_explorers(
+    args: &BenchArgs,
+    bench_path: &Path,
+) -> anyhow::Result<Vec<BenchExplorer>> {
     let mut configs = parse_configs(&args.explorer_configs)?;
     for name in configs.keys() {
         if !args.explorers.contains(name) {
@@ -215,7 +178,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     }
     let mut explorers = Vec::new();
     for name in &args.explorers {
-        let (default_config, default_sees) = default_setup(name, &bench_path);
+        let (default_config, default_sees) = default_setup(name, bench_path);
         let config = configs.remove(name).unwrap_or(default_config);
         let sees_ground_truth = if args.ground_truth_for.is_empty() {
             default_sees
@@ -268,6 +231,108 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
         });
     }
 
+    Ok(explorers)
+}
+
+/// Services and the warnings of opening them.
+type OpenedServices = (Box<dyn RawServices>, Vec<String>);
+
+/// Services from the engine's index of each snapshot (built once, then reused from the cache),
+/// with the full dense index too under `--dense`.
+pub(super) fn engine_opener<'a>(
+    engine: &'a swex_engine::index::Engine,
+    engine_args: &'a super::index::EngineArgs,
+) -> FnOpener<impl Fn(&Path) -> Result<OpenedServices, String> + 'a> {
+    FnOpener {
+        name: "engine".into(),
+        open: move |dir: &Path| -> Result<OpenedServices, String> {
+            let index = engine
+                .open(dir)
+                .map_err(|e| format!("indexing {}: {e}", dir.display()))?;
+            engine_args
+                .build_dense(&index)
+                .map_err(|e| format!("{e:#}"))?;
+            Ok((Box::new(EngineBackend::new(index)), Vec::new()))
+        },
+    }
+}
+
+pub(super) fn build_locator(args: &BenchArgs) -> anyhow::Result<Option<RepoLocator>> {
+    if args.git_dirs.is_empty() && args.mirrors.is_empty() {
+        return Ok(None);
+    }
+    let mut locator = RepoLocator {
+        mirror_dirs: args.mirrors.clone(),
+        ..RepoLocator::default()
+    };
+    for item in &args.git_dirs {
+        let (repo, dir) = item
+            .split_once('=')
+            .with_context(|| format!("--git-dir {item:?}: expected OWNER/NAME=DIR"))?;
+        if !repo.contains('/') {
+            bail!("--git-dir {item:?}: expected OWNER/NAME=DIR");
+        }
+        locator
+            .git_dirs
+            .insert(repo.to_string(), PathBuf::from(dir));
+    }
+    if let Some(path) = &args.sources {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        locator.sources = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{}: expected a JSON object {{\"owner/name\": \"holder/name\"}}",
+                path.display()
+            )
+        })?;
+    }
+    Ok(Some(locator))
+}
+
+pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        bail!("--timeout must be a positive number of seconds");
+    }
+    if args.task == Task::Codesearch {
+        return super::bench_codesearch::run(&args);
+    }
+    if args.whole_checkout {
+        bail!("--whole-checkout is for --task codesearch");
+    }
+    let top_ks = parse_top_ks(args.top_k.as_deref().unwrap_or("5"))?;
+    let output = OutputTemplate::new(
+        args.output
+            .clone()
+            .unwrap_or_else(|| DEFAULT_OUTPUT.to_string()),
+    )?;
+    if args.shard.is_some() && !output.has("shard") {
+        errln!(
+            "note: --output has no {{shard}} placeholder; run each shard on its own machine or give \
+             each its own --output, then `swex merge`"
+        );
+    }
+    let bench_path = std::fs::canonicalize(&args.bench)
+        .with_context(|| format!("--bench {}", args.bench.display()))?;
+    let mut bench = Benchmark::load(&bench_path, &LoadOptions::default())?;
+    if !bench.excluded_empty_core.is_empty() {
+        errln!(
+            "note: {} rows without core regions are left out (as the reference runner does)",
+            bench.excluded_empty_core.len()
+        );
+    }
+    if let Some(path) = &args.issue_map {
+        let issues = load_issue_map(path)?;
+        let join = bench.join_issues(&issues);
+        errln!(
+            "{}: issue texts for {} instances",
+            path.display(),
+            join.from_map
+        );
+    }
+    let instances = select_instances(&bench, &args.instances, args.limit, args.shard)?;
+
+    let explorers = make_explorers(&args, &bench_path)?;
+
     let snapshots = SnapshotSource {
         repos: args.repos.clone(),
         locator: build_locator(&args)?,
@@ -293,19 +358,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     };
     // One engine for the whole run: its open pools are shared by the snapshots of a repository.
     let engine = args.index.then(|| args.engine.engine());
-    let engine_args = &args.engine;
-    let engine_opener = engine.as_ref().map(|engine| FnOpener {
-        name: "engine".into(),
-        open: move |dir: &Path| -> Result<(Box<dyn RawServices>, Vec<String>), String> {
-            let index = engine
-                .open(dir)
-                .map_err(|e| format!("indexing {}: {e}", dir.display()))?;
-            engine_args
-                .build_dense(&index)
-                .map_err(|e| format!("{e:#}"))?;
-            Ok((Box::new(EngineBackend::new(index)), Vec::new()))
-        },
-    });
+    let engine_opener = engine
+        .as_ref()
+        .map(|engine| engine_opener(engine, &args.engine));
     let services: &dyn ServicesOpener = match &engine_opener {
         Some(opener) => opener,
         None => &FsOpener,

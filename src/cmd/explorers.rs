@@ -14,6 +14,7 @@ use swex_plugin_host::{DiscoveryOptions, Registry};
 pub fn builtin_explorers() -> Vec<SwexVTableGetter> {
     vec![
         swex_explorer_swex::swex_explorer_vtable,
+        swex_explorer_search::swex_explorer_vtable,
         swex_explorer_bm25::swex_explorer_vtable,
         swex_explorer_graph::swex_explorer_vtable,
         swex_explorer_tfidf::swex_explorer_vtable,

@@ -1,6 +1,7 @@
 //! Subcommands. One module per command: its `Args` (clap) and a `run` that calls into a library.
 
 mod bench;
+mod bench_codesearch;
 pub mod explore;
 pub mod explorers;
 mod gt;

@@ -1,10 +1,12 @@
 //! `swex report RESULTS…`: means, breakdowns, paired comparisons, charts and an HTML page from
-//! result files. Argument parsing and writing files; the work is `swex_bench::report`.
+//! result files. Argument parsing and writing files; the work is `swex_bench::report`, and for
+//! code-search rows (`swex bench --task codesearch`) `swex_bench::codesearch::report`.
 
 use anyhow::{Context, bail};
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use swex_bench::codesearch;
 use swex_bench::dataset::{Benchmark, LoadOptions};
 use swex_bench::report::{CompareOptions, Report, chart, html, render};
 use swex_bench::results::read_results;
@@ -14,8 +16,9 @@ pub struct ReportArgs {
     /// Result files (JSONL rows of `swex bench`, or of the reference runner named `top<k>.jsonl`).
     #[arg(required = true, value_name = "RESULTS")]
     pub results: Vec<PathBuf>,
-    /// The benchmark file: repositories, languages and the ground truth for the drill-down.
-    #[arg(long, value_name = "FILE")]
+    /// The benchmark file: repositories, languages and the ground truth for the drill-down. For
+    /// code-search rows: the data folder, whose published.json gives the published methods' scores.
+    #[arg(long, value_name = "PATH")]
     pub bench: Option<PathBuf>,
     /// Output folder.
     #[arg(long, short = 'o', default_value = "report", value_name = "DIR")]
@@ -42,6 +45,17 @@ fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
+    let codesearch = args
+        .results
+        .iter()
+        .filter(|p| codesearch::is_codesearch_file(p))
+        .count();
+    if codesearch == args.results.len() {
+        return codesearch_report(&args);
+    }
+    if codesearch > 0 {
+        bail!("some inputs are code-search rows and some SWE-Explore rows: report them separately");
+    }
     let mut rows = Vec::new();
     for path in &args.results {
         rows.extend(read_results(path)?.into_iter().map(|r| r.row));
@@ -130,6 +144,54 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         "wrote {0}/report.md, report.json, means.csv, breakdown.csv, paired.csv, report.html and {1} charts in {0}/charts",
         out.display(),
         charts.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The code-search report: Markdown and JSON in `--out`, the Markdown on stdout.
+fn codesearch_report(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    if !args.compare.is_empty() {
+        bail!("--compare is for SWE-Explore rows; the code-search report lists every explorer");
+    }
+    let mut rows = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for path in &args.results {
+        for row in codesearch::read_rows(path)? {
+            if !seen.insert(row.key()) {
+                bail!(
+                    "{} on {}#{} appears in more than one input file",
+                    row.explorer,
+                    row.repo,
+                    row.query_index
+                );
+            }
+            rows.push(row);
+        }
+    }
+    let published = match &args.bench {
+        Some(dir) => {
+            let path = dir.join("published.json");
+            if !path.is_file() {
+                bail!(
+                    "--bench {}: no published.json there (give the code-search data folder)",
+                    dir.display()
+                );
+            }
+            Some(codesearch::Published::load(&path)?)
+        }
+        None => None,
+    };
+    let report = codesearch::CodeSearchReport::build(&rows, published.as_ref());
+    let markdown = codesearch::render_markdown(&report);
+    let out = &args.out;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    write(&out.join("codesearch.md"), markdown.as_bytes())?;
+    let json = serde_json::to_string_pretty(&report)? + "\n";
+    write(&out.join("codesearch.json"), json.as_bytes())?;
+    out!("{markdown}");
+    errln!(
+        "wrote {0}/codesearch.md and {0}/codesearch.json",
+        out.display()
     );
     Ok(ExitCode::SUCCESS)
 }

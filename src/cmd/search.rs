@@ -1,4 +1,6 @@
-//! `swex search`: symbol, lexical and graph queries against a snapshot from the terminal.
+//! `swex search`: symbol, text and graph queries against a snapshot from the terminal. `--text`
+//! is the engine's ranked code search (`swex_engine::search`: one span per file, definitions
+//! first); `--raw` gives the plain BM25 chunks instead.
 
 use super::index::EngineArgs;
 use crate::out::shown;
@@ -8,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use swex_engine::graph::{Direction, EdgeKind, NodeId, PageRankOptions};
 use swex_engine::index::{SearchFilters, SnapshotIndex};
+use swex_engine::search::{DenseUse, SearchOptions};
 use swex_plugin::text::Glob;
 
 #[derive(ClapArgs, Debug)]
@@ -19,10 +22,22 @@ pub struct Args {
     /// Definitions with this name (bare, qualified, or a dotted suffix such as `Model.save`).
     #[arg(long)]
     pub symbol: Option<String>,
-    /// Lexical (BM25) search with free text, e.g. an issue; identifiers, paths and tracebacks in
-    /// it are weighted up.
+    /// Ranked code search with a short query: a symbol (`HttpClient`), a phrase or a question
+    /// (`how are middlewares ordered?`). One span per file (the matching definition, else the
+    /// best chunk); tests, docs and examples come after the code unless the query asks for them.
     #[arg(long)]
     pub text: Option<String>,
+    /// With --text: plain BM25 chunks of the issue query builder (several per file, no ranking
+    /// stage), e.g. for a whole issue text.
+    #[arg(long, requires = "text")]
+    pub raw: bool,
+    /// With --text: spans per file.
+    #[arg(long, default_value_t = 1, value_name = "N", requires = "text")]
+    pub per_file: usize,
+    /// With --text: fuse dense (embedding) scores: `auto` (when the model is installed), `off`,
+    /// `on` (fail without the model).
+    #[arg(long, default_value = "auto", value_name = "WHEN", requires = "text")]
+    pub dense_scores: String,
     /// Graph neighbours of a file (imports, references, tests, containment).
     #[arg(long, value_name = "PATH")]
     pub neighbours: Option<String>,
@@ -71,18 +86,66 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             path_glob: args.glob.as_deref().map(Glob::new).transpose()?,
             ..SearchFilters::default()
         };
-        index
-            .search_text(text, args.limit, &filters)?
-            .into_iter()
-            .map(|hit| Row {
-                path: hit.path,
-                start: hit.start,
-                end: hit.end,
-                kind: serde_name(hit.kind),
-                name: hit.name,
-                score: Some(hit.score),
-            })
-            .collect()
+        if args.raw {
+            index
+                .search_text(text, args.limit, &filters)?
+                .into_iter()
+                .map(|hit| Row {
+                    path: hit.path,
+                    start: hit.start,
+                    end: hit.end,
+                    kind: serde_name(hit.kind),
+                    name: hit.name,
+                    score: Some(hit.score),
+                })
+                .collect()
+        } else {
+            let dense = match args.dense_scores.as_str() {
+                "auto" => DenseUse::Auto,
+                "off" => DenseUse::Off,
+                "on" => DenseUse::On,
+                other => anyhow::bail!("--dense-scores {other:?}: expected auto, off or on"),
+            };
+            if args.per_file == 0 {
+                anyhow::bail!("--per-file must be at least 1");
+            }
+            let options = SearchOptions {
+                limit: args.limit,
+                per_file: args.per_file,
+                filters,
+                dense,
+                ..SearchOptions::default()
+            };
+            let results = index.search(text, &options)?;
+            if !args.json {
+                errln!(
+                    "{} query{}{}",
+                    results.kind.as_str(),
+                    if results.dense {
+                        ", dense scores fused"
+                    } else {
+                        ""
+                    },
+                    if results.grep_fallback {
+                        ", no ranked match: files that mention it"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            results
+                .hits
+                .into_iter()
+                .map(|hit| Row {
+                    path: hit.path,
+                    start: hit.start,
+                    end: hit.end,
+                    kind: serde_name(hit.kind),
+                    name: hit.name,
+                    score: Some(hit.score),
+                })
+                .collect()
+        }
     } else if let Some(path) = &args.neighbours {
         neighbours(&index, path, args.limit)?
     } else {

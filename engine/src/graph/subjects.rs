@@ -107,6 +107,16 @@ pub(crate) fn subject_of(path: &str, language: Option<Language>) -> Option<Subje
                 .or_else(|| base.strip_prefix("test_"))?;
             pattern(stem, C_FAMILY)
         }
+        // Test pairing for these languages is not implemented yet: no test edges.
+        Language::Kotlin
+        | Language::Scala
+        | Language::CSharp
+        | Language::Swift
+        | Language::Elixir
+        | Language::Bash
+        | Language::Haskell
+        | Language::Lua
+        | Language::Zig => None,
     }
 }
 

@@ -59,7 +59,8 @@ use std::time::Instant;
 use swex_text::{Glob, GlobError};
 
 /// Version of the lexical analyzer and pool schema; part of the pool directory name.
-pub const TOKENIZER_VERSION: u32 = 1;
+/// 2: the CJK bigram field.
+pub const TOKENIZER_VERSION: u32 = 2;
 
 /// A pool is reused for a snapshot when it holds at least this share of the snapshot's file
 /// versions; otherwise the snapshot starts a new pool (another repository, or a far-away one).
@@ -232,7 +233,9 @@ pub struct GrepHit {
     pub text: String,
 }
 
-/// Longest line text returned by grep.
+/// Longest line text returned by grep. The services contract's limit is
+/// `swex_plugin::types::GrepMatch::TEXT_MAX_BYTES` (the engine does not know the SDK): the host cuts
+/// to that, and the conformance suite checks that both agree.
 pub const GREP_LINE_MAX: usize = 400;
 
 /// Restricts lexical search results. Empty lists mean "any".
@@ -360,6 +363,8 @@ pub struct SnapshotIndex {
     /// Much cheaper than the graph (no reference resolution), so name look-ups need not wait for
     /// the graph.
     definition_table: OnceLock<HashMap<String, Vec<(u32, u32)>>>,
+    /// Tables of ranked search ([`crate::search`]), built on the first search.
+    search_aids: OnceLock<crate::search::SearchAids>,
     /// The engine's dense layer and this snapshot's full dense index, on first use.
     dense: dense::DenseSlot,
     diagnostics: Vec<Diagnostic>,
@@ -701,6 +706,7 @@ impl Engine {
             lexical_config: self.config.lexical.clone(),
             graph: OnceLock::new(),
             definition_table: OnceLock::new(),
+            search_aids: OnceLock::new(),
             dense: dense::DenseSlot::new(self.dense.clone()),
             diagnostics,
             stats,
@@ -1393,6 +1399,17 @@ impl SnapshotIndex {
         self.lexical_search(&query, limit, filters)
     }
 
+    /// BM25 search for weighted terms (the issue parser's, possibly reweighted by the caller).
+    pub fn search_terms(
+        &self,
+        terms: &[swex_issue::WeightedTerm],
+        limit: usize,
+        filters: &SearchFilters,
+    ) -> Result<Vec<ChunkHit>, IndexError> {
+        let query = LexicalQuery::from_terms(terms, &self.lexical_config);
+        self.lexical_search(&query, limit, filters)
+    }
+
     /// The code graph of the snapshot (built on first call, then shared).
     pub fn graph(&self) -> &CodeGraph {
         self.graph.get_or_init(|| {
@@ -1404,6 +1421,22 @@ impl SnapshotIndex {
                 .collect();
             CodeGraph::build(&files)
         })
+    }
+
+    /// The position in [`SnapshotIndex::files`] of a chunk's file.
+    pub(crate) fn chunk_file(&self, chunk_id: u32) -> Option<usize> {
+        self.locate(chunk_id).map(|(file, _)| file)
+    }
+
+    /// The snapshot's lexical view (postings and vocabulary for ranked search).
+    pub(crate) fn lexical_view(&self) -> &PoolView {
+        &self.lexical
+    }
+
+    /// The tables of ranked search, built on first use.
+    pub(crate) fn search_aids(&self) -> &crate::search::SearchAids {
+        self.search_aids
+            .get_or_init(|| crate::search::SearchAids::build(self))
     }
 
     /// Whether [`SnapshotIndex::graph`] has been built already.

@@ -573,6 +573,7 @@ impl Engine {
             lexical_config: self.config.lexical.clone(),
             graph: OnceLock::new(),
             definition_table: OnceLock::new(),
+            search_aids: OnceLock::new(),
             dense: dense::DenseSlot::new(self.dense.clone()),
             diagnostics,
             stats,

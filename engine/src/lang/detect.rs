@@ -62,6 +62,15 @@ fn by_extension(extension: &str, head: &[u8]) -> Option<Language> {
         | "cu" | "cuh" => Language::Cpp,
         "rb" | "rake" | "gemspec" | "ru" | "rbi" => Language::Ruby,
         "php" | "phtml" | "php3" | "php4" | "php5" | "php7" | "php8" => Language::Php,
+        "kt" | "kts" => Language::Kotlin,
+        "scala" | "sc" => Language::Scala,
+        "cs" => Language::CSharp,
+        "swift" => Language::Swift,
+        "ex" | "exs" => Language::Elixir,
+        "sh" | "bash" | "bats" => Language::Bash,
+        "hs" | "lhs" => Language::Haskell,
+        "lua" => Language::Lua,
+        "zig" => Language::Zig,
         _ => return None,
     };
     Some(language)
@@ -102,6 +111,9 @@ fn by_shebang(head: &[u8]) -> Option<Language> {
         "ts-node" | "tsx" | "deno" | "bun" => Some(Language::TypeScript),
         "ruby" => Some(Language::Ruby),
         "php" => Some(Language::Php),
+        "sh" | "bash" | "dash" | "ksh" | "zsh" | "bats" => Some(Language::Bash),
+        "lua" | "luajit" => Some(Language::Lua),
+        "elixir" => Some(Language::Elixir),
         _ => None,
     }
 }
@@ -160,7 +172,19 @@ mod tests {
         );
         check("bin/tool", "#!/usr/bin/env ruby\n", Some(Ruby));
         check("bin/tool", "#!/usr/bin/php\n", Some(Php));
-        check("bin/tool", "#!/bin/sh\n", None);
+        check("bin/tool", "#!/bin/sh\n", Some(Bash));
+        check("bin/tool", "#!/usr/bin/env bash\n", Some(Bash));
+        check("src/Table.kt", "", Some(Kotlin));
+        check("core/Functor.scala", "", Some(Scala));
+        check("Dapper/SqlMapper.cs", "", Some(CSharp));
+        check("Source/Session.swift", "", Some(Swift));
+        check("lib/plug/conn.ex", "", Some(Elixir));
+        check("test/conn_test.exs", "", Some(Elixir));
+        check("lib/bats-core/test_functions.sh", "", Some(Bash));
+        check("test/run.bats", "", Some(Bash));
+        check("src/Data/Aeson.hs", "", Some(Haskell));
+        check("lua/lazy/init.lua", "", Some(Lua));
+        check("clap.zig", "", Some(Zig));
         check("README.md", "# Title\n", None);
         check("setup.cfg", "", None);
         check("Makefile", "", None);

@@ -506,3 +506,22 @@ pub(crate) fn unquote(text: &str) -> &str {
 pub(crate) fn is_capitalised(name: &str) -> bool {
     name.starts_with(|c: char| c.is_uppercase())
 }
+
+/// The text of `node`'s first named child whose kind is one of `kinds` (names that grammars
+/// give no field).
+pub(crate) fn child_text<'a>(node: Node, kinds: &[&str], cx: &Context<'a, '_>) -> Option<&'a str> {
+    let mut cursor = node.walk();
+    let found = node
+        .named_children(&mut cursor)
+        .find(|c| kinds.contains(&cx.kind_of(*c)));
+    found.map(|c| cx.text(c)).filter(|t| !t.is_empty())
+}
+
+/// The function or method kind of a definition by where it sits.
+pub(crate) fn function_kind(cx: &Context) -> ChunkKind {
+    if cx.in_type() {
+        ChunkKind::Method
+    } else {
+        ChunkKind::Function
+    }
+}

@@ -46,18 +46,27 @@
 //!
 //! This module knows nothing about other files, indexes or caches.
 
+mod bash;
 mod c_family;
 mod chunk;
+mod csharp;
 mod detect;
+mod elixir;
 mod extract;
 mod go;
+mod haskell;
 mod java;
 mod javascript;
+mod kotlin;
+mod lua;
 mod php;
 mod python;
 mod ruby;
 mod rust;
+mod scala;
+mod swift;
 mod text;
+mod zig;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -75,7 +84,7 @@ use extract::Grammar;
 
 /// Version of the analysis output. Bump on every change that alters what [`analyze`] returns for
 /// some input; caches of [`FileAnalysis`] must include it in their key.
-pub const ANALYZER_VERSION: u32 = 3;
+pub const ANALYZER_VERSION: u32 = 4;
 
 /// Tunables of [`analyze`]. Part of an analysis cache key, hence `Hash` and serde.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -214,6 +223,15 @@ fn grammar_of(language: Language) -> Option<&'static dyn Grammar> {
         Language::C | Language::Cpp => Some(&c_family::CFamily),
         Language::Ruby => Some(&ruby::Ruby),
         Language::Php => Some(&php::Php),
+        Language::Kotlin => Some(&kotlin::Kotlin),
+        Language::Scala => Some(&scala::Scala),
+        Language::CSharp => Some(&csharp::CSharp),
+        Language::Swift => Some(&swift::Swift),
+        Language::Elixir => Some(&elixir::Elixir),
+        Language::Bash => Some(&bash::Bash),
+        Language::Haskell => Some(&haskell::Haskell),
+        Language::Lua => Some(&lua::Lua),
+        Language::Zig => Some(&zig::Zig),
     }
 }
 
@@ -230,6 +248,15 @@ fn ts_language(language: Language) -> tree_sitter::Language {
         Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
         Language::Ruby => tree_sitter_ruby::LANGUAGE.into(),
         Language::Php => tree_sitter_php::LANGUAGE_PHP.into(),
+        Language::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
+        Language::Scala => tree_sitter_scala::LANGUAGE.into(),
+        Language::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
+        Language::Swift => tree_sitter_swift::LANGUAGE.into(),
+        Language::Elixir => tree_sitter_elixir::LANGUAGE.into(),
+        Language::Bash => tree_sitter_bash::LANGUAGE.into(),
+        Language::Haskell => tree_sitter_haskell::LANGUAGE.into(),
+        Language::Lua => tree_sitter_lua::LANGUAGE.into(),
+        Language::Zig => tree_sitter_zig::LANGUAGE.into(),
     }
 }
 
@@ -339,6 +366,39 @@ mod tests {
             (
                 Language::Php,
                 "<?php namespace N; class A { function m() { return B::c(); } }",
+            ),
+            (
+                Language::Kotlin,
+                "class A { fun m(x: Int) = b.c(x) }\nfun (\n",
+            ),
+            (
+                Language::Scala,
+                "object A { def m(x: Int): Int = b.c(x) }\ntrait",
+            ),
+            (
+                Language::CSharp,
+                "namespace N { class A { void M() { b.C(); } } }",
+            ),
+            (
+                Language::Swift,
+                "class A { func m() { b.c() } }\nextension A {",
+            ),
+            (
+                Language::Elixir,
+                "defmodule A.B do\n  def m(x) when x > 1, do: c(x)\nend\n",
+            ),
+            (Language::Bash, "f() { source ./x.sh; g \"$1\"; }\nif [ \n"),
+            (
+                Language::Haskell,
+                "module A where\nf :: Int -> Int\nf x = g x\n",
+            ),
+            (
+                Language::Lua,
+                "local M = {}\nfunction M.f(x) return g(x) end\nreturn M\n",
+            ),
+            (
+                Language::Zig,
+                "const A = struct { fn m() void { b.c(); } };\nfn (",
             ),
         ];
         for (language, text) in samples {

@@ -22,7 +22,9 @@
 //! ([`LexicalPool::view_with`]); statistics and scores are those of the snapshot's documents
 //! wherever they live.
 
-use super::tokenizer::{CODE_TOKENIZER, CodeTokenizer, count_tokens};
+use super::tokenizer::{
+    CJK_TOKENIZER, CODE_TOKENIZER, CjkTokenizer, CodeTokenizer, count_cjk_bigrams, count_tokens,
+};
 use super::{LexicalConfig, LexicalError, LexicalQuery};
 use rayon::prelude::*;
 use std::collections::{BinaryHeap, HashMap};
@@ -31,6 +33,7 @@ use std::sync::Mutex;
 use tantivy::DocSet;
 use tantivy::indexer::IndexWriterOptions;
 use tantivy::indexer::NoMergePolicy;
+use tantivy::postings::Postings;
 use tantivy::query::{
     Bm25StatisticsProvider, BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery,
 };
@@ -59,9 +62,13 @@ struct Fields {
     path_tokens: Field,
     symbol_tokens: Field,
     body_tokens: Field,
+    /// CJK bigrams of the chunk's symbols and body (see [`super::tokenizer::for_each_cjk_bigram`]);
+    /// empty for chunks without CJK text, so the code fields' statistics are untouched.
+    cjk: Field,
+    cjk_tokens: Field,
 }
 
-const FIELD_NAMES: [&str; 7] = [
+const FIELD_NAMES: [&str; 9] = [
     "chunk_key",
     "path",
     "symbols",
@@ -69,16 +76,21 @@ const FIELD_NAMES: [&str; 7] = [
     "path_tokens",
     "symbol_tokens",
     "body_tokens",
+    "cjk",
+    "cjk_tokens",
 ];
 
 fn schema() -> (Schema, Fields) {
     let mut builder = Schema::builder();
-    let text = TextOptions::default().set_indexing_options(
-        TextFieldIndexing::default()
-            .set_tokenizer(CODE_TOKENIZER)
-            .set_index_option(IndexRecordOption::WithFreqs)
-            .set_fieldnorms(true),
-    );
+    let text_with = |tokenizer| {
+        TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(tokenizer)
+                .set_index_option(IndexRecordOption::WithFreqs)
+                .set_fieldnorms(true),
+        )
+    };
+    let text = text_with(CODE_TOKENIZER);
     let fields = Fields {
         chunk_key: builder.add_u64_field(FIELD_NAMES[0], FAST),
         path: builder.add_text_field(FIELD_NAMES[1], text.clone()),
@@ -89,6 +101,8 @@ fn schema() -> (Schema, Fields) {
         path_tokens: builder.add_u64_field(FIELD_NAMES[4], FAST),
         symbol_tokens: builder.add_u64_field(FIELD_NAMES[5], FAST),
         body_tokens: builder.add_u64_field(FIELD_NAMES[6], FAST),
+        cjk: builder.add_text_field(FIELD_NAMES[7], text_with(CJK_TOKENIZER)),
+        cjk_tokens: builder.add_u64_field(FIELD_NAMES[8], FAST),
     };
     (builder.build(), fields)
 }
@@ -146,6 +160,9 @@ impl LexicalPool {
         index
             .tokenizers()
             .register(CODE_TOKENIZER, TextAnalyzer::from(CodeTokenizer::default()));
+        index
+            .tokenizers()
+            .register(CJK_TOKENIZER, TextAnalyzer::from(CjkTokenizer::default()));
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -295,7 +312,7 @@ impl LexicalPool {
                 .unwrap_or(0)
         ];
         let mut num_docs = 0u64;
-        let mut total_tokens = [0u64; 3];
+        let mut total_tokens = [0u64; 4];
         let mut parts = Vec::new();
         for pool in std::iter::once(self).chain(overlay) {
             let searcher = pool.reader.searcher();
@@ -309,6 +326,7 @@ impl LexicalPool {
                     column(FIELD_NAMES[4])?,
                     column(FIELD_NAMES[5])?,
                     column(FIELD_NAMES[6])?,
+                    column(FIELD_NAMES[8])?,
                 ];
                 let mut map = vec![NOT_IN_SNAPSHOT; segment.max_doc() as usize];
                 let mut mapped = 0u32;
@@ -384,6 +402,17 @@ impl PoolWriter<'_> {
                 document.add_u64(f.path_tokens, count_tokens(doc.path));
                 document.add_u64(f.symbol_tokens, count_tokens(doc.symbols));
                 document.add_u64(f.body_tokens, count_tokens(doc.body));
+                // Symbols and body are two values of the CJK field (no bigram spans them); most
+                // chunks have no CJK text and no value.
+                let (in_symbols, in_body) =
+                    (count_cjk_bigrams(doc.symbols), count_cjk_bigrams(doc.body));
+                document.add_u64(f.cjk_tokens, in_symbols + in_body);
+                if in_symbols > 0 {
+                    document.add_text(f.cjk, doc.symbols);
+                }
+                if in_body > 0 {
+                    document.add_text(f.cjk, doc.body);
+                }
                 document
             })
             .collect();
@@ -445,8 +474,8 @@ pub struct PoolView {
     parts: Vec<ViewPart>,
     fields: Fields,
     num_docs: u64,
-    /// Exact token totals of the snapshot's documents: path, symbols, body.
-    total_tokens: [u64; 3],
+    /// Exact token totals of the snapshot's documents: path, symbols, body, CJK bigrams.
+    total_tokens: [u64; 4],
     doc_freqs: Mutex<HashMap<Term, u64>>,
     missing: Vec<u64>,
     dir: PathBuf,
@@ -513,6 +542,96 @@ impl PoolView {
         Ok(n)
     }
 
+    /// Every chunk of the snapshot whose body holds `token`, with the token's frequency in it, in
+    /// chunk-id order. What ranked search needs to score whole files (a file's term frequency is
+    /// the sum over its chunks).
+    pub fn body_postings(&self, token: &str) -> Result<Vec<(u32, u32)>, LexicalError> {
+        let term = Term::from_field_text(self.fields.body, token);
+        let mut out = Vec::new();
+        let segments = self
+            .parts
+            .iter()
+            .flat_map(|part| part.searcher.segment_readers().iter().zip(&part.doc_chunk));
+        for (segment, map) in segments {
+            let inverted = segment
+                .inverted_index(self.fields.body)
+                .map_err(|e| self.tantivy_err(e))?;
+            let Some(mut postings) = inverted
+                .read_postings(&term, IndexRecordOption::WithFreqs)
+                .map_err(|e| self.tantivy_err(e.into()))?
+            else {
+                continue;
+            };
+            let mut doc = postings.doc();
+            while doc != TERMINATED {
+                let chunk = map[doc as usize];
+                if chunk != NOT_IN_SNAPSHOT {
+                    out.push((chunk, postings.term_freq()));
+                }
+                doc = postings.advance();
+            }
+        }
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    /// Up to `limit` distinct body tokens of the pool starting with `prefix` (in byte order) that
+    /// occur in the snapshot: the vocabulary a query word can be expanded to (`compos` gives
+    /// `compose`, `composed`, `composition`).
+    pub fn body_tokens_with_prefix(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, LexicalError> {
+        let mut found: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        let mut upper = prefix.as_bytes().to_vec();
+        // The first byte string after every string with this prefix.
+        while let Some(last) = upper.pop() {
+            if last < u8::MAX {
+                upper.push(last + 1);
+                break;
+            }
+        }
+        let segments = self
+            .parts
+            .iter()
+            .flat_map(|part| part.searcher.segment_readers());
+        for segment in segments {
+            let inverted = segment
+                .inverted_index(self.fields.body)
+                .map_err(|e| self.tantivy_err(e))?;
+            let mut range = inverted.terms().range().ge(prefix.as_bytes());
+            if !upper.is_empty() {
+                range = range.lt(&upper);
+            }
+            let mut stream = range
+                .into_stream()
+                .map_err(|e| self.tantivy_err(e.into()))?;
+            let mut seen_here = 0;
+            while stream.advance() {
+                let Ok(token) = std::str::from_utf8(stream.key()) else {
+                    continue;
+                };
+                seen_here += 1;
+                if seen_here > 4 * limit.max(1) {
+                    break;
+                }
+                if found.contains(token) {
+                    continue;
+                }
+                let term = Term::from_field_text(self.fields.body, token);
+                if self
+                    .snapshot_doc_freq(&term)
+                    .map_err(|e| self.tantivy_err(e))?
+                    > 0
+                {
+                    found.insert(token.to_owned());
+                }
+            }
+        }
+        Ok(found.into_iter().take(limit).collect())
+    }
+
     /// The best `limit` chunks for `query` among those `accept` lets through, as
     /// `(chunk id, score)`, best first (ties by chunk id). Chunks with no matching token are never
     /// returned.
@@ -528,23 +647,28 @@ impl PoolView {
         }
         let f = self.fields;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut add = |field: Field, token: &str, boost: f32| {
+            if boost <= 0.0 {
+                return;
+            }
+            let term = Term::from_field_text(field, token);
+            let term_query = TermQuery::new(term, IndexRecordOption::WithFreqs);
+            clauses.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(term_query), boost)),
+            ));
+        };
         for (token, weight) in &query.tokens {
             for (field, boost) in [
                 (f.path, config.path_boost),
                 (f.symbols, config.symbol_boost),
                 (f.body, config.body_boost),
             ] {
-                let boost = weight * boost;
-                if boost <= 0.0 {
-                    continue;
-                }
-                let term = Term::from_field_text(field, token);
-                let term_query = TermQuery::new(term, IndexRecordOption::WithFreqs);
-                clauses.push((
-                    Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(term_query), boost)),
-                ));
+                add(field, token, weight * boost);
             }
+        }
+        for (bigram, weight) in &query.cjk_bigrams {
+            add(f.cjk, bigram, weight * config.body_boost);
         }
         if clauses.is_empty() {
             return Ok(Vec::new());
@@ -634,6 +758,8 @@ impl Bm25StatisticsProvider for SnapshotStatistics<'_> {
             self.view.total_tokens[1]
         } else if field == f.body {
             self.view.total_tokens[2]
+        } else if field == f.cjk {
+            self.view.total_tokens[3]
         } else {
             0
         })

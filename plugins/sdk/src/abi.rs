@@ -210,4 +210,6 @@ pub struct SwexServices {
     pub grep: Option<SwexServiceFn>,
     /// Appended after the first release: read `struct_size` before using it.
     pub issue_clues: Option<SwexServiceFn>,
+    /// Appended after `issue_clues`: read `struct_size` before using it.
+    pub code_search: Option<SwexServiceFn>,
 }

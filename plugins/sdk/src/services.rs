@@ -71,6 +71,7 @@ impl<'a> Services<'a> {
             ServiceId::PersonalizedPagerank => self.raw.personalized_pagerank,
             ServiceId::Grep => self.raw.grep,
             ServiceId::IssueClues => self.raw.issue_clues,
+            ServiceId::CodeSearch => self.raw.code_search,
         }
     }
 
@@ -156,11 +157,9 @@ impl<'a> Services<'a> {
         start: Option<u32>,
         end: Option<i64>,
     ) -> Result<ReadLinesResult, ServiceError> {
-        let args = ReadLinesArgs {
-            path: path.to_owned(),
-            start,
-            end,
-        };
+        let mut args = ReadLinesArgs::new(path);
+        args.start = start;
+        args.end = end;
         self.call(ServiceId::ReadLines, &args)
     }
 
@@ -196,10 +195,7 @@ impl<'a> Services<'a> {
     }
 
     pub fn definitions(&self, name: &str) -> Result<Vec<DefinitionEntry>, ServiceError> {
-        let args = DefinitionsArgs {
-            name: name.to_owned(),
-            limit: None,
-        };
+        let args = DefinitionsArgs::new(name);
         let result: DefinitionsResult = self.call(ServiceId::Definitions, &args)?;
         Ok(result.definitions)
     }
@@ -225,5 +221,10 @@ impl<'a> Services<'a> {
     /// paths, identifiers, code spans and the weighted terms of its lexical search.
     pub fn issue_clues(&self, text: &str) -> Result<IssueClues, ServiceError> {
         self.call(ServiceId::IssueClues, &IssueCluesArgs::new(text))
+    }
+
+    /// Ranked code search (see [`CodeSearchArgs`]); `Unavailable` from hosts without the engine.
+    pub fn code_search(&self, args: &CodeSearchArgs) -> Result<CodeSearchResult, ServiceError> {
+        self.call(ServiceId::CodeSearch, args)
     }
 }

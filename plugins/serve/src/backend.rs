@@ -51,6 +51,9 @@ pub trait ServiceBackend: Send + Sync {
     fn issue_clues(&self, args: IssueCluesArgs) -> Result<IssueClues, ServiceError> {
         Ok(swex_issue::parse(&args.text))
     }
+    fn code_search(&self, _args: CodeSearchArgs) -> Result<CodeSearchResult, ServiceError> {
+        Err(self.unavailable(ServiceId::CodeSearch))
+    }
 
     /// The error a backend gives for a service it does not have.
     fn unavailable(&self, service: ServiceId) -> ServiceError {
@@ -106,6 +109,7 @@ impl<B: ServiceBackend> RawServices for B {
             }
             ServiceId::Grep => typed(service, args, |a| self.grep(a)),
             ServiceId::IssueClues => typed(service, args, |a| self.issue_clues(a)),
+            ServiceId::CodeSearch => typed(service, args, |a| self.code_search(a)),
         }
     }
 
