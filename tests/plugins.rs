@@ -27,11 +27,15 @@ fn fixture_target() -> PathBuf {
 }
 
 fn cargo_build(args: &[&str]) {
+    let mut all = vec!["build", "--offline", "--quiet"];
+    all.extend(args);
+    cargo(&all);
+}
+
+/// Runs cargo with the shared fixture target dir.
+fn cargo(args: &[&str]) {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let output = Command::new(cargo)
-        .arg("build")
-        .arg("--offline")
-        .arg("--quiet")
         .args(args)
         .arg("--target-dir")
         .arg(fixture_target())
@@ -41,7 +45,7 @@ fn cargo_build(args: &[&str]) {
         .expect("cargo runs");
     assert!(
         output.status.success(),
-        "cargo build {args:?} failed:\n{}",
+        "cargo {args:?} failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
 }
@@ -609,10 +613,35 @@ fn service_errors_reach_the_plugin_with_their_kind() {
     );
 }
 
+/// The template copied out of the repository and pointed at this checkout, as
+/// docs/writing-an-explorer.md tells people to do, builds, passes its own tests (which run it on
+/// an in-memory snapshot, without the engine) and loads as a plugin.
 #[test]
-fn the_explorer_template_builds_and_finds_definitions() {
-    let manifest = repo_root().join("examples/explorer-template/Cargo.toml");
-    cargo_build(&["--manifest-path", manifest.to_str().unwrap()]);
+fn the_explorer_template_builds_out_of_the_repository_and_finds_definitions() {
+    let template = repo_root().join("examples/explorer-template");
+    let copy = tempfile::tempdir().unwrap();
+    for name in ["Cargo.toml", "Cargo.lock", "src/lib.rs"] {
+        let to = copy.path().join(name);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(template.join(name), to).unwrap();
+    }
+    let manifest = copy.path().join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let plugins = repo_root().join("plugins");
+    let pointed = text.replace("\"../../plugins/", &format!("\"{}/", plugins.display()));
+    assert_ne!(
+        pointed, text,
+        "the template's manifest names the SDK by a relative path"
+    );
+    std::fs::write(&manifest, pointed).unwrap();
+    let lock = std::fs::read_to_string(copy.path().join("Cargo.lock")).unwrap();
+    assert!(
+        !lock.contains("name = \"swex-engine\"") && !lock.contains("name = \"tantivy\""),
+        "a plugin and its tests must not need the engine"
+    );
+    let manifest = manifest.to_str().unwrap();
+    cargo_build(&["--manifest-path", manifest]);
+    cargo(&["test", "--offline", "--quiet", "--manifest-path", manifest]);
     let library = fixture_target()
         .join("debug")
         .join(library_name("my_explorer"));

@@ -7,9 +7,9 @@
 //!
 //! Line numbers are signed on purpose: ground-truth and result rows in the wild use `end = -1` for
 //! "to the end of the file" and negative starts for "that many lines before the end"; the metrics
-//! resolve them (see `DESIGN.md`, "Metrics"). The loaders reject only what the reference gives no
-//! meaning: an `end` below -1, non-integer line numbers, rows without an id or ground truth, and
-//! duplicate ids.
+//! resolve them (see `docs/metrics.md`, "Resolving a region"). The loaders reject only what the
+//! reference gives no meaning: an `end` below -1, non-integer line numbers, rows without an id or
+//! ground truth, and duplicate ids.
 //!
 //! Loading is strict by default: the first bad row is an [`InputError`] naming file, line and field.
 //! With [`LoadOptions::lenient`] bad rows are skipped and returned in the loader's `skipped` list

@@ -22,7 +22,7 @@
 //! assert_eq!(m.first_useful_hit, 1.0);
 //! ```
 //!
-//! The semantics, reproduced on purpose (see `DESIGN.md`, "Metrics"):
+//! The semantics, reproduced on purpose (the contract is `docs/metrics.md`):
 //! - A region `(p, s, e)` with `e == -1` or `s < 0` needs the line count `L` of `p`: unresolvable
 //!   without one (or with `L < 1`); else `e = L` for `-1`, `s = L + s + 1` for negative `s`, both
 //!   clamped to `[1, L]`. Any other region is unresolvable when `e < 1`, else `(max(1, s), e)`,

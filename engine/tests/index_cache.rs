@@ -193,6 +193,57 @@ fn lexical_search_ranks_the_obvious_chunk_first() {
     }
 }
 
+/// Issues written in other scripts find the code that uses their words (issue 16, item 10): a
+/// Cyrillic word through the code fields, Chinese, Japanese and Korean phrases through their
+/// bigrams. On d7bfb27 every one of these queries found nothing.
+#[test]
+fn issues_in_other_scripts_find_their_words() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut files = fixture();
+    files.extend([
+        (
+            "app/billing.py",
+            "def выставить_счёт(заказ):\n    \"\"\"Выставляет счёт по заказу.\"\"\"\n    return заказ.сумма\n"
+                .as_bytes(),
+        ),
+        (
+            "app/db_pool.py",
+            "# 数据库连接池：连接失败时重试三次\ndef connect(retries=3):\n    return retries\n"
+                .as_bytes(),
+        ),
+        (
+            "app/ja.py",
+            "# ファイルを読み込めない場合は例外を送出する\ndef load(path):\n    return open(path)\n"
+                .as_bytes(),
+        ),
+        (
+            "app/ko.py",
+            "# 사용자 인증에 실패하면 로그인 페이지로 이동\ndef login():\n    return None\n"
+                .as_bytes(),
+        ),
+    ]);
+    write_repo(repo.path(), &files);
+    let index = engine(cache.path()).open(repo.path()).unwrap();
+    for (query, expected) in [
+        ("Ошибка: выставить_счёт не работает", "app/billing.py"),
+        ("счёт выставляется неверно по заказу", "app/billing.py"),
+        ("数据库连接失败以后没有重试", "app/db_pool.py"),
+        ("ファイルを読み込めないときに落ちる", "app/ja.py"),
+        ("인증에 실패하면 오류", "app/ko.py"),
+    ] {
+        assert_eq!(top_path(&index, query), expected, "query {query:?}");
+    }
+    // CJK text does not change what an English query finds.
+    assert_eq!(
+        top_path(
+            &index,
+            "QuerySet.bulk_create() returns nothing when objs is empty"
+        ),
+        "app/models.py"
+    );
+}
+
 #[test]
 fn snapshot_api_files_lines_grep_and_diagnostics() {
     let repo = tempfile::tempdir().unwrap();

@@ -169,11 +169,12 @@ impl Glob {
         })
     }
 
-    /// The glob matching the files under directory `dir` (`""` or `"/"`: every file), whatever
-    /// characters its name holds.
+    /// The glob matching the files under directory `dir` (`""`, `"."` or `"/"`: every file),
+    /// whatever characters its name holds; a leading `./` and surrounding `/` are ignored.
     pub fn under(dir: &str) -> Result<Glob, GlobError> {
         let dir = dir.trim_matches('/');
-        if dir.is_empty() {
+        let dir = dir.strip_prefix("./").unwrap_or(dir);
+        if dir.is_empty() || dir == "." {
             return Glob::new("/**");
         }
         Glob::new(&format!("/{}/**", escape(dir)))
@@ -406,6 +407,8 @@ mod tests {
         }
         assert!(!Glob::under("a[1]").unwrap().is_match("a1/f.py"));
         assert!(Glob::under("").unwrap().is_match("any/f.py"));
+        assert!(Glob::under(".").unwrap().is_match("any/f.py"));
+        assert!(Glob::under("./src/").unwrap().is_match("src/f.py"));
     }
 
     /// Many stars against a long path that almost matches: linear, not exponential.

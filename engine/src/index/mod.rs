@@ -57,7 +57,8 @@ use std::time::Instant;
 use swex_text::{Glob, GlobError};
 
 /// Version of the lexical analyzer and pool schema; part of the pool directory name.
-pub const TOKENIZER_VERSION: u32 = 1;
+/// 2: the CJK bigram field.
+pub const TOKENIZER_VERSION: u32 = 2;
 
 /// A pool is reused for a snapshot when it holds at least this share of the snapshot's file
 /// versions; otherwise the snapshot starts a new pool (another repository, or a far-away one).
@@ -210,7 +211,9 @@ pub struct GrepHit {
     pub text: String,
 }
 
-/// Longest line text returned by grep.
+/// Longest line text returned by grep. The services contract's limit is
+/// `swex_plugin::types::GrepMatch::TEXT_MAX_BYTES` (the engine does not know the SDK): the host cuts
+/// to that, and the conformance suite checks that both agree.
 pub const GREP_LINE_MAX: usize = 400;
 
 /// Restricts lexical search results. Empty lists mean "any".
@@ -1284,6 +1287,17 @@ impl SnapshotIndex {
         filters: &SearchFilters,
     ) -> Result<Vec<ChunkHit>, IndexError> {
         let query = LexicalQuery::from_text(text, &self.lexical_config);
+        self.lexical_search(&query, limit, filters)
+    }
+
+    /// BM25 search for weighted terms (the issue parser's, possibly reweighted by the caller).
+    pub fn search_terms(
+        &self,
+        terms: &[swex_issue::WeightedTerm],
+        limit: usize,
+        filters: &SearchFilters,
+    ) -> Result<Vec<ChunkHit>, IndexError> {
+        let query = LexicalQuery::from_terms(terms, &self.lexical_config);
         self.lexical_search(&query, limit, filters)
     }
 

@@ -67,36 +67,38 @@ impl Default for LexicalConfig {
 /// An analysed query: index tokens with weights.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LexicalQuery {
-    /// Distinct tokens, heaviest first.
+    /// Distinct tokens of the code fields (path, symbols, body), heaviest first.
     pub tokens: Vec<(String, f32)>,
+    /// Distinct CJK bigrams ([`tokenizer::for_each_cjk_bigram`]) for the CJK field, heaviest
+    /// first; empty for text without CJK characters.
+    pub cjk_bigrams: Vec<(String, f32)>,
 }
 
 impl LexicalQuery {
     /// Analyses weighted terms into weighted tokens: whole identifiers and compounds keep the
     /// term's weight, sub-words get `subword_factor` of it; a token seen in several terms keeps its
     /// largest weight.
+    ///
+    /// CJK bigrams of a term get the term's weight (they are the only way CJK words match).
     pub fn from_terms(terms: &[WeightedTerm], config: &LexicalConfig) -> LexicalQuery {
-        let mut weights: Vec<(String, f32)> = Vec::new();
-        let mut index: std::collections::HashMap<String, usize> = Default::default();
+        let mut tokens = WeightedTokens::default();
+        let mut cjk_bigrams = WeightedTokens::default();
         for term in terms {
             tokenizer::for_each_token_with_level(&term.text, |token, _, _, level| {
                 let weight = match level {
                     tokenizer::TokenLevel::Subword => term.weight * config.subword_factor,
                     _ => term.weight,
                 };
-                match index.get(token) {
-                    Some(&i) => weights[i].1 = weights[i].1.max(weight),
-                    None => {
-                        index.insert(token.to_string(), weights.len());
-                        weights.push((token.to_string(), weight));
-                    }
-                }
+                tokens.add(token, weight);
+            });
+            tokenizer::for_each_cjk_bigram(&term.text, |from, to| {
+                cjk_bigrams.add(&term.text[from..to], term.weight);
             });
         }
-        // Stable sort keeps first-appearance order among equal weights.
-        weights.sort_by(|a, b| b.1.total_cmp(&a.1));
-        weights.truncate(config.max_query_tokens);
-        LexicalQuery { tokens: weights }
+        LexicalQuery {
+            tokens: tokens.heaviest(config.max_query_tokens),
+            cjk_bigrams: cjk_bigrams.heaviest(config.max_query_tokens),
+        }
     }
 
     /// A query from free text (an issue, a phrase) through the issue parser.
@@ -105,7 +107,33 @@ impl LexicalQuery {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.tokens.is_empty()
+        self.tokens.is_empty() && self.cjk_bigrams.is_empty()
+    }
+}
+
+/// Distinct tokens in order of first appearance, each with the largest weight it was given.
+#[derive(Default)]
+struct WeightedTokens {
+    weights: Vec<(String, f32)>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl WeightedTokens {
+    fn add(&mut self, token: &str, weight: f32) {
+        match self.index.get(token) {
+            Some(&i) => self.weights[i].1 = self.weights[i].1.max(weight),
+            None => {
+                self.index.insert(token.to_string(), self.weights.len());
+                self.weights.push((token.to_string(), weight));
+            }
+        }
+    }
+
+    /// The `limit` heaviest; the stable sort keeps first-appearance order among equal weights.
+    fn heaviest(mut self, limit: usize) -> Vec<(String, f32)> {
+        self.weights.sort_by(|a, b| b.1.total_cmp(&a.1));
+        self.weights.truncate(limit);
+        self.weights
     }
 }
 

@@ -16,7 +16,9 @@
 //! Writers must hold the pool's write lock (the caller's job, see [`crate::cache`]); documents are
 //! never deleted (old snapshots still use them), and commits are atomic (tantivy's `meta.json`).
 
-use super::tokenizer::{CODE_TOKENIZER, CodeTokenizer, count_tokens};
+use super::tokenizer::{
+    CJK_TOKENIZER, CODE_TOKENIZER, CjkTokenizer, CodeTokenizer, count_cjk_bigrams, count_tokens,
+};
 use super::{LexicalConfig, LexicalError, LexicalQuery};
 use rayon::prelude::*;
 use std::collections::{BinaryHeap, HashMap};
@@ -54,9 +56,13 @@ struct Fields {
     path_tokens: Field,
     symbol_tokens: Field,
     body_tokens: Field,
+    /// CJK bigrams of the chunk's symbols and body (see [`super::tokenizer::for_each_cjk_bigram`]);
+    /// empty for chunks without CJK text, so the code fields' statistics are untouched.
+    cjk: Field,
+    cjk_tokens: Field,
 }
 
-const FIELD_NAMES: [&str; 7] = [
+const FIELD_NAMES: [&str; 9] = [
     "chunk_key",
     "path",
     "symbols",
@@ -64,16 +70,21 @@ const FIELD_NAMES: [&str; 7] = [
     "path_tokens",
     "symbol_tokens",
     "body_tokens",
+    "cjk",
+    "cjk_tokens",
 ];
 
 fn schema() -> (Schema, Fields) {
     let mut builder = Schema::builder();
-    let text = TextOptions::default().set_indexing_options(
-        TextFieldIndexing::default()
-            .set_tokenizer(CODE_TOKENIZER)
-            .set_index_option(IndexRecordOption::WithFreqs)
-            .set_fieldnorms(true),
-    );
+    let text_with = |tokenizer| {
+        TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(tokenizer)
+                .set_index_option(IndexRecordOption::WithFreqs)
+                .set_fieldnorms(true),
+        )
+    };
+    let text = text_with(CODE_TOKENIZER);
     let fields = Fields {
         chunk_key: builder.add_u64_field(FIELD_NAMES[0], FAST),
         path: builder.add_text_field(FIELD_NAMES[1], text.clone()),
@@ -84,6 +95,8 @@ fn schema() -> (Schema, Fields) {
         path_tokens: builder.add_u64_field(FIELD_NAMES[4], FAST),
         symbol_tokens: builder.add_u64_field(FIELD_NAMES[5], FAST),
         body_tokens: builder.add_u64_field(FIELD_NAMES[6], FAST),
+        cjk: builder.add_text_field(FIELD_NAMES[7], text_with(CJK_TOKENIZER)),
+        cjk_tokens: builder.add_u64_field(FIELD_NAMES[8], FAST),
     };
     (builder.build(), fields)
 }
@@ -153,6 +166,9 @@ impl LexicalPool {
         index
             .tokenizers()
             .register(CODE_TOKENIZER, TextAnalyzer::from(CodeTokenizer::default()));
+        index
+            .tokenizers()
+            .register(CJK_TOKENIZER, TextAnalyzer::from(CjkTokenizer::default()));
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
@@ -265,7 +281,7 @@ impl LexicalPool {
                 .unwrap_or(0)
         ];
         let mut num_docs = 0u64;
-        let mut total_tokens = [0u64; 3];
+        let mut total_tokens = [0u64; 4];
         for segment in searcher.segment_readers() {
             let fast = segment.fast_fields();
             let column = |name: &str| fast.u64(name).map_err(|e| self.tantivy_err(e));
@@ -274,6 +290,7 @@ impl LexicalPool {
                 column(FIELD_NAMES[4])?,
                 column(FIELD_NAMES[5])?,
                 column(FIELD_NAMES[6])?,
+                column(FIELD_NAMES[8])?,
             ];
             let mut map = vec![NOT_IN_SNAPSHOT; segment.max_doc() as usize];
             let mut mapped = 0u32;
@@ -345,6 +362,17 @@ impl PoolWriter<'_> {
                 document.add_u64(f.path_tokens, count_tokens(doc.path));
                 document.add_u64(f.symbol_tokens, count_tokens(doc.symbols));
                 document.add_u64(f.body_tokens, count_tokens(doc.body));
+                // Symbols and body are two values of the CJK field (no bigram spans them); most
+                // chunks have no CJK text and no value.
+                let (in_symbols, in_body) =
+                    (count_cjk_bigrams(doc.symbols), count_cjk_bigrams(doc.body));
+                document.add_u64(f.cjk_tokens, in_symbols + in_body);
+                if in_symbols > 0 {
+                    document.add_text(f.cjk, doc.symbols);
+                }
+                if in_body > 0 {
+                    document.add_text(f.cjk, doc.body);
+                }
                 document
             })
             .collect();
@@ -410,8 +438,8 @@ pub struct PoolView {
     /// from the term dictionary).
     full_segments: Vec<bool>,
     num_docs: u64,
-    /// Exact token totals of the snapshot's documents: path, symbols, body.
-    total_tokens: [u64; 3],
+    /// Exact token totals of the snapshot's documents: path, symbols, body, CJK bigrams.
+    total_tokens: [u64; 4],
     doc_freqs: Mutex<HashMap<Term, u64>>,
     missing: Vec<u64>,
     dir: PathBuf,
@@ -563,23 +591,28 @@ impl PoolView {
         }
         let f = self.fields;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut add = |field: Field, token: &str, boost: f32| {
+            if boost <= 0.0 {
+                return;
+            }
+            let term = Term::from_field_text(field, token);
+            let term_query = TermQuery::new(term, IndexRecordOption::WithFreqs);
+            clauses.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(term_query), boost)),
+            ));
+        };
         for (token, weight) in &query.tokens {
             for (field, boost) in [
                 (f.path, config.path_boost),
                 (f.symbols, config.symbol_boost),
                 (f.body, config.body_boost),
             ] {
-                let boost = weight * boost;
-                if boost <= 0.0 {
-                    continue;
-                }
-                let term = Term::from_field_text(field, token);
-                let term_query = TermQuery::new(term, IndexRecordOption::WithFreqs);
-                clauses.push((
-                    Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(term_query), boost)),
-                ));
+                add(field, token, weight * boost);
             }
+        }
+        for (bigram, weight) in &query.cjk_bigrams {
+            add(f.cjk, bigram, weight * config.body_boost);
         }
         if clauses.is_empty() {
             return Ok(Vec::new());
@@ -665,6 +698,8 @@ impl Bm25StatisticsProvider for SnapshotStatistics<'_> {
             self.view.total_tokens[1]
         } else if field == f.body {
             self.view.total_tokens[2]
+        } else if field == f.cjk {
+            self.view.total_tokens[3]
         } else {
             0
         })

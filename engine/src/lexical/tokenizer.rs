@@ -16,8 +16,15 @@
 //! term dictionary. The same function analyses documents and queries, so a query for an identifier
 //! matches it whole (rare, high idf) and by its parts (common, low idf).
 //!
-//! This module knows nothing about tantivy's index; [`CodeTokenizer`] only adapts the function to
-//! tantivy's `Tokenizer` trait.
+//! Chinese, Japanese and Korean text has no spaces between words, so a run of CJK characters is
+//! one token above and would match only itself. [`for_each_cjk_bigram`] gives such runs their own
+//! tokens, every pair of adjacent CJK characters (a lone one alone), as CJK search engines do.
+//! They go to a field of their own in the index (see [`crate::lexical::pool`]): the tokens and
+//! lengths of the code fields stay exactly what they were, and so does every score of a query
+//! without CJK text.
+//!
+//! This module knows nothing about tantivy's index; [`CodeTokenizer`] and [`CjkTokenizer`] only
+//! adapt the functions to tantivy's `Tokenizer` trait.
 
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
@@ -309,6 +316,77 @@ pub fn count_tokens(text: &str) -> u64 {
     n
 }
 
+/// Whether `c` is written without spaces between words: Han ideographs (with extensions and
+/// compatibility forms), Hiragana, Katakana (with half-width forms) and Hangul.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{1100}'..='\u{11FF}'      // Hangul Jamo
+        | '\u{3040}'..='\u{30FF}'    // Hiragana, Katakana
+        | '\u{3130}'..='\u{318F}'    // Hangul compatibility Jamo
+        | '\u{31F0}'..='\u{31FF}'    // Katakana phonetic extensions
+        | '\u{3400}'..='\u{4DBF}'    // CJK extension A
+        | '\u{4E00}'..='\u{9FFF}'    // CJK unified ideographs
+        | '\u{AC00}'..='\u{D7AF}'    // Hangul syllables
+        | '\u{F900}'..='\u{FAFF}'    // CJK compatibility ideographs
+        | '\u{FF66}'..='\u{FF9F}'    // half-width Katakana
+        | '\u{20000}'..='\u{2FA1F}' // CJK extensions B-F, compatibility supplement
+    )
+}
+
+/// Calls `emit(byte_from, byte_to)` for every CJK bigram of `text` in text order: each pair of
+/// adjacent CJK characters ([`is_cjk`]), and a CJK character with no CJK neighbour alone. Text
+/// without CJK characters yields nothing (and costs one byte scan: ASCII is skipped a byte at a
+/// time without decoding).
+pub fn for_each_cjk_bigram(text: &str, mut emit: impl FnMut(usize, usize)) {
+    // The previous character, when it was CJK: (its start, whether it has been emitted).
+    let mut previous: Option<(usize, bool)> = None;
+    let bytes = text.as_bytes();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        if bytes[pos] < 0x80 {
+            if let Some((start, false)) = previous {
+                emit(start, pos);
+            }
+            previous = None;
+            pos += 1;
+            continue;
+        }
+        let c = text[pos..].chars().next().expect("pos is a char boundary");
+        let next = pos + c.len_utf8();
+        if is_cjk(c) {
+            if let Some((start, _)) = previous {
+                emit(start, next);
+                previous = Some((pos, true));
+            } else {
+                previous = Some((pos, false));
+            }
+        } else {
+            if let Some((start, false)) = previous {
+                emit(start, pos);
+            }
+            previous = None;
+        }
+        pos = next;
+    }
+    if let Some((start, false)) = previous {
+        emit(start, bytes.len());
+    }
+}
+
+/// All CJK bigrams of `text` as owned strings.
+pub fn cjk_bigrams(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_cjk_bigram(text, |from, to| out.push(text[from..to].to_string()));
+    out
+}
+
+/// Number of bigrams [`for_each_cjk_bigram`] yields for `text`.
+pub fn count_cjk_bigrams(text: &str) -> u64 {
+    let mut n = 0u64;
+    for_each_cjk_bigram(text, |_, _| n += 1);
+    n
+}
+
 /// The analyzer as a tantivy tokenizer (registered under [`CODE_TOKENIZER`]).
 #[derive(Clone, Default)]
 pub struct CodeTokenizer {
@@ -329,25 +407,56 @@ impl Tokenizer for CodeTokenizer {
     type TokenStream<'a> = CodeTokenStream<'a>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
-        let tokens = &mut self.buffer;
-        let mut len = 0usize;
-        for_each_span(text, |from, to, _| {
-            if len == tokens.len() {
-                tokens.push(Token::default());
-            }
-            let token = &mut tokens[len];
-            lowercase_into(&mut token.text, &text[from..to]);
-            token.offset_from = from;
-            token.offset_to = to;
-            token.position = len;
-            token.position_length = 1;
-            len += 1;
-        });
-        CodeTokenStream {
-            tokens,
-            len,
-            next: 0,
+        stream_of(&mut self.buffer, text, |push| {
+            for_each_span(text, |from, to, _| push(from, to))
+        })
+    }
+}
+
+/// A token stream over the spans `spans` reports (lower-cased text), filling the tokenizer's
+/// reusable buffer.
+fn stream_of<'a>(
+    tokens: &'a mut Vec<Token>,
+    text: &str,
+    spans: impl FnOnce(&mut dyn FnMut(usize, usize)),
+) -> CodeTokenStream<'a> {
+    let mut len = 0usize;
+    spans(&mut |from, to| {
+        if len == tokens.len() {
+            tokens.push(Token::default());
         }
+        let token = &mut tokens[len];
+        lowercase_into(&mut token.text, &text[from..to]);
+        token.offset_from = from;
+        token.offset_to = to;
+        token.position = len;
+        token.position_length = 1;
+        len += 1;
+    });
+    CodeTokenStream {
+        tokens,
+        len,
+        next: 0,
+    }
+}
+
+/// [`for_each_cjk_bigram`] as a tantivy tokenizer (registered under [`CJK_TOKENIZER`]).
+#[derive(Clone, Default)]
+pub struct CjkTokenizer {
+    buffer: Vec<Token>,
+}
+
+/// Name under which [`CjkTokenizer`] is registered in the pool index.
+pub const CJK_TOKENIZER: &str = "swex_cjk_bigrams";
+
+impl Tokenizer for CjkTokenizer {
+    type TokenStream<'a> = CodeTokenStream<'a>;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
+        // CJK characters have no case: lower-casing leaves the bigrams as they are.
+        stream_of(&mut self.buffer, text, |push| {
+            for_each_cjk_bigram(text, push)
+        })
     }
 }
 
@@ -459,5 +568,41 @@ mod tests {
             assert_eq!(from_stream, tokens(text));
             assert_eq!(from_stream.len() as u64, count_tokens(text));
         }
+    }
+
+    #[test]
+    fn cjk_bigrams_cases() {
+        let check = |text: &str, expected: &[&str]| {
+            assert_eq!(cjk_bigrams(text), expected, "bigrams of {text:?}");
+            assert_eq!(count_cjk_bigrams(text), expected.len() as u64);
+        };
+        check("数据库连接", &["数据", "据库", "库连", "连接"]);
+        check("数", &["数"]);
+        check("a数b据c", &["数", "据"]);
+        check("数据 库", &["数据", "库"]);
+        check(
+            "データベース接続",
+            &["デー", "ータ", "タベ", "ベー", "ース", "ス接", "接続"],
+        );
+        check("연결 실패", &["연결", "실패"]);
+        check("getUserName Ошибка café", &[]);
+        check("", &[]);
+        let mut tokenizer = CjkTokenizer::default();
+        let mut stream = tokenizer.token_stream("x 数据库 y");
+        let mut from_stream = Vec::new();
+        while stream.advance() {
+            from_stream.push(stream.token().text.clone());
+        }
+        assert_eq!(from_stream, ["数据", "据库"]);
+    }
+
+    /// The code analyser leaves CJK runs whole: CJK only adds tokens of its own.
+    #[test]
+    fn code_tokens_of_cjk_text_are_unchanged() {
+        check("数据库连接失败", &["数据库连接失败"]);
+        check(
+            "调用getUser函数",
+            &["调用getuser函数", "调用get", "user函数"],
+        );
     }
 }

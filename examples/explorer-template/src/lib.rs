@@ -32,23 +32,19 @@ pub struct DefinitionsGrep {
     config: Config,
 }
 
-/// Identifier-like words of the issue: with `_` or an inner capital, or dotted (`a.b`), 3+
-/// characters; dotted names contribute their last part. Most specific (longest) first.
-pub fn identifiers(issue: &str, limit: usize) -> Vec<String> {
-    let mut found: Vec<String> = Vec::new();
-    for word in issue.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')) {
-        let word = word.trim_matches('.');
-        let last = word.rsplit('.').next().unwrap_or(word);
-        let code_like = last.contains('_')
-            || last.chars().skip(1).any(|c| c.is_uppercase())
-            || word.contains('.');
-        if code_like && last.len() >= 3 && last.chars().all(|c| c.is_alphanumeric() || c == '_') && !found.iter().any(|f| f == last) {
-            found.push(last.to_owned());
+/// The names to look up: the last part of each identifier the host's issue parser found
+/// (`Session.get_adapter` gives `get_adapter`), 3+ characters, most specific (longest) first.
+pub fn names_to_look_up(identifiers: &[String], limit: usize) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for identifier in identifiers {
+        let last = identifier.rsplit(['.', ':']).next().unwrap_or(identifier);
+        if last.len() >= 3 && !names.iter().any(|n| n == last) {
+            names.push(last.to_owned());
         }
     }
-    found.sort_by_key(|f| std::cmp::Reverse(f.len()));
-    found.truncate(limit);
-    found
+    names.sort_by_key(|n| std::cmp::Reverse(n.len()));
+    names.truncate(limit);
+    names
 }
 
 impl Explorer for DefinitionsGrep {
@@ -64,7 +60,9 @@ impl Explorer for DefinitionsGrep {
     }
 
     fn explore(&self, request: &Request, services: &Services<'_>) -> Result<Response, ExplorerError> {
-        let names = identifiers(&request.issue, self.config.max_identifiers);
+        // The host reads the issue (frames, paths, identifiers, ...): no parsing here.
+        let clues = services.issue_clues(&request.issue)?;
+        let names = names_to_look_up(&clues.identifiers, self.config.max_identifiers);
         let mut response = Response::default();
         if names.is_empty() {
             response.notes.push("no identifier in the issue".to_owned());
@@ -74,7 +72,7 @@ impl Explorer for DefinitionsGrep {
         let mut hits: BTreeMap<(String, u32), (usize, Vec<String>)> = BTreeMap::new();
         for name in &names {
             let pattern = format!(r"\b(def|class|fn|function|func|struct|enum|trait|interface|type)\s+{name}\b");
-            let args = GrepArgs { pattern, path_glob: None, case_insensitive: false, limit: 20 };
+            let args = GrepArgs::new(pattern, 20);
             for found in services.grep(&args)?.matches {
                 let entry = hits.entry((found.path, found.line)).or_default();
                 entry.0 += 1;
@@ -101,10 +99,29 @@ swex_plugin::export_explorer!(DefinitionsGrep);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use swex_plugin_serve::MemoryBackend;
 
     #[test]
-    fn identifiers_of_an_issue() {
-        let issue = "Calling Session.get_adapter() with UrlParser fails in parse_url; see the docs.";
-        assert_eq!(identifiers(issue, 10), ["get_adapter", "UrlParser", "parse_url"]);
+    fn names_of_identifiers() {
+        let found = ["Session.get_adapter".to_owned(), "UrlParser".into(), "ab".into()];
+        assert_eq!(names_to_look_up(&found, 10), ["get_adapter", "UrlParser"]);
+    }
+
+    /// The explorer end to end, through its C vtable as swex calls it, on a snapshot held in
+    /// memory: no checkout and no engine needed (`swex-plugin-serve`).
+    #[test]
+    fn finds_the_definition_the_issue_names() {
+        let snapshot = MemoryBackend::new([
+            ("urls.py", "import re\n\n\ndef parse_url(url):\n    return url\n"),
+            ("other.py", "parse_url('x')\n"),
+        ]);
+        let request = Request::new("t", "parse_url() drops the port", 5);
+        let answer =
+            swex_plugin_serve::explore::<DefinitionsGrep>(&serde_json::Value::Null, &request, &snapshot)
+                .unwrap();
+        let regions: Vec<(&str, i64, i64)> =
+            answer.regions.iter().map(|r| (r.path.as_str(), r.start, r.end)).collect();
+        assert_eq!(regions, [("urls.py", 1, 24)]);
+        assert_eq!(answer.regions[0].why.as_deref(), Some("defines parse_url"));
     }
 }

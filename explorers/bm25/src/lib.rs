@@ -55,11 +55,7 @@ impl Explorer for Bm25 {
         let limit = self
             .candidates
             .unwrap_or(request.top_k.saturating_mul(4).max(20));
-        let args = SearchArgs {
-            query: request.issue.clone(),
-            limit,
-            under: None,
-        };
+        let args = SearchArgs::new(&request.issue, limit);
         let hits = services.lexical_search(&args).map_err(|e| {
             if e.is_unavailable() {
                 ExplorerError::failed(format!(

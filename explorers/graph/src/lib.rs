@@ -267,11 +267,7 @@ impl GraphExplorer {
             definitions += found.len();
         }
         let hits = services
-            .lexical_search(&SearchArgs {
-                query: request.issue.clone(),
-                limit: config.lexical_hits,
-                under: None,
-            })
+            .lexical_search(&SearchArgs::new(&request.issue, config.lexical_hits))
             .map_err(needs_index)?;
         let best = hits.first().map_or(1.0, |h| h.score.max(f64::MIN_POSITIVE));
         for hit in &hits {
@@ -391,12 +387,8 @@ impl Explorer for GraphExplorer {
         let mut notes = vec![summary];
         let mut ranked = Vec::new();
         if !seeds.order.is_empty() {
-            let mut args = PageRankArgs {
-                seeds: seeds.to_args(false),
-                limit: self.config.candidates,
-                damping: Some(self.config.damping),
-                edge_kinds: Vec::new(),
-            };
+            let mut args = PageRankArgs::new(seeds.to_args(false), self.config.candidates);
+            args.damping = Some(self.config.damping);
             ranked = match services.personalized_pagerank(&args) {
                 Ok(ranked) => ranked,
                 // A name the graph resolves differently (ambiguous, renamed): seed files instead.
@@ -423,7 +415,9 @@ impl Explorer for GraphExplorer {
             why: format!("lexical fallback: {}", h.name.as_deref().unwrap_or("chunk")),
         }));
         let regions = select(&candidates, request.top_k, self.config.per_file);
-        Ok(Response { regions, notes })
+        let mut response = Response::new(regions);
+        response.notes = notes;
+        Ok(response)
     }
 }
 
@@ -434,12 +428,7 @@ mod tests {
     use super::*;
 
     fn file(path: &str) -> FileEntry {
-        FileEntry {
-            path: path.to_owned(),
-            size: 1,
-            language: None,
-            line_count: Some(10),
-        }
+        FileEntry::new(path, 1).with_line_count(10)
     }
 
     #[test]

@@ -110,11 +110,7 @@ impl Explorer for Hybrid {
             .unwrap_or(request.top_k.saturating_mul(4).max(20))
             .min(self.candidates.max(1));
         let lexical = services
-            .lexical_search(&SearchArgs {
-                query: request.issue.clone(),
-                limit: self.candidates,
-                under: None,
-            })
+            .lexical_search(&SearchArgs::new(&request.issue, self.candidates))
             .map_err(|e| {
                 if e.is_unavailable() {
                     ExplorerError::failed(format!(

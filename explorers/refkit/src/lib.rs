@@ -311,11 +311,7 @@ impl<'de> serde::de::Visitor<'de> for AppendLine<'_> {
 
 /// All lines of a file through the `read_lines` service, packed.
 fn read_source_file(services: &Services<'_>, path: &str) -> Result<SourceFile, ServiceError> {
-    let args = ReadLinesArgs {
-        path: path.to_owned(),
-        start: None,
-        end: None,
-    };
+    let args = ReadLinesArgs::new(path);
     let answer: ReadLinesPacked = services.call(ServiceId::ReadLines, &args)?;
     Ok(answer.lines.into_file(path.to_owned()))
 }

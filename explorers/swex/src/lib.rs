@@ -160,11 +160,10 @@ impl Explorer for Swex {
         let files = services.list_files(None).map_err(Self::unavailable)?;
         lap("list_files");
         let hits = services
-            .lexical_search(&SearchArgs {
-                query: issue::lexical_query(&issue),
-                limit: config.candidates,
-                under: None,
-            })
+            .lexical_search(&SearchArgs::new(
+                issue::lexical_query(&issue),
+                config.candidates,
+            ))
             .map_err(Self::unavailable)?;
         lap("lexical_search");
         let mut names: Vec<String> = issue

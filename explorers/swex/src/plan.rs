@@ -1,6 +1,6 @@
 //! The region planner: turns ranked files into at most `top_k` regions.
 //!
-//! What the benchmark rewards (see DESIGN.md "Metrics"): distinct core files (hit rates), core
+//! What the benchmark rewards (see docs/metrics.md): distinct core files (hit rates), core
 //! lines early in the list (recall at 100/300/500 lines, nDCG, first useful hit) and few lines
 //! outside what the fix needs (context efficiency). Ground truth comes in two shapes: whole files
 //! (typically the file the fix edits) and small windows around specific lines (typically in tests

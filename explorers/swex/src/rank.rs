@@ -405,14 +405,7 @@ mod tests {
 
     #[test]
     fn lexical_aggregation_decays() {
-        let hit = |p: &str, s: f64| SearchHit {
-            path: p.into(),
-            start: 1,
-            end: 2,
-            score: s,
-            kind: None,
-            name: None,
-        };
+        let hit = |p: &str, s: f64| SearchHit::new(p, 1, 2, s);
         let agg = aggregate_lexical(&[hit("a", 10.0), hit("b", 8.0), hit("b", 6.0), hit("a", 2.0)]);
         assert_eq!(agg["a"], 11.0);
         assert_eq!(agg["b"], 11.0);

@@ -227,11 +227,10 @@ impl Explorer for Tfidf {
         services: &Services<'_>,
     ) -> Result<Response, ExplorerError> {
         let hits = services
-            .lexical_search(&SearchArgs {
-                query: request.issue.clone(),
-                limit: self.config.candidates.max(request.top_k),
-                under: None,
-            })
+            .lexical_search(&SearchArgs::new(
+                &request.issue,
+                self.config.candidates.max(request.top_k),
+            ))
             .map_err(needs_index)?;
         // One read per file.
         let mut files: HashMap<&str, Vec<String>> = HashMap::new();
@@ -321,14 +320,7 @@ mod tests {
 
     #[test]
     fn merging_keeps_rank_order_and_widens() {
-        let hit = |path: &str, start, end| SearchHit {
-            path: path.into(),
-            start,
-            end,
-            score: 0.0,
-            kind: None,
-            name: None,
-        };
+        let hit = |path: &str, start, end| SearchHit::new(path, start, end, 0.0);
         let hits = [
             hit("a.py", 10, 20),
             hit("b.py", 1, 5),

@@ -121,11 +121,7 @@ fn boundary(c: &mut Criterion) {
     group.bench_function("direct_rust_call", |b| {
         b.iter(|| {
             let lines = backend
-                .read_lines(ReadLinesArgs {
-                    path: "pkg/module_0.py".into(),
-                    start: Some(1),
-                    end: Some(80),
-                })
+                .read_lines(ReadLinesArgs::new("pkg/module_0.py").lines(1, 80))
                 .unwrap();
             black_box(Probe::answer(black_box(&request), &lines))
         })
@@ -164,21 +160,12 @@ fn boundary(c: &mut Criterion) {
     group.finish();
 
     let mut group = c.benchmark_group("service_read_lines_80");
-    let args = serde_json::to_vec(&ReadLinesArgs {
-        path: "pkg/module_0.py".into(),
-        start: Some(1),
-        end: Some(80),
-    })
-    .unwrap();
+    let args = serde_json::to_vec(&ReadLinesArgs::new("pkg/module_0.py").lines(1, 80)).unwrap();
     group.bench_function("direct_rust_call", |b| {
         b.iter(|| {
             black_box(
                 backend
-                    .read_lines(ReadLinesArgs {
-                        path: "pkg/module_0.py".into(),
-                        start: Some(1),
-                        end: Some(80),
-                    })
+                    .read_lines(ReadLinesArgs::new("pkg/module_0.py").lines(1, 80))
                     .unwrap(),
             )
         })

@@ -17,7 +17,6 @@
 //! unambiguous in the file. Edge kinds: `contains`, `imports`, `references` (alias `calls`),
 //! `tests`.
 
-use crate::backend::ServiceBackend;
 use std::sync::Arc;
 use swex_engine::graph::{CodeGraph, EdgeKind, NodeId, NodeKind, PageRankOptions};
 use swex_engine::index::{
@@ -28,6 +27,7 @@ use swex_engine::search::{DenseUse, SearchOptions};
 use swex_plugin::text::Glob;
 use swex_plugin::types::*;
 use swex_plugin::{ServiceError, ServiceErrorKind, ServiceId};
+use swex_plugin_serve::{ServiceBackend, files};
 
 pub struct EngineBackend {
     index: Arc<SnapshotIndex>,
@@ -51,11 +51,10 @@ impl EngineBackend {
     }
 
     fn entry(&self, info: &swex_engine::index::FileInfo) -> FileEntry {
-        FileEntry {
-            path: info.path.clone(),
-            size: info.size,
-            language: info.language.map(|l| serde_name(&l)),
-            line_count: Some(info.line_count),
+        let entry = FileEntry::new(info.path.clone(), info.size).with_line_count(info.line_count);
+        match info.language {
+            Some(language) => entry.with_language(serde_name(&language)),
+            None => entry,
         }
     }
 }
@@ -99,14 +98,7 @@ fn dense_error(error: IndexError) -> ServiceError {
 }
 
 fn search_hit(h: swex_engine::index::ChunkHit) -> SearchHit {
-    SearchHit {
-        path: h.path,
-        start: h.start,
-        end: h.end,
-        score: h.score as f64,
-        kind: Some(serde_name(&h.kind)),
-        name: h.name,
-    }
+    SearchHit::new(h.path, h.start, h.end, h.score as f64).with_chunk(serde_name(&h.kind), h.name)
 }
 
 fn invalid(service: ServiceId, message: impl Into<String>) -> ServiceError {
@@ -207,12 +199,7 @@ impl ServiceBackend for EngineBackend {
     }
 
     fn list_files(&self, args: ListFilesArgs) -> Result<ListFilesResult, ServiceError> {
-        let prefix = args
-            .under
-            .as_deref()
-            .map(|d| d.trim_end_matches('/'))
-            .filter(|d| !d.is_empty() && *d != ".")
-            .map(|d| format!("{d}/"));
+        let prefix = files::under_prefix(args.under.as_deref());
         let files = self
             .index
             .files()
@@ -281,14 +268,15 @@ impl ServiceBackend for EngineBackend {
     fn lexical_search(&self, args: SearchArgs) -> Result<SearchResult, ServiceError> {
         let service = ServiceId::LexicalSearch;
         let filters = under_filter(service, args.under.as_deref())?;
-        let hits = self
-            .index
-            .search_text(&args.query, args.limit, &filters)
-            .map_err(|e| failed(service, e))?;
-        Ok(SearchResult {
-            hits: hits.into_iter().map(search_hit).collect(),
-            ..SearchResult::default()
-        })
+        let hits = if args.terms.is_empty() {
+            self.index.search_text(&args.query, args.limit, &filters)
+        } else {
+            self.index.search_terms(&args.terms, args.limit, &filters)
+        };
+        let hits = hits.map_err(|e| failed(service, e))?;
+        Ok(SearchResult::new(
+            hits.into_iter().map(search_hit).collect(),
+        ))
     }
 
     fn dense_search(&self, args: DenseSearchArgs) -> Result<SearchResult, ServiceError> {
@@ -328,15 +316,14 @@ impl ServiceBackend for EngineBackend {
             regions,
         };
         let result = self.index.dense_search(&query).map_err(dense_error)?;
-        Ok(SearchResult {
-            hits: result.hits.into_iter().map(search_hit).collect(),
-            mode: Some(match result.mode {
-                EngineDenseMode::Full => DenseMode::Full,
-                _ => DenseMode::Rerank,
-            }),
-            scored: Some(result.scored),
-            embedded: Some(result.counts.embedded),
-        })
+        let mut answer = SearchResult::new(result.hits.into_iter().map(search_hit).collect());
+        answer.mode = Some(match result.mode {
+            EngineDenseMode::Full => DenseMode::Full,
+            _ => DenseMode::Rerank,
+        });
+        answer.scored = Some(result.scored);
+        answer.embedded = Some(result.counts.embedded);
+        Ok(answer)
     }
 
     fn definitions(&self, args: DefinitionsArgs) -> Result<DefinitionsResult, ServiceError> {
@@ -344,13 +331,9 @@ impl ServiceBackend for EngineBackend {
             .index
             .definitions(&args.name)
             .into_iter()
-            .map(|d| DefinitionEntry {
-                path: d.path,
-                name: d.name,
-                qualified_name: d.qualified_name,
-                kind: serde_name(&d.kind),
-                start: d.start,
-                end: d.end,
+            .map(|d| {
+                let kind = serde_name(&d.kind);
+                DefinitionEntry::new(d.path, d.name, d.qualified_name, kind, d.start, d.end)
             })
             .collect();
         if let Some(limit) = args.limit {
@@ -477,13 +460,9 @@ impl ServiceBackend for EngineBackend {
             hits: results
                 .hits
                 .into_iter()
-                .map(|h| SearchHit {
-                    path: h.path,
-                    start: h.start,
-                    end: h.end,
-                    score: f64::from(h.score),
-                    kind: Some(serde_name(&h.kind)),
-                    name: h.name,
+                .map(|h| {
+                    SearchHit::new(h.path, h.start, h.end, f64::from(h.score))
+                        .with_chunk(serde_name(&h.kind), h.name)
                 })
                 .collect(),
             query_kind: results.kind.as_str().to_string(),
@@ -514,17 +493,15 @@ impl ServiceBackend for EngineBackend {
             })?;
         let truncated = hits.len() > args.limit;
         hits.truncate(args.limit);
-        Ok(GrepResult {
-            matches: hits
-                .into_iter()
-                .map(|h| GrepMatch {
-                    path: h.path,
-                    line: h.line,
-                    text: h.text,
-                })
-                .collect(),
-            truncated,
-        })
+        let matches = hits
+            .into_iter()
+            .map(|h| GrepMatch {
+                text: GrepMatch::cut_text(&h.text).to_owned(),
+                path: h.path,
+                line: h.line,
+            })
+            .collect();
+        Ok(GrepResult::new(matches, truncated))
     }
 
     fn unavailable(&self, service: ServiceId) -> ServiceError {
@@ -571,34 +548,23 @@ mod tests {
         assert_eq!(files.files[1].language.as_deref(), Some("python"));
 
         // Python line splitting: the form feed breaks a line.
-        let read = backend
-            .read_lines(ReadLinesArgs {
-                path: "notes.txt".into(),
-                start: None,
-                end: None,
-            })
-            .unwrap();
+        let read = backend.read_lines(ReadLinesArgs::new("notes.txt")).unwrap();
         assert_eq!(
             (read.lines, read.total_lines),
             (vec!["a".to_owned(), "b".to_owned()], 2)
         );
 
         let hits = backend
-            .lexical_search(SearchArgs {
-                query: "parse_url crashes".into(),
-                limit: 3,
-                under: None,
-            })
+            .lexical_search(SearchArgs::new("parse_url crashes", 3))
             .unwrap();
         assert_eq!(hits.hits[0].path, "pkg/urls.py", "{hits:?}");
 
         let grep = backend
-            .grep(GrepArgs {
-                pattern: "RETURN".into(),
-                path_glob: Some("*.py".into()),
-                case_insensitive: true,
-                limit: 1,
-            })
+            .grep(
+                GrepArgs::new("RETURN", 1)
+                    .in_files("*.py")
+                    .case_insensitive(),
+            )
             .unwrap();
         assert_eq!((grep.matches.len(), grep.truncated), (1, true));
 
@@ -649,7 +615,7 @@ mod tests {
                 "from pkg.client import HttpClient\n\nHttpClient().send()\n",
             ),
         ]);
-        let table = crate::services::ServicesTable::new(&backend);
+        let table = swex_plugin_serve::ServicesTable::new(&backend);
         // SAFETY: the table outlives `services`.
         let services = unsafe { Services::from_raw(table.as_ptr()) }.expect("table");
         assert!(services.provides(ServiceId::CodeSearch));
@@ -716,11 +682,9 @@ mod tests {
             "newline.txt",
         ] {
             for (start, end) in ranges {
-                let args = ReadLinesArgs {
-                    path: path.into(),
-                    start,
-                    end,
-                };
+                let mut args = ReadLinesArgs::new(path);
+                args.start = start;
+                args.end = end;
                 let expected = fs.read_lines(args.clone()).unwrap();
                 let got = backend.read_lines(args).unwrap();
                 assert_eq!(got, expected, "{path} {start:?}..{end:?}");
@@ -746,20 +710,17 @@ mod tests {
                 "from shop.cart import Cart\n\n\ndef test_checkout():\n    Cart().checkout()\n",
             ),
         ]);
-        let table = crate::services::ServicesTable::new(&backend);
+        let table = swex_plugin_serve::ServicesTable::new(&backend);
         // SAFETY: the table outlives `services`.
         let services = unsafe { Services::from_raw(table.as_ptr()) }.unwrap();
 
         let neighbours = |path: &str, name: Option<&str>, kinds: &[&str], direction: Direction| {
-            let args = NeighboursArgs {
-                node: NodeRef {
-                    path: path.into(),
-                    name: name.map(str::to_owned),
-                },
-                edge_kinds: kinds.iter().map(|k| k.to_string()).collect(),
-                direction,
-                limit: None,
-            };
+            let mut args = NeighboursArgs::new(NodeRef {
+                path: path.into(),
+                name: name.map(str::to_owned),
+            });
+            args.edge_kinds = kinds.iter().map(|k| k.to_string()).collect();
+            args.direction = direction;
             services
                 .graph_neighbours(&args)
                 .unwrap()
@@ -820,11 +781,12 @@ mod tests {
             path: path.into(),
             name: name.map(str::to_owned),
         };
-        let args = |node: NodeRef, kinds: &[&str]| NeighboursArgs {
-            node,
-            edge_kinds: kinds.iter().map(|k| k.to_string()).collect(),
-            direction: Direction::Both,
-            limit: Some(1),
+        let args = |node: NodeRef, kinds: &[&str]| {
+            let mut args = NeighboursArgs::new(node);
+            args.edge_kinds = kinds.iter().map(|k| k.to_string()).collect();
+            args.direction = Direction::Both;
+            args.limit = Some(1);
+            args
         };
         assert_eq!(
             error(args(node("nope.py", None), &[])),
@@ -849,15 +811,13 @@ mod tests {
         // PageRank from the method: what it calls and its class come first, the unrelated
         // function last (or not at all).
         let ranked = services
-            .personalized_pagerank(&PageRankArgs {
-                seeds: vec![Seed {
+            .personalized_pagerank(&PageRankArgs::new(
+                vec![Seed {
                     node: node("shop/cart.py", Some("Cart.checkout")),
                     weight: 1.0,
                 }],
-                limit: 0,
-                damping: None,
-                edge_kinds: Vec::new(),
-            })
+                0,
+            ))
             .unwrap();
         let names: Vec<String> = ranked
             .iter()
@@ -871,32 +831,28 @@ mod tests {
         );
         assert!(ranked.windows(2).all(|w| w[0].score >= w[1].score));
         // Only `contains` edges: the walk stays inside the class and its file.
-        let contained = services
-            .personalized_pagerank(&PageRankArgs {
-                seeds: vec![Seed {
-                    node: node("shop/cart.py", Some("Cart.checkout")),
-                    weight: 1.0,
-                }],
-                limit: 10,
-                damping: Some(0.5),
-                edge_kinds: vec!["contains".into()],
-            })
-            .unwrap();
+        let mut args = PageRankArgs::new(
+            vec![Seed {
+                node: node("shop/cart.py", Some("Cart.checkout")),
+                weight: 1.0,
+            }],
+            10,
+        );
+        args.damping = Some(0.5);
+        args.edge_kinds = vec!["contains".into()];
+        let contained = services.personalized_pagerank(&args).unwrap();
         let paths: Vec<&str> = contained.iter().map(|r| r.node.path.as_str()).collect();
         assert!(paths.iter().all(|p| *p == "shop/cart.py"), "{paths:?}");
         let bad = |damping: Option<f64>, weight: f64| {
-            services
-                .personalized_pagerank(&PageRankArgs {
-                    seeds: vec![Seed {
-                        node: node("shop/cart.py", None),
-                        weight,
-                    }],
-                    limit: 1,
-                    damping,
-                    edge_kinds: Vec::new(),
-                })
-                .unwrap_err()
-                .kind
+            let mut args = PageRankArgs::new(
+                vec![Seed {
+                    node: node("shop/cart.py", None),
+                    weight,
+                }],
+                1,
+            );
+            args.damping = damping;
+            services.personalized_pagerank(&args).unwrap_err().kind
         };
         assert_eq!(bad(Some(1.5), 1.0), ServiceErrorKind::InvalidArgs);
         assert_eq!(bad(None, f64::NAN), ServiceErrorKind::InvalidArgs);
@@ -922,7 +878,7 @@ mod tests {
         };
         let backend = EngineBackend::new(Engine::new(config).open(repo.path()).unwrap());
         let call = |args: &str| {
-            crate::services::RawServices::call(&backend, ServiceId::DenseSearch, args.as_bytes())
+            swex_plugin_serve::RawServices::call(&backend, ServiceId::DenseSearch, args.as_bytes())
         };
         // Plain search arguments are valid dense arguments; every mode gives the same answer.
         for args in [
@@ -943,11 +899,7 @@ mod tests {
         assert_eq!(err.kind, ServiceErrorKind::InvalidArgs, "{err}");
         // Nothing else is affected.
         let hits = backend
-            .lexical_search(SearchArgs {
-                query: "parse_url".into(),
-                limit: 3,
-                under: None,
-            })
+            .lexical_search(SearchArgs::new("parse_url", 3))
             .unwrap();
         assert_eq!(hits.hits[0].path, "a.py");
     }

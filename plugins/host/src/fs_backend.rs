@@ -1,6 +1,7 @@
 //! [`FsBackend`]: services straight from a snapshot directory, without indexes.
 //!
-//! It answers `list_files`, `file_info`, `read_lines` and `grep`; the index services (chunks,
+//! It answers `list_files`, `file_info`, `read_lines` and `grep` (through the one implementation of
+//! the file services, [`swex_plugin_serve::files`]) and `issue_clues`; the index services (chunks,
 //! lexical and dense search, definitions, graph) answer "not available". It is what
 //! `swex explore` uses on a checkout when no engine index is at hand, and what the reference
 //! baselines (`bm25-ref`, `tfidf-ref`, `simple_rule`) need.
@@ -13,15 +14,13 @@
 //! What the checkout's ignore rules exclude is left out too, by the same rules as the index
 //! ([`swex_engine::scan::CheckoutRules`]; a `swex snapshot` is listed whole).
 
-use crate::backend::ServiceBackend;
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use swex_engine::scan::{CheckoutRoot, CheckoutRules, Unfollowed};
-use swex_plugin::text::{Glob, decode_utf8_ignore, line_count, split_lines};
 use swex_plugin::types::*;
 use swex_plugin::{ServiceError, ServiceErrorKind, ServiceId};
+use swex_plugin_serve::{ServiceBackend, files};
 
 pub struct FsBackend {
     root: PathBuf,
@@ -84,15 +83,11 @@ impl FsBackend {
             .map(|index| &files[index])
     }
 
-    /// The file's text (UTF-8, invalid bytes dropped), for a path of the snapshot only.
-    fn read_text(&self, service: ServiceId, path: &str) -> Result<String, ServiceError> {
-        if self.entry(path).is_none() {
-            return Err(ServiceError::new(
-                service,
-                ServiceErrorKind::NotFound,
-                format!("no file `{path}` in the snapshot"),
-            ));
-        }
+    /// The entry and bytes of a file of the snapshot (of no other path).
+    fn read(&self, service: ServiceId, path: &str) -> Result<(&FileEntry, Vec<u8>), ServiceError> {
+        let entry = self
+            .entry(path)
+            .ok_or_else(|| files::not_found(service, path))?;
         let bytes = fs::read(self.root.join(path)).map_err(|e| {
             ServiceError::new(
                 service,
@@ -100,7 +95,7 @@ impl FsBackend {
                 format!("reading {path}: {e}"),
             )
         })?;
-        Ok(decode_utf8_ignore(&bytes))
+        Ok((entry, bytes))
     }
 }
 
@@ -167,20 +162,11 @@ fn walk_dir(
                 entry.path()
             };
             match fs::metadata(target) {
-                Ok(meta) if meta.is_file() => walk.files.push(FileEntry {
-                    path,
-                    size: meta.len(),
-                    language: None,
-                    line_count: None,
-                }),
+                Ok(meta) if meta.is_file() => walk.files.push(FileEntry::new(path, meta.len())),
                 _ => {}
             }
         }
     }
-}
-
-fn is_binary(bytes: &[u8]) -> bool {
-    bytes[..bytes.len().min(8192)].contains(&0)
 }
 
 impl ServiceBackend for FsBackend {
@@ -193,95 +179,34 @@ impl ServiceBackend for FsBackend {
     }
 
     fn list_files(&self, args: ListFilesArgs) -> Result<ListFilesResult, ServiceError> {
-        let files = match args.under.as_deref().map(|d| d.trim_end_matches('/')) {
-            None | Some("") | Some(".") => self.files().to_vec(),
-            Some(dir) => {
-                let prefix = format!("{dir}/");
-                self.files()
-                    .iter()
-                    .filter(|f| f.path.starts_with(&prefix))
-                    .cloned()
-                    .collect()
-            }
-        };
-        Ok(ListFilesResult { files })
+        Ok(files::list_files(self.files(), &args))
     }
 
     fn file_info(&self, args: FileInfoArgs) -> Result<FileInfoResult, ServiceError> {
-        let text = self.read_text(ServiceId::FileInfo, &args.path)?;
-        let mut file = self
-            .entry(&args.path)
-            .cloned()
-            .expect("read_text checked it");
-        file.line_count = Some(u32::try_from(line_count(&text)).unwrap_or(u32::MAX));
-        Ok(FileInfoResult { file })
+        let (entry, bytes) = self.read(ServiceId::FileInfo, &args.path)?;
+        Ok(files::file_info(entry, &bytes))
     }
 
     fn read_lines(&self, args: ReadLinesArgs) -> Result<ReadLinesResult, ServiceError> {
-        let text = self.read_text(ServiceId::ReadLines, &args.path)?;
-        let lines = split_lines(&text);
-        let total = lines.len();
-        let start = args.start.unwrap_or(1).max(1);
-        let end = match args.end {
-            None | Some(-1) => total,
-            Some(end) if end < 1 => 0,
-            Some(end) => (end as usize).min(total),
-        };
-        let first = start as usize - 1;
-        let selected = if first < end {
-            lines[first..end].iter().map(|l| (*l).to_owned()).collect()
-        } else {
-            Vec::new()
-        };
-        Ok(ReadLinesResult {
-            start,
-            lines: selected,
-            total_lines: total as u32,
-        })
+        let (_, bytes) = self.read(ServiceId::ReadLines, &args.path)?;
+        Ok(files::read_lines(&bytes, &args))
     }
 
     fn grep(&self, args: GrepArgs) -> Result<GrepResult, ServiceError> {
-        let invalid = |message: String| {
-            ServiceError::new(ServiceId::Grep, ServiceErrorKind::InvalidArgs, message)
-        };
-        let regex = regex::RegexBuilder::new(&args.pattern)
-            .case_insensitive(args.case_insensitive)
-            .build()
-            .map_err(|e| invalid(format!("pattern: {e}")))?;
-        let glob = args
-            .path_glob
-            .as_deref()
-            .map(Glob::new)
-            .transpose()
-            .map_err(|e| invalid(format!("path_glob: {e}")))?;
-        let mut result = GrepResult::default();
+        let mut grep = files::Grep::new(&args)?;
         for file in self.files() {
-            if glob.as_ref().is_some_and(|g| !g.is_match(&file.path)) {
+            if grep.is_full() {
+                break;
+            }
+            if !grep.wants(&file.path) {
                 continue;
             }
-            let mut bytes = Vec::new();
-            let readable = fs::File::open(self.root.join(&file.path))
-                .and_then(|mut f| f.read_to_end(&mut bytes))
-                .is_ok();
-            if !readable || is_binary(&bytes) {
-                continue;
-            }
-            let text = decode_utf8_ignore(&bytes);
-            for (index, line) in split_lines(&text).into_iter().enumerate() {
-                if regex.is_match(line) {
-                    if result.matches.len() == args.limit {
-                        result.truncated = true;
-                        return Ok(result);
-                    }
-                    result.matches.push(GrepMatch {
-                        path: file.path.clone(),
-                        line: index as u32 + 1,
-                        text: line.to_owned(),
-                    });
-                }
+            // An unreadable file is skipped, as a binary one is.
+            if let Ok(bytes) = fs::read(self.root.join(&file.path)) {
+                grep.search(&file.path, &bytes);
             }
         }
-        Ok(result)
+        Ok(grep.finish())
     }
 }
 
@@ -331,20 +256,9 @@ mod tests {
                 "{diagnostics}"
             );
         }
-        let read = backend.read_lines(ReadLinesArgs {
-            path: "abs.py".into(),
-            start: None,
-            end: None,
-        });
+        let read = backend.read_lines(ReadLinesArgs::new("abs.py"));
         assert_eq!(read.unwrap_err().kind, ServiceErrorKind::NotFound);
-        let grep = backend
-            .grep(GrepArgs {
-                pattern: "password".into(),
-                path_glob: None,
-                case_insensitive: false,
-                limit: 10,
-            })
-            .unwrap();
+        let grep = backend.grep(GrepArgs::new("password", 10)).unwrap();
         assert!(grep.matches.is_empty(), "{grep:?}");
     }
 
@@ -365,11 +279,10 @@ mod tests {
         assert_eq!(paths, ["a/x.py", "b.py", "bad.txt", "bin.dat"]);
 
         let read = |path: &str, start, end| {
-            backend.read_lines(ReadLinesArgs {
-                path: path.to_owned(),
-                start,
-                end,
-            })
+            let mut args = ReadLinesArgs::new(path);
+            args.start = start;
+            args.end = end;
+            backend.read_lines(args)
         };
         let all = read("b.py", None, None).unwrap();
         assert_eq!(
@@ -389,27 +302,14 @@ mod tests {
             ServiceErrorKind::NotFound
         );
 
-        let grep = backend
-            .grep(GrepArgs {
-                pattern: "match|return".into(),
-                path_glob: None,
-                case_insensitive: false,
-                limit: 10,
-            })
-            .unwrap();
+        let grep = backend.grep(GrepArgs::new("match|return", 10)).unwrap();
         assert_eq!(grep.matches.len(), 1, "binary files are skipped: {grep:?}");
         assert_eq!(
             (grep.matches[0].path.as_str(), grep.matches[0].line),
             ("a/x.py", 2)
         );
 
-        let unavailable = backend
-            .lexical_search(SearchArgs {
-                query: "x".into(),
-                limit: 1,
-                under: None,
-            })
-            .unwrap_err();
+        let unavailable = backend.lexical_search(SearchArgs::new("x", 1)).unwrap_err();
         assert_eq!(unavailable.kind, ServiceErrorKind::Unavailable);
         assert!(
             unavailable.message.contains("filesystem backend"),

@@ -2,10 +2,10 @@
 
 use crate::error::HostError;
 use crate::plugin::{ExplorerPlugin, call_failure};
-use crate::services::{RawServices, ServicesTable};
 use std::ffi::c_void;
 use swex_plugin::abi::{SWEX_OK, SwexBuffer, SwexBytes};
 use swex_plugin::{Request, Response};
+use swex_plugin_serve::{RawServices, ServicesTable};
 
 /// An explorer created by [`ExplorerPlugin::instantiate`]; destroyed on drop. `Send + Sync`:
 /// the ABI requires `explore` to accept concurrent calls.

@@ -22,7 +22,6 @@
 //! One `IsolatedExplorer` serves one call at a time; use several for parallel runs.
 
 use crate::error::{CallFailure, HostError};
-use crate::services::RawServices;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -34,6 +33,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use swex_plugin::{Request, Response, ServiceError, ServiceId};
+use swex_plugin_serve::RawServices;
 
 /// Which explorer a worker should load.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,10 +9,10 @@
 //!   plugin come back as errors.
 //! - [`IsolatedExplorer`] (module `isolated`, child side in `worker`): the same explorer in a
 //!   child process with a time limit; crashes, aborts, hangs and garbage cost one failed call.
-//! - [`RawServices`] / [`ServiceBackend`]: what explorers may ask (list files, read lines,
-//!   search, graph, grep); [`FsBackend`] answers from a snapshot directory, [`EngineBackend`]
-//!   from the engine's index of it.
-//! - [`validate`]: drops and counts invalid regions, keeps order, cuts to `top_k`.
+//! - [`FsBackend`] answers the services from a snapshot directory, [`EngineBackend`] from the
+//!   engine's index of it. The services contract itself — [`RawServices`] / [`ServiceBackend`],
+//!   the C table, [`validate`], [`MemoryBackend`] and the conformance suite both backends pass —
+//!   is the engine-free crate `swex-plugin-serve`, re-exported here.
 //!
 //! [`ExplorerHandle`] puts the in-process and isolated paths behind one call.
 //!
@@ -37,7 +37,6 @@
 //! # Ok::<(), swex_plugin_host::HostError>(())
 //! ```
 
-mod backend;
 mod engine_backend;
 mod error;
 mod fs_backend;
@@ -45,11 +44,8 @@ mod instance;
 pub mod isolated;
 mod plugin;
 mod registry;
-mod services;
-mod validate;
 pub mod worker;
 
-pub use backend::ServiceBackend;
 pub use engine_backend::EngineBackend;
 pub use error::{CallFailure, HostError};
 pub use fs_backend::FsBackend;
@@ -59,8 +55,10 @@ pub use plugin::{ExplorerPlugin, PluginSource};
 pub use registry::{
     DiscoveryOptions, Origin, PLUGIN_PATH_ENV, Registry, RegistryEntry, default_plugin_dir,
 };
-pub use services::RawServices;
-pub use validate::{DropCounts, ValidatedResponse, validate};
+/// The serving side shared with plugin authors' tests (crate `swex-plugin-serve`).
+pub use swex_plugin_serve::{
+    DropCounts, MemoryBackend, RawServices, ServiceBackend, ValidatedResponse, validate,
+};
 
 use swex_plugin::{Request, Response};
 

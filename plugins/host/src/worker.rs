@@ -9,13 +9,13 @@
 use crate::error::HostError;
 use crate::isolated::{FromWorker, PluginTarget, ToWorker};
 use crate::plugin::ExplorerPlugin;
-use crate::services::RawServices;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Stdin, Write};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use swex_plugin::abi::SwexVTableGetter;
 use swex_plugin::{ServiceError, ServiceErrorKind, ServiceId};
+use swex_plugin_serve::RawServices;
 
 struct Channel {
     input: BufReader<Stdin>,

@@ -28,24 +28,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 /// thin `cdylib` crate that the program never depends on calls
 /// `export_entry!(my_explorer::swex_explorer_vtable)`. No feature switches anything, so every
 /// build of the workspace yields both the program and loadable libraries.
-///
-/// `export_explorer!(MyExplorer, unless_feature = "builtin");` is the older scheme (entry symbol
-/// left out when the crate is built with that feature); it still works, but a workspace-wide
-/// build unifies the feature and the library exports nothing. Prefer the split above.
 #[macro_export]
 macro_rules! export_explorer {
     ($explorer:ty) => {
         $crate::export_vtable!($explorer);
         $crate::export_entry!(swex_explorer_vtable);
-    };
-    ($explorer:ty, unless_feature = $feature:literal) => {
-        $crate::export_vtable!($explorer);
-        /// The plugin entry symbol (see `swex_plugin::abi::SWEX_ENTRY_SYMBOL`).
-        #[cfg(not(feature = $feature))]
-        #[unsafe(no_mangle)]
-        pub extern "C" fn swex_explorer_v1() -> *const $crate::abi::SwexExplorerVTable {
-            swex_explorer_vtable()
-        }
     };
 }
 

@@ -157,11 +157,9 @@ impl<'a> Services<'a> {
         start: Option<u32>,
         end: Option<i64>,
     ) -> Result<ReadLinesResult, ServiceError> {
-        let args = ReadLinesArgs {
-            path: path.to_owned(),
-            start,
-            end,
-        };
+        let mut args = ReadLinesArgs::new(path);
+        args.start = start;
+        args.end = end;
         self.call(ServiceId::ReadLines, &args)
     }
 
@@ -197,10 +195,7 @@ impl<'a> Services<'a> {
     }
 
     pub fn definitions(&self, name: &str) -> Result<Vec<DefinitionEntry>, ServiceError> {
-        let args = DefinitionsArgs {
-            name: name.to_owned(),
-            limit: None,
-        };
+        let args = DefinitionsArgs::new(name);
         let result: DefinitionsResult = self.call(ServiceId::Definitions, &args)?;
         Ok(result.definitions)
     }

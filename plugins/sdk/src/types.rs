@@ -5,6 +5,12 @@
 //! numbers are 1-based and intervals closed (`start..=end`); `end = -1` means "to the end of the
 //! file". Results are objects (never bare arrays) so that fields can be added without breaking
 //! older readers; unknown fields are ignored on reading.
+//!
+//! Types that will grow while the SDK is 0.x are `#[non_exhaustive]`: build them with their
+//! constructors (`SearchArgs::new(query, limit).under("src")`, `Region::new(path, start, end)`)
+//! and set optional fields with the `with_*`/named methods or by assignment, so that a field added
+//! later does not break your code. Plain result wrappers (`ListFilesResult { files }`, ...) and
+//! graph nodes stay open structs.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,6 +21,7 @@ pub const MAX_TOP_K: usize = 10_000;
 
 /// What the host asks an explorer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Request {
     /// The benchmark instance (or a free-form id such as `adhoc` for interactive use).
     pub instance_id: String,
@@ -65,6 +72,7 @@ pub struct GroundTruth {
 
 /// One ranked region. `score` and `why` are optional provenance for people and for fusion.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Region {
     pub path: String,
     pub start: i64,
@@ -99,6 +107,7 @@ impl Region {
 
 /// What an explorer answers: regions, best first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Response {
     pub regions: Vec<Region>,
     /// Free-form remarks for the user (e.g. "dense index unavailable, fell back to lexical").
@@ -195,6 +204,7 @@ pub struct ListFilesArgs {
 
 /// A file of the snapshot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct FileEntry {
     pub path: String,
     pub size: u64,
@@ -207,6 +217,36 @@ pub struct FileEntry {
     pub line_count: Option<u32>,
 }
 
+impl FileEntry {
+    pub fn new(path: impl Into<String>, size: u64) -> FileEntry {
+        FileEntry {
+            path: path.into(),
+            size,
+            language: None,
+            line_count: None,
+        }
+    }
+
+    pub fn with_language(mut self, language: impl Into<String>) -> FileEntry {
+        self.language = Some(language.into());
+        self
+    }
+
+    pub fn with_line_count(mut self, line_count: u32) -> FileEntry {
+        self.line_count = Some(line_count);
+        self
+    }
+}
+
+impl ListFilesArgs {
+    /// Every file under `dir` (`None`: every file).
+    pub fn under(dir: Option<&str>) -> ListFilesArgs {
+        ListFilesArgs {
+            under: dir.map(str::to_owned),
+        }
+    }
+}
+
 /// `list_files` result: files sorted by path (byte order).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ListFilesResult {
@@ -217,6 +257,12 @@ pub struct ListFilesResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileInfoArgs {
     pub path: String,
+}
+
+impl FileInfoArgs {
+    pub fn new(path: impl Into<String>) -> FileInfoArgs {
+        FileInfoArgs { path: path.into() }
+    }
 }
 
 /// `file_info` result: the entry, with `line_count` always filled in.
@@ -232,12 +278,31 @@ pub struct FileInfoResult {
 /// `str.splitlines()` splits (on `\n`, `\r\n`, `\r`, `\x0b`, `\x0c`, `\x1c`–`\x1e`, `\x85`,
 /// U+2028, U+2029), without their terminators: the same lines the benchmark's metrics count.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ReadLinesArgs {
     pub path: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<i64>,
+}
+
+impl ReadLinesArgs {
+    /// The whole file.
+    pub fn new(path: impl Into<String>) -> ReadLinesArgs {
+        ReadLinesArgs {
+            path: path.into(),
+            start: None,
+            end: None,
+        }
+    }
+
+    /// Lines `start..=end` (`end = -1`: to the end of the file).
+    pub fn lines(mut self, start: u32, end: i64) -> ReadLinesArgs {
+        self.start = Some(start);
+        self.end = Some(end);
+        self
+    }
 }
 
 /// `read_lines` result. `lines[0]` is line `start`; `total_lines` is the file's line count.
@@ -266,6 +331,12 @@ pub struct ChunkEntry {
     pub name: Option<String>,
 }
 
+impl ChunksArgs {
+    pub fn new(path: impl Into<String>) -> ChunksArgs {
+        ChunksArgs { path: path.into() }
+    }
+}
+
 /// `chunks` result: ordered by `start`, non-overlapping, covering the file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChunksResult {
@@ -277,16 +348,47 @@ pub struct ChunksResult {
 /// `lexical_search` and `dense_search` arguments (`dense_search` takes more, optional, settings:
 /// [`DenseSearchArgs`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SearchArgs {
+    /// Free text (an issue, a phrase): the host's issue parser turns it into weighted terms.
     pub query: String,
     pub limit: usize,
     /// Only chunks of files under this directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub under: Option<String>,
+    /// `lexical_search` only: when not empty, these weighted terms are the query instead of the
+    /// parser's terms of `query` — for instance the `issue_clues` terms, reweighted (`query` then
+    /// only labels the search). Ignored by `dense_search`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub terms: Vec<WeightedTerm>,
+}
+
+impl SearchArgs {
+    pub fn new(query: impl Into<String>, limit: usize) -> SearchArgs {
+        SearchArgs {
+            query: query.into(),
+            limit,
+            under: None,
+            terms: Vec::new(),
+        }
+    }
+
+    /// Only chunks of files under `dir`.
+    pub fn under(mut self, dir: impl Into<String>) -> SearchArgs {
+        self.under = Some(dir.into());
+        self
+    }
+
+    /// Search for these weighted terms instead of the parser's terms of the query text.
+    pub fn with_terms(mut self, terms: Vec<WeightedTerm>) -> SearchArgs {
+        self.terms = terms;
+        self
+    }
 }
 
 /// A chunk that matched, with its score (higher is better; scales differ between services).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SearchHit {
     pub path: String,
     pub start: u32,
@@ -298,8 +400,29 @@ pub struct SearchHit {
     pub name: Option<String>,
 }
 
+impl SearchHit {
+    pub fn new(path: impl Into<String>, start: u32, end: u32, score: f64) -> SearchHit {
+        SearchHit {
+            path: path.into(),
+            start,
+            end,
+            score,
+            kind: None,
+            name: None,
+        }
+    }
+
+    /// The chunk's kind (`function`, `gap`, ...) and name, when it has one.
+    pub fn with_chunk(mut self, kind: impl Into<String>, name: Option<String>) -> SearchHit {
+        self.kind = Some(kind.into());
+        self.name = name;
+        self
+    }
+}
+
 /// Search result: best first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SearchResult {
     pub hits: Vec<SearchHit>,
     /// `dense_search` only: how the hits were found, `full` (the snapshot's full dense index) or
@@ -333,6 +456,7 @@ pub enum DenseMode {
 /// extra optional fields of the same object, so plain `SearchArgs` are valid `dense_search`
 /// arguments (mode `auto`, the host's candidate count).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct DenseSearchArgs {
     #[serde(flatten)]
     pub search: SearchArgs,
@@ -347,14 +471,27 @@ pub struct DenseSearchArgs {
     pub rerank_regions: Vec<Region>,
 }
 
+impl SearchResult {
+    pub fn new(hits: Vec<SearchHit>) -> SearchResult {
+        SearchResult {
+            hits,
+            ..SearchResult::default()
+        }
+    }
+}
+
 impl DenseSearchArgs {
     pub fn new(query: impl Into<String>, limit: usize) -> DenseSearchArgs {
         DenseSearchArgs {
-            search: SearchArgs {
-                query: query.into(),
-                limit,
-                under: None,
-            },
+            search: SearchArgs::new(query, limit),
+            ..DenseSearchArgs::default()
+        }
+    }
+
+    /// Plain search arguments with the host's dense defaults.
+    pub fn from_search(search: SearchArgs) -> DenseSearchArgs {
+        DenseSearchArgs {
+            search,
             ..DenseSearchArgs::default()
         }
     }
@@ -395,6 +532,7 @@ pub struct CodeSearchResult {
 
 /// `definitions` arguments: definitions whose bare or qualified name equals `name`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct DefinitionsArgs {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -402,6 +540,7 @@ pub struct DefinitionsArgs {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct DefinitionEntry {
     pub path: String,
     pub name: String,
@@ -409,6 +548,37 @@ pub struct DefinitionEntry {
     pub kind: String,
     pub start: u32,
     pub end: u32,
+}
+
+impl DefinitionsArgs {
+    pub fn new(name: impl Into<String>) -> DefinitionsArgs {
+        DefinitionsArgs {
+            name: name.into(),
+            limit: None,
+        }
+    }
+}
+
+impl DefinitionEntry {
+    /// A definition: `name` as written, `qualified_name` with its containers (`Class.method`),
+    /// `kind` (`function`, `class`, ...), lines `start..=end`.
+    pub fn new(
+        path: impl Into<String>,
+        name: impl Into<String>,
+        qualified_name: impl Into<String>,
+        kind: impl Into<String>,
+        start: u32,
+        end: u32,
+    ) -> DefinitionEntry {
+        DefinitionEntry {
+            path: path.into(),
+            name: name.into(),
+            qualified_name: qualified_name.into(),
+            kind: kind.into(),
+            start,
+            end,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -450,6 +620,7 @@ pub enum Direction {
 
 /// `graph_neighbours` arguments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct NeighboursArgs {
     pub node: NodeRef,
     /// Edge kinds to follow (`imports`, `calls`, `contains`, ...); empty = all.
@@ -459,6 +630,36 @@ pub struct NeighboursArgs {
     pub direction: Direction,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
+}
+
+impl NodeRef {
+    /// A file node.
+    pub fn file(path: impl Into<String>) -> NodeRef {
+        NodeRef {
+            path: path.into(),
+            name: None,
+        }
+    }
+
+    /// A definition node, by qualified name.
+    pub fn definition(path: impl Into<String>, name: impl Into<String>) -> NodeRef {
+        NodeRef {
+            path: path.into(),
+            name: Some(name.into()),
+        }
+    }
+}
+
+impl NeighboursArgs {
+    /// Every neighbour along outgoing edges of every kind.
+    pub fn new(node: NodeRef) -> NeighboursArgs {
+        NeighboursArgs {
+            node,
+            edge_kinds: Vec::new(),
+            direction: Direction::Out,
+            limit: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -482,6 +683,7 @@ pub struct Seed {
 
 /// `personalized_pagerank` arguments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PageRankArgs {
     pub seeds: Vec<Seed>,
     pub limit: usize,
@@ -489,6 +691,17 @@ pub struct PageRankArgs {
     pub damping: Option<f64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edge_kinds: Vec<String>,
+}
+
+impl PageRankArgs {
+    pub fn new(seeds: Vec<Seed>, limit: usize) -> PageRankArgs {
+        PageRankArgs {
+            seeds,
+            limit,
+            damping: None,
+            edge_kinds: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -507,9 +720,11 @@ pub struct PageRankResult {
 
 /// `grep` arguments: a regular expression (Rust `regex` syntax) matched against each line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct GrepArgs {
     pub pattern: String,
-    /// Only files whose path matches this glob (`*` within a segment, `**` across, `?`).
+    /// Only files whose path matches this glob ([`crate::text::Glob`]: `*` within a segment, `**`
+    /// across, `?`, `[...]`, `{a,b}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path_glob: Option<String>,
     #[serde(default)]
@@ -517,15 +732,57 @@ pub struct GrepArgs {
     pub limit: usize,
 }
 
+impl GrepArgs {
+    pub fn new(pattern: impl Into<String>, limit: usize) -> GrepArgs {
+        GrepArgs {
+            pattern: pattern.into(),
+            path_glob: None,
+            case_insensitive: false,
+            limit,
+        }
+    }
+
+    /// Only files whose path matches `glob` ([`crate::text::Glob`] syntax).
+    pub fn in_files(mut self, glob: impl Into<String>) -> GrepArgs {
+        self.path_glob = Some(glob.into());
+        self
+    }
+
+    pub fn case_insensitive(mut self) -> GrepArgs {
+        self.case_insensitive = true;
+        self
+    }
+}
+
+/// One matching line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GrepMatch {
     pub path: String,
     pub line: u32,
+    /// The line, cut to [`GrepMatch::TEXT_MAX_BYTES`] bytes (on a character boundary).
     pub text: String,
+}
+
+impl GrepMatch {
+    /// Longest line text a match carries: minified and generated files have lines of megabytes.
+    pub const TEXT_MAX_BYTES: usize = 400;
+
+    /// `line` cut to [`GrepMatch::TEXT_MAX_BYTES`] bytes, on a character boundary.
+    pub fn cut_text(line: &str) -> &str {
+        if line.len() <= Self::TEXT_MAX_BYTES {
+            return line;
+        }
+        let mut end = Self::TEXT_MAX_BYTES;
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        &line[..end]
+    }
 }
 
 /// `grep` result: matches in path order, then line order; `truncated` when `limit` cut it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct GrepResult {
     pub matches: Vec<GrepMatch>,
     #[serde(default)]
@@ -539,3 +796,9 @@ pub struct GrepResult {
 /// weighted terms its lexical search runs — so that explorers need not parse issues themselves.
 /// Every host answers it (it needs no index). The types are those of the `swex-issue` crate.
 pub use swex_issue::{Frame, FrameStyle, IssueClues, IssueCluesArgs, WeightedTerm};
+
+impl GrepResult {
+    pub fn new(matches: Vec<GrepMatch>, truncated: bool) -> GrepResult {
+        GrepResult { matches, truncated }
+    }
+}

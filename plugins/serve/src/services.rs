@@ -30,7 +30,7 @@ pub trait RawServices: Send + Sync {
 }
 
 /// A C services table that forwards to a [`RawServices`]; valid as long as it lives.
-pub(crate) struct ServicesTable<'a> {
+pub struct ServicesTable<'a> {
     table: SwexServices,
     // The table's `context` is a thin pointer to this (fat) reference, so the reference needs a
     // stable address of its own: the box provides it. It must not drop while the table lives.
@@ -39,7 +39,7 @@ pub(crate) struct ServicesTable<'a> {
 }
 
 impl<'a> ServicesTable<'a> {
-    pub(crate) fn new(services: &'a dyn RawServices) -> ServicesTable<'a> {
+    pub fn new(services: &'a dyn RawServices) -> ServicesTable<'a> {
         #[allow(clippy::redundant_allocation)]
         let context: Box<&'a dyn RawServices> = Box::new(services);
         let context_ptr = &*context as *const &dyn RawServices as *const c_void;
@@ -68,7 +68,8 @@ impl<'a> ServicesTable<'a> {
         }
     }
 
-    pub(crate) fn as_ptr(&self) -> *const SwexServices {
+    /// The table to pass to a plugin's `explore`; valid while `self` lives.
+    pub fn as_ptr(&self) -> *const SwexServices {
         &self.table
     }
 }
@@ -135,8 +136,7 @@ mod tests {
     /// a table of the first layout (without the slot) makes it `Unavailable`, not a crash.
     #[test]
     fn issue_clues_through_the_table_and_from_older_tables() {
-        let dir = tempfile::tempdir().unwrap();
-        let backend = crate::FsBackend::new(dir.path());
+        let backend = crate::MemoryBackend::new(Vec::<(String, Vec<u8>)>::new());
         let table = ServicesTable::new(&backend);
         // SAFETY: the table outlives `services`.
         let services = unsafe { Services::from_raw(table.as_ptr()) }.unwrap();
