@@ -67,7 +67,7 @@ pub struct Args {
     pub engine: super::index::EngineArgs,
 }
 
-fn read_config(text: Option<&str>) -> anyhow::Result<serde_json::Value> {
+pub fn read_config(text: Option<&str>) -> anyhow::Result<serde_json::Value> {
     let Some(text) = text else {
         return Ok(serde_json::Value::Null);
     };
