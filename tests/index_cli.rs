@@ -349,14 +349,17 @@ fn every_command_exits_quietly_when_stdout_is_closed() {
     ];
     // Warm the cache so that every command reaches its output quickly.
     let _ = swex(&["index", "--repo", repo_arg, "-q"], cache.path());
-    for args in commands {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_swex"))
+    let spawn = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_swex"))
             .args(args)
             .env("SWEX_CACHE_DIR", cache.path())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
-            .unwrap();
+            .unwrap()
+    };
+    for args in commands {
+        let mut child = spawn(args);
         drop(child.stdout.take()); // the reader is gone before the first write
         let output = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -364,13 +367,7 @@ fn every_command_exits_quietly_when_stdout_is_closed() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
 
         // Both closed (`2>&1 | head -1`): diagnostics nobody reads do not stop the work either.
-        let mut child = Command::new(env!("CARGO_BIN_EXE_swex"))
-            .args(args)
-            .env("SWEX_CACHE_DIR", cache.path())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn(args);
         drop(child.stdout.take());
         drop(child.stderr.take());
         assert_eq!(

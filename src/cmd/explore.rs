@@ -99,7 +99,7 @@ impl std::fmt::Display for LineBudget {
     }
 }
 
-fn read_config(text: Option<&str>) -> anyhow::Result<serde_json::Value> {
+pub fn read_config(text: Option<&str>) -> anyhow::Result<serde_json::Value> {
     let Some(text) = text else {
         return Ok(serde_json::Value::Null);
     };

@@ -27,6 +27,7 @@
 //! This module does no printing; long work is reported through [`Progress`].
 
 pub mod dense;
+pub mod refresh;
 
 use crate::lang as lang_api;
 use swex_text::{LineIndex, split_lines};
@@ -35,6 +36,7 @@ pub use crate::lang::AnalyzeOptions;
 pub use dense::{
     CandidateRegion, DenseBuildReport, DenseConfig, DenseMode, DenseQuery, DenseResult, DenseStatus,
 };
+pub use refresh::{Refresh, RefreshReport};
 
 use crate::analysis::{Chunk, ChunkKind, FileAnalysis, Language};
 use crate::cache::{
@@ -123,6 +125,8 @@ pub enum IndexError {
     Regex(#[from] regex::Error),
     #[error(transparent)]
     Dense(#[from] crate::dense::DenseError),
+    #[error("cancelled")]
+    Cancelled,
     #[error(
         "no full dense index for {root}: {missing} of {chunks} chunks have no vector yet; run `swex index --dense --repo {root}` (or search in rerank mode)"
     )]
@@ -151,6 +155,22 @@ pub enum Stage {
 /// Receives progress of long work; called from worker threads.
 pub trait Progress: Send + Sync {
     fn report(&self, stage: Stage, done: u64, total: u64);
+
+    /// Whether the work should stop. [`Engine::open`] and [`Engine::refresh`] ask between steps
+    /// and batches and then fail with [`IndexError::Cancelled`]; the cache stays consistent
+    /// (what was not committed is simply not there).
+    fn is_cancelled(&self) -> bool {
+        false
+    }
+}
+
+/// [`IndexError::Cancelled`] once `progress` asks to stop.
+fn stop_if_cancelled(progress: &dyn Progress) -> Result<(), IndexError> {
+    if progress.is_cancelled() {
+        Err(IndexError::Cancelled)
+    } else {
+        Ok(())
+    }
 }
 
 /// Ignores progress.
@@ -165,6 +185,8 @@ pub struct Engine {
     config: EngineConfig,
     layout: CacheLayout,
     pools: Mutex<HashMap<String, Arc<LexicalPool>>>,
+    /// Per pool, the in-memory overlay that refreshes add their chunks to.
+    overlays: refresh::Overlays,
     dense: Arc<dense::DenseRuntime>,
 }
 
@@ -248,6 +270,38 @@ pub struct IndexStats {
     pub timings_ms: Timings,
 }
 
+impl IndexStats {
+    /// Sets the content counts (files, bytes, lines, chunks, definitions, by language, and
+    /// diagnostics by kind) from an index's contents.
+    fn count_contents(
+        &mut self,
+        files: &[FileInfo],
+        analyses: &[Arc<FileAnalysis>],
+        diagnostics: &[Diagnostic],
+    ) {
+        self.files = files.len();
+        self.files_by_language.clear();
+        self.diagnostics_by_kind.clear();
+        (self.bytes, self.lines, self.chunks, self.definitions) = (0, 0, 0, 0);
+        for (file, analysis) in files.iter().zip(analyses) {
+            let language_name = file
+                .language
+                .map_or("text".to_string(), |l| kind_name(l).to_string());
+            *self.files_by_language.entry(language_name).or_default() += 1;
+            self.bytes += file.size;
+            self.lines += u64::from(analysis.line_count);
+            self.chunks += analysis.chunks.len();
+            self.definitions += analysis.definitions.len();
+        }
+        for diagnostic in diagnostics {
+            *self
+                .diagnostics_by_kind
+                .entry(kind_name(diagnostic.kind))
+                .or_default() += 1;
+        }
+    }
+}
+
 /// How much of the cache was reused.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CacheStats {
@@ -294,7 +348,8 @@ pub struct SnapshotIndex {
     root: PathBuf,
     files: Vec<FileInfo>,
     by_path: HashMap<String, u32>,
-    analyses: Vec<FileAnalysis>,
+    /// Shared with the indexes [`Engine::refresh`] makes from this one.
+    analyses: Vec<Arc<FileAnalysis>>,
     /// First chunk id of each file; chunk ids are dense, in file order then chunk order.
     first_chunk: Vec<u32>,
     /// Lexical key of every chunk ([`NO_DOCUMENT`] for blank ones), by chunk id.
@@ -314,6 +369,8 @@ pub struct SnapshotIndex {
     dense: dense::DenseSlot,
     diagnostics: Vec<Diagnostic>,
     stats: IndexStats,
+    /// What the tree looked like when it was listed, for [`Engine::refresh`].
+    tree: refresh::TreeState,
 }
 
 /// What step 2 learnt about a text file.
@@ -362,6 +419,7 @@ impl Engine {
             config,
             layout,
             pools: Mutex::new(HashMap::new()),
+            overlays: refresh::Overlays::default(),
         }
     }
 
@@ -372,6 +430,7 @@ impl Engine {
             config,
             layout,
             pools: Mutex::new(HashMap::new()),
+            overlays: refresh::Overlays::default(),
         }
     }
 
@@ -409,10 +468,12 @@ impl Engine {
         // 1. Walk.
         let t = Instant::now();
         progress.report(Stage::Walk, 0, 0);
-        let walked = crate::scan::walk(&canonical, &self.config.scan)?;
+        let mut walked = crate::scan::walk(&canonical, &self.config.scan)?;
+        let tree = refresh::TreeState::new(&mut walked);
         let mut diagnostics = walked.diagnostics;
         stats.ignored = walked.ignored;
         stats.timings_ms.walk = ms_since(t);
+        stop_if_cancelled(progress)?;
 
         // 2. Read (or trust the manifest).
         let t = Instant::now();
@@ -458,6 +519,7 @@ impl Engine {
             }
         }
         stats.timings_ms.read = ms_since(t);
+        stop_if_cancelled(progress)?;
 
         // 3. The repository's pool (analyses and lexical documents live there).
         let t = Instant::now();
@@ -483,6 +545,7 @@ impl Engine {
         let analysed: Vec<Result<(TextFile, StoredAnalysis, bool), IndexError>> = text_files
             .into_par_iter()
             .map(|mut file| {
+                stop_if_cancelled(progress)?;
                 let key = FileKey::new(&file.entry.path, &file.content_hash);
                 let cached = match packs.get(&key) {
                     Lookup::Hit(stored)
@@ -500,20 +563,7 @@ impl Engine {
                     Some(stored) => (file, stored, true),
                     None => {
                         self.ensure_text(&mut file, true)?;
-                        let text = file.text.as_deref().unwrap_or("");
-                        let lines = LineIndex::new(text);
-                        let analysis = lang_api::analyze_with_lines(
-                            &file.entry.path,
-                            file.language,
-                            text,
-                            &lines,
-                            &self.config.analyze,
-                        );
-                        let chunk_keys = chunk_keys(&file.entry.path, text, &lines, &analysis);
-                        let stored = StoredAnalysis {
-                            analysis,
-                            chunk_keys,
-                        };
+                        let stored = self.analyse_text(&file);
                         (file, stored, false)
                     }
                 };
@@ -532,11 +582,7 @@ impl Engine {
                 computed.push(files.len());
             }
             if stored.analysis.has_syntax_errors {
-                diagnostics.push(Diagnostic {
-                    path: file.entry.path.clone(),
-                    kind: DiagnosticKind::SyntaxErrors,
-                    message: "syntax errors; chunks may be coarse".into(),
-                });
+                diagnostics.push(Diagnostic::syntax_errors(&file.entry.path));
             }
             files.push((file, stored));
         }
@@ -575,52 +621,20 @@ impl Engine {
 
         // 5. Lexical documents the pool lacks.
         let t = Instant::now();
-        let mut first_chunk = Vec::with_capacity(files.len());
-        let mut all_chunk_keys = Vec::new();
-        let mut chunk_ids: HashMap<u64, u32> = HashMap::new();
-        for (file, stored) in &files {
-            first_chunk.push(all_chunk_keys.len() as u32);
-            for &key in &stored.chunk_keys {
-                let id = all_chunk_keys.len() as u32;
-                all_chunk_keys.push(key);
-                if key != NO_DOCUMENT && chunk_ids.insert(key, id).is_some() {
-                    return Err(LexicalError::Corrupt {
-                        path: registry.pool_dir(&pool_id).display().to_string(),
-                        message: format!("64-bit chunk key collision in {}", file.entry.path),
-                    }
-                    .into());
-                }
-            }
-        }
+        let ChunkNumbering {
+            first_chunk,
+            chunk_keys: all_chunk_keys,
+            chunk_ids,
+        } = ChunkNumbering::new(
+            files
+                .iter()
+                .map(|(file, stored)| (file.entry.path.as_str(), stored.chunk_keys.as_slice())),
+            &registry.pool_dir(&pool_id),
+        )?;
         let total_chunks = all_chunk_keys.len() as u32;
-        let mut view = self.view_or_repair(&pool_id, &pool, &chunk_ids, &mut stats.cache)?;
-        if !view.missing_chunks().is_empty() {
-            let _lock = registry
-                .lock_pool(&pool_id)
-                .map_err(cache_err(registry.dir()))?;
-            pool.reload()?;
-            view = self.view_or_repair(&pool_id, &pool, &chunk_ids, &mut stats.cache)?;
-            if !view.missing_chunks().is_empty() {
-                let missing: HashSet<u64> = view.missing_chunks().iter().copied().collect();
-                // Write through a handle opened under the lock: tantivy's list of managed files
-                // is read at open, and another process may have committed since ours was opened.
-                let writer_pool = LexicalPool::open_or_create(pool.dir())?;
-                stats.pool.docs_added =
-                    self.index_chunks(&writer_pool, &mut files, &missing, progress)?;
-                pool.reload()?;
-                view = pool.view(&chunk_ids)?;
-                if !view.missing_chunks().is_empty() {
-                    return Err(LexicalError::Corrupt {
-                        path: pool.dir().display().to_string(),
-                        message: format!(
-                            "{} chunks still missing after indexing",
-                            view.missing_chunks().len()
-                        ),
-                    }
-                    .into());
-                }
-            }
-        }
+        let view = self.complete_view(
+            &pool_id, &pool, &chunk_ids, &mut files, &mut stats, progress,
+        )?;
         stats.pool.id = pool_id.clone();
         stats.pool.docs_total = pool.num_docs();
         stats.pool.snapshot_docs = view.num_docs();
@@ -629,9 +643,7 @@ impl Engine {
         stats.timings_ms.lexical = ms_since(t);
 
         // 6. Manifest and the index itself.
-        let written_at_ns = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as i64);
+        let written_at_ns = crate::scan::now_ns();
         let mut manifest_files: Vec<ManifestFile> = files
             .iter()
             .map(|(f, _)| ManifestFile {
@@ -666,36 +678,21 @@ impl Engine {
         }
 
         diagnostics.sort_by(|a, b| a.path.cmp(&b.path).then(a.kind.cmp(&b.kind)));
-        for diagnostic in &diagnostics {
-            *stats
-                .diagnostics_by_kind
-                .entry(kind_name(diagnostic.kind))
-                .or_default() += 1;
-        }
         let mut infos = Vec::with_capacity(files.len());
         let mut analyses = Vec::with_capacity(files.len());
         let mut by_path = HashMap::with_capacity(files.len());
         for (i, (file, stored)) in files.into_iter().enumerate() {
-            let analysis = stored.analysis;
-            let language_name = file
-                .language
-                .map_or("text".to_string(), |l| kind_name(l).to_string());
-            *stats.files_by_language.entry(language_name).or_default() += 1;
-            stats.bytes += file.entry.stamp.size;
-            stats.lines += u64::from(analysis.line_count);
-            stats.chunks += analysis.chunks.len();
-            stats.definitions += analysis.definitions.len();
             by_path.insert(file.entry.path.clone(), i as u32);
             infos.push(FileInfo {
                 path: file.entry.path,
                 language: file.language,
                 size: file.entry.stamp.size,
-                line_count: analysis.line_count,
+                line_count: stored.analysis.line_count,
                 content_hash: file.content_hash,
             });
-            analyses.push(analysis);
+            analyses.push(Arc::new(stored.analysis));
         }
-        stats.files = infos.len();
+        stats.count_contents(&infos, &analyses, &diagnostics);
         stats.timings_ms.total = ms_since(started);
         Ok(Arc::new(SnapshotIndex {
             root: canonical,
@@ -713,7 +710,74 @@ impl Engine {
             dense: dense::DenseSlot::new(self.dense.clone()),
             diagnostics,
             stats,
+            tree,
         }))
+    }
+
+    /// Analyses a file read in this open (step 4 on a cache miss): the analysis and the lexical
+    /// key of each chunk.
+    fn analyse_text(&self, file: &TextFile) -> StoredAnalysis {
+        let text = file.text.as_deref().unwrap_or("");
+        let lines = LineIndex::new(text);
+        let analysis = lang_api::analyze_with_lines(
+            &file.entry.path,
+            file.language,
+            text,
+            &lines,
+            &self.config.analyze,
+        );
+        let chunk_keys = chunk_keys(&file.entry.path, text, &lines, &analysis);
+        StoredAnalysis {
+            analysis,
+            chunk_keys,
+        }
+    }
+
+    /// Step 5: the snapshot's view of `pool` (`chunk_ids`: chunk key → chunk id), after adding
+    /// under the pool's lock the chunks it lacks, taken from `files`.
+    fn complete_view(
+        &self,
+        pool_id: &str,
+        pool: &Arc<LexicalPool>,
+        chunk_ids: &HashMap<u64, u32>,
+        files: &mut [(TextFile, StoredAnalysis)],
+        stats: &mut IndexStats,
+        progress: &dyn Progress,
+    ) -> Result<PoolView, IndexError> {
+        let registry = self.layout.pools();
+        let cache_err = |path: &Path| {
+            let path = path.display().to_string();
+            move |source| IndexError::Cache { path, source }
+        };
+        let mut view = self.view_or_repair(pool_id, pool, chunk_ids, &mut stats.cache)?;
+        if !view.missing_chunks().is_empty() {
+            let _lock = registry
+                .lock_pool(pool_id)
+                .map_err(cache_err(registry.dir()))?;
+            pool.reload()?;
+            view = self.view_or_repair(pool_id, pool, chunk_ids, &mut stats.cache)?;
+            if !view.missing_chunks().is_empty() {
+                let missing: HashSet<u64> = view.missing_chunks().iter().copied().collect();
+                // Write through a handle opened under the lock: tantivy's list of managed files
+                // is read at open, and another process may have committed since ours was opened.
+                let writer_pool = LexicalPool::open_or_create(pool.dir())?;
+                stats.pool.docs_added =
+                    self.index_chunks(&writer_pool, files, &missing, progress)?;
+                pool.reload()?;
+                view = pool.view(chunk_ids)?;
+                if !view.missing_chunks().is_empty() {
+                    return Err(LexicalError::Corrupt {
+                        path: pool.dir().display().to_string(),
+                        message: format!(
+                            "{} chunks still missing after indexing",
+                            view.missing_chunks().len()
+                        ),
+                    }
+                    .into());
+                }
+            }
+        }
+        Ok(view)
     }
 
     fn read_one(&self, entry: FileEntry, manifest: Option<&RootManifest>) -> ReadOutcome {
@@ -960,6 +1024,8 @@ impl Engine {
         let mut done = 0u64;
         // Batches bound the memory of prepared documents.
         for batch in wanted.chunks(256) {
+            // Dropping the writer uncommitted leaves the pool as it was.
+            stop_if_cancelled(progress)?;
             let docs: Vec<PreparedChunkDoc> = batch
                 .par_iter()
                 .flat_map_iter(|&i| {
@@ -971,12 +1037,55 @@ impl Engine {
             done += writer.add(&borrowed)?;
             progress.report(Stage::Index, done, total);
         }
+        stop_if_cancelled(progress)?;
         Ok(writer.commit()?)
     }
 }
 
 /// The chunk key of chunks that get no lexical document (blank ones).
 const NO_DOCUMENT: u64 = 0;
+
+/// Chunk ids of a snapshot: dense, in file order then chunk order.
+struct ChunkNumbering {
+    /// First chunk id of each file.
+    first_chunk: Vec<u32>,
+    /// Key of every chunk, by chunk id.
+    chunk_keys: Vec<u64>,
+    /// Chunk id of every key that has a document.
+    chunk_ids: HashMap<u64, u32>,
+}
+
+impl ChunkNumbering {
+    /// Numbers the chunks of `files` (path, chunk keys) in order; two chunks with documents under
+    /// one 64-bit key are an error naming the pool at `pool_dir`.
+    fn new<'f>(
+        files: impl ExactSizeIterator<Item = (&'f str, &'f [u64])>,
+        pool_dir: &Path,
+    ) -> Result<ChunkNumbering, IndexError> {
+        let mut numbering = ChunkNumbering {
+            first_chunk: Vec::with_capacity(files.len()),
+            chunk_keys: Vec::new(),
+            chunk_ids: HashMap::new(),
+        };
+        for (path, keys) in files {
+            numbering
+                .first_chunk
+                .push(numbering.chunk_keys.len() as u32);
+            for &key in keys {
+                let id = numbering.chunk_keys.len() as u32;
+                numbering.chunk_keys.push(key);
+                if key != NO_DOCUMENT && numbering.chunk_ids.insert(key, id).is_some() {
+                    return Err(LexicalError::Corrupt {
+                        path: pool_dir.display().to_string(),
+                        message: format!("64-bit chunk key collision in {path}"),
+                    }
+                    .into());
+                }
+            }
+        }
+        Ok(numbering)
+    }
+}
 
 /// A chunk document prepared in parallel, then handed to the writer: it borrows the path and
 /// body from the file (no copy of the text) and owns only the symbols it joins.
@@ -1143,7 +1252,7 @@ impl SnapshotIndex {
 
     /// The analysis of an indexed file.
     pub fn analysis(&self, path: &str) -> Option<&FileAnalysis> {
-        self.by_path.get(path).map(|&i| &self.analyses[i as usize])
+        self.by_path.get(path).map(|&i| &*self.analyses[i as usize])
     }
 
     /// The chunks of an indexed file (ordered, covering every line).
@@ -1308,7 +1417,7 @@ impl SnapshotIndex {
                 .files
                 .iter()
                 .zip(&self.analyses)
-                .map(|(f, a)| (f.path.as_str(), a))
+                .map(|(f, a)| (f.path.as_str(), &**a))
                 .collect();
             CodeGraph::build(&files)
         })

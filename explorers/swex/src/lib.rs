@@ -50,6 +50,10 @@ pub struct SwexConfig {
     pub focus_fallback_lines: u32,
     /// Add the top ranked files with their features to the response notes.
     pub debug: bool,
+    /// A one-line request of at most this many words (`HttpClient`, `where is the retry backoff
+    /// computed?`) is answered by the host's ranked code search (`code_search`) instead of the
+    /// issue pipeline, when the host provides it; 0 never does.
+    pub short_query_words: usize,
 }
 
 impl Default for SwexConfig {
@@ -64,6 +68,7 @@ impl Default for SwexConfig {
             partner_sources: 2,
             focus_fallback_lines: 60,
             debug: false,
+            short_query_words: 8,
         }
     }
 }
@@ -81,6 +86,52 @@ pub struct Swex {
 }
 
 impl Swex {
+    /// The answer to a short query: the host's ranked code search, one span per file; `None`
+    /// for issues, or when the host has no `code_search`.
+    fn short_query(
+        &self,
+        request: &Request,
+        services: &Services<'_>,
+    ) -> Result<Option<Response>, ExplorerError> {
+        let text = request.issue.trim();
+        let words = text.split_whitespace().count();
+        if words == 0
+            || words > self.config.short_query_words
+            || text.contains('\n')
+            || !services.provides(swex_plugin::ServiceId::CodeSearch)
+        {
+            return Ok(None);
+        }
+        let args = swex_plugin::types::CodeSearchArgs {
+            query: text.to_owned(),
+            limit: request.top_k,
+            ..Default::default()
+        };
+        let result = match services.code_search(&args) {
+            Ok(result) => result,
+            Err(e) if e.is_unavailable() => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let regions = result
+            .hits
+            .iter()
+            .map(|h| {
+                swex_plugin::types::Region::new(
+                    h.path.clone(),
+                    i64::from(h.start),
+                    i64::from(h.end),
+                )
+                .with_score(h.score)
+            })
+            .collect();
+        let mut response = Response::new(regions);
+        response.notes.push(format!(
+            "short {} query: ranked code search",
+            result.query_kind
+        ));
+        Ok(Some(response))
+    }
+
     fn unavailable(e: swex_plugin::ServiceError) -> ExplorerError {
         if e.is_unavailable() {
             ExplorerError::failed(format!(
@@ -116,6 +167,9 @@ impl Explorer for Swex {
         request: &Request,
         services: &Services<'_>,
     ) -> Result<Response, ExplorerError> {
+        if let Some(response) = self.short_query(request, services)? {
+            return Ok(response);
+        }
         let config = &self.config;
         let started = std::time::Instant::now();
         let mut stages: Vec<(&str, f64)> = Vec::new();

@@ -44,10 +44,19 @@ like `round_price` does.\n\n```python\nfrom shop.pricing import DiscountRule\n\
 print(DiscountRule(10).apply_discount(9.99))\n```\n\nEnvironment:\n- python: 3.11.4\n- shop: 1.2.0\n";
 
 fn explore(config: serde_json::Value, top_k: usize) -> Response {
-    explore_with_budget(config, top_k, None)
+    explore_issue(config, ISSUE, top_k, None)
 }
 
 fn explore_with_budget(config: serde_json::Value, top_k: usize, budget: Option<u64>) -> Response {
+    explore_issue(config, ISSUE, top_k, budget)
+}
+
+fn explore_issue(
+    config: serde_json::Value,
+    issue: &str,
+    top_k: usize,
+    budget: Option<u64>,
+) -> Response {
     let repo = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     for (path, text) in FILES {
@@ -63,7 +72,7 @@ fn explore_with_budget(config: serde_json::Value, top_k: usize, budget: Option<u
     let plugin = ExplorerPlugin::builtin(swex_explorer_swex::swex_explorer_vtable).unwrap();
     assert_eq!(plugin.name(), "swex");
     let explorer = plugin.instantiate(&config).unwrap();
-    let mut request = Request::new("i1", ISSUE, top_k);
+    let mut request = Request::new("i1", issue, top_k);
     request.line_budget = budget;
     explorer.explore(&request, &backend).unwrap()
 }
@@ -192,4 +201,36 @@ fn bad_config_and_missing_index_are_clear_errors() {
         .unwrap_err()
         .to_string();
     assert!(error.contains("--index"), "{error}");
+}
+
+#[test]
+fn short_queries_are_answered_by_ranked_code_search() {
+    let answer = explore_issue(serde_json::Value::Null, "DiscountRule", 5, None);
+    assert_eq!(spans(&answer)[0], ("shop/pricing.py", 4, 9), "{answer:?}");
+    assert_eq!(answer.notes, ["short symbol query: ranked code search"]);
+    let mut paths: Vec<&str> = answer.regions.iter().map(|r| r.path.as_str()).collect();
+    let total = paths.len();
+    paths.sort_unstable();
+    paths.dedup();
+    assert_eq!(paths.len(), total, "one span per file: {answer:?}");
+    // Switched off, the same words go through the issue pipeline.
+    let issue = explore_issue(
+        serde_json::json!({"short_query_words": 0}),
+        "DiscountRule",
+        5,
+        None,
+    );
+    assert!(
+        issue
+            .notes
+            .iter()
+            .all(|n| !n.contains("ranked code search"))
+    );
+    // An issue (several lines) never takes the short path.
+    assert!(
+        explore(serde_json::Value::Null, 5)
+            .notes
+            .iter()
+            .all(|n| !n.contains("ranked code search"))
+    );
 }
