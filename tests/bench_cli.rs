@@ -692,3 +692,53 @@ fn merge_refuses_a_missing_shard_and_reports_strangers() {
         "{stderr}"
     );
 }
+
+/// `--budget N`: every request carries it, the host holds answers to it (the command explorer
+/// knows nothing of budgets), and rows record it next to the lines they hold, counted with real
+/// lengths, and their real-length metrics.
+#[test]
+fn a_line_budget_holds_every_answer_and_rows_count_real_lengths() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fixture(root, 2);
+    let config = format!("command={}", slow_command("0"));
+    let mut args = bench_args(
+        root,
+        "out",
+        &["--explorer-config", &config, "--budget", "12"],
+    );
+    let e = args.iter().position(|a| a == "command,bm25-ref").unwrap();
+    args[e] = "command".into();
+    assert_ok(&swex(root, &args));
+    let rows = read_results(&root.join("out/command/top2.jsonl")).unwrap();
+    assert_eq!(rows.len(), 2);
+    for row in rows.iter().map(|r| &r.row) {
+        assert_eq!(row.line_budget, Some(12));
+        // a.py:10-19 (10 lines), then b.py:1-5 cut to the 2 lines left.
+        let spans: Vec<(&str, i64, i64)> = row
+            .regions
+            .iter()
+            .map(|r| (r.path.as_str(), r.start, r.end))
+            .collect();
+        assert_eq!(spans, [("a.py", 10, 19), ("b.py", 1, 2)]);
+        assert_eq!(row.dropped.trimmed_to_budget, 1);
+        assert_eq!(row.lines_returned, Some(12));
+        let real = row.real_metrics.expect("real lengths with the snapshot");
+        assert!((real.precision - 10.0 / 12.0).abs() < 1e-12, "{real:?}");
+        assert_eq!(row.produced_by.as_ref().unwrap().line_budget, Some(12));
+    }
+    // The budget is part of what produced the rows: a resume without it refuses.
+    let mut resume = bench_args(root, "out", &["--explorer-config", &config, "--resume"]);
+    resume[e] = "command".into();
+    let out = swex(root, &resume);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("line budget"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // 0 is not a budget.
+    let mut zero = bench_args(root, "zero", &["--budget", "0"]);
+    zero[e] = "command".into();
+    assert!(!swex(root, &zero).status.success());
+}

@@ -506,3 +506,57 @@ fn file_names_with_control_characters_are_escaped_in_text_output() {
         );
     }
 }
+
+/// `swex explore --budget`: the default explorer plans for it (the defining file whole when it
+/// fits, pointers elsewhere), `none` lifts it, and a bad value is refused with the reason.
+#[test]
+fn explore_plans_for_the_line_budget() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let repo_arg = repo.path().to_str().unwrap();
+    let issue = "slugify does not strip dashes\n\n`slugify('a - b')` keeps the dashes.";
+    let lines_of = |answer: &serde_json::Value| -> i64 {
+        let length = |path: &str| -> i64 {
+            fs::read_to_string(repo.path().join(path))
+                .unwrap()
+                .lines()
+                .count() as i64
+        };
+        answer["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let path = r["path"].as_str().unwrap();
+                let (start, end) = (r["start"].as_i64().unwrap(), r["end"].as_i64().unwrap());
+                let end = if end == -1 { length(path) } else { end };
+                end - start + 1
+            })
+            .sum()
+    };
+    let explore = |budget: &str| {
+        json(&swex(
+            &[
+                "explore", "--repo", repo_arg, "--json", "--budget", budget, issue,
+            ],
+            cache.path(),
+        ))
+    };
+    let answer = explore("3");
+    assert!(lines_of(&answer) <= 3, "{answer}");
+    assert_eq!(answer["regions"][0]["path"], "app/utils.py", "{answer}");
+    let unlimited = explore("none");
+    assert_eq!(unlimited["regions"][0]["path"], "app/utils.py");
+    assert_eq!(unlimited["regions"][0]["end"], -1, "{unlimited}");
+    let bad = swex(
+        &["explore", "--repo", repo_arg, "--budget", "0", issue],
+        cache.path(),
+    );
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("positive number of lines"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
+}
