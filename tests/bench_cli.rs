@@ -325,10 +325,9 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
-#[test]
-fn git_dir_materialises_missing_snapshots_on_the_fly() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
+/// A git repository `source` with `a.py` (40 lines), a benchmark of one row `instance_id` at its
+/// commit, and `swex bench --git-dir` run on it with snapshots made under `work/repos`.
+fn bench_from_git(root: &Path, instance_id: &str) -> Output {
     let source = root.join("source");
     std::fs::create_dir_all(&source).unwrap();
     git(&source, &["init", "-q"]);
@@ -337,7 +336,7 @@ fn git_dir_materialises_missing_snapshots_on_the_fly() {
     git(&source, &["commit", "-q", "-m", "one"]);
     let commit = git(&source, &["rev-parse", "HEAD"]);
     let row = serde_json::json!({
-        "instance_id": "org__repo-1",
+        "instance_id": instance_id,
         "repo": "org/repo",
         "base_commit": commit,
         "problem_statement": "f returns the wrong value",
@@ -347,7 +346,7 @@ fn git_dir_materialises_missing_snapshots_on_the_fly() {
         }
     });
     std::fs::write(root.join("bench.jsonl"), format!("{row}\n")).unwrap();
-    let out = swex(
+    swex(
         root,
         &[
             "bench",
@@ -362,7 +361,14 @@ fn git_dir_materialises_missing_snapshots_on_the_fly() {
             "--plain",
         ]
         .map(String::from),
-    );
+    )
+}
+
+#[test]
+fn git_dir_materialises_missing_snapshots_on_the_fly() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let out = bench_from_git(root, "org__repo-1");
     assert_ok(&out);
     assert!(root.join("work/repos/org__repo-1/a.py").is_file());
     let rows = read_results(&root.join("results/bm25-ref/top5.jsonl")).unwrap();
@@ -491,45 +497,10 @@ fn issue_map_texts_win_and_a_missing_issue_is_a_failure_row() {
 fn hostile_names_in_rows_never_reach_outside_the_output() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    let source = root.join("source");
-    std::fs::create_dir_all(&source).unwrap();
-    git(&source, &["init", "-q"]);
-    std::fs::write(source.join("a.py"), "def f():\n    return 1\n").unwrap();
-    git(&source, &["add", "."]);
-    git(&source, &["commit", "-q", "-m", "one"]);
-    let commit = git(&source, &["rev-parse", "HEAD"]);
     // `work/repos/../../x` is `x`: the on-the-fly snapshot must not be made there.
     std::fs::create_dir_all(root.join("x")).unwrap();
     std::fs::write(root.join("x/keep.txt"), "mine\n").unwrap();
-    let row = serde_json::json!({
-        "instance_id": "../../x",
-        "repo": "org/repo",
-        "base_commit": commit,
-        "problem_statement": "f returns the wrong value",
-        "ground_truth": {
-            "read_core_files": ["a.py"],
-            "read_core_regions": [{"path": "a.py", "start": 1, "end": 2}],
-        }
-    });
-    std::fs::write(root.join("bench.jsonl"), format!("{row}\n")).unwrap();
-    let out = swex(
-        root,
-        &[
-            "bench",
-            "--bench",
-            "bench.jsonl",
-            "--git-dir",
-            &format!("org/repo={}", source.display()),
-            "--repos",
-            "work/repos",
-            "-e",
-            "bm25-ref",
-            "-o",
-            "results/{explorer}/top{k}.jsonl",
-            "--plain",
-        ]
-        .map(String::from),
-    );
+    let out = bench_from_git(root, "../../x");
     assert_ok(&out);
     let rows = read_results(&root.join("results/bm25-ref/top5.jsonl")).unwrap();
     let error = rows[0].row.error.as_deref().unwrap_or_default();
@@ -720,4 +691,54 @@ fn merge_refuses_a_missing_shard_and_reports_strangers() {
         stderr.contains("rows of explorer `command` were made by different runs (explorer config"),
         "{stderr}"
     );
+}
+
+/// `--budget N`: every request carries it, the host holds answers to it (the command explorer
+/// knows nothing of budgets), and rows record it next to the lines they hold, counted with real
+/// lengths, and their real-length metrics.
+#[test]
+fn a_line_budget_holds_every_answer_and_rows_count_real_lengths() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fixture(root, 2);
+    let config = format!("command={}", slow_command("0"));
+    let mut args = bench_args(
+        root,
+        "out",
+        &["--explorer-config", &config, "--budget", "12"],
+    );
+    let e = args.iter().position(|a| a == "command,bm25-ref").unwrap();
+    args[e] = "command".into();
+    assert_ok(&swex(root, &args));
+    let rows = read_results(&root.join("out/command/top2.jsonl")).unwrap();
+    assert_eq!(rows.len(), 2);
+    for row in rows.iter().map(|r| &r.row) {
+        assert_eq!(row.line_budget, Some(12));
+        // a.py:10-19 (10 lines), then b.py:1-5 cut to the 2 lines left.
+        let spans: Vec<(&str, i64, i64)> = row
+            .regions
+            .iter()
+            .map(|r| (r.path.as_str(), r.start, r.end))
+            .collect();
+        assert_eq!(spans, [("a.py", 10, 19), ("b.py", 1, 2)]);
+        assert_eq!(row.dropped.trimmed_to_budget, 1);
+        assert_eq!(row.lines_returned, Some(12));
+        let real = row.real_metrics.expect("real lengths with the snapshot");
+        assert!((real.precision - 10.0 / 12.0).abs() < 1e-12, "{real:?}");
+        assert_eq!(row.produced_by.as_ref().unwrap().line_budget, Some(12));
+    }
+    // The budget is part of what produced the rows: a resume without it refuses.
+    let mut resume = bench_args(root, "out", &["--explorer-config", &config, "--resume"]);
+    resume[e] = "command".into();
+    let out = swex(root, &resume);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("line budget"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // 0 is not a budget.
+    let mut zero = bench_args(root, "zero", &["--budget", "0"]);
+    zero[e] = "command".into();
+    assert!(!swex(root, &zero).status.success());
 }

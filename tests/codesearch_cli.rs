@@ -283,3 +283,51 @@ fn codesearch_rejects_what_it_cannot_honour() {
         "{rows:?}"
     );
 }
+
+/// `swex search --text` gives one span per file (it used to give several chunks of one file), a
+/// definition for a one-letter symbol, and `--raw` still gives the plain BM25 chunks.
+#[test]
+fn search_text_is_ranked_one_span_per_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let repo = root.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    let mut retry = String::new();
+    for i in 0..6 {
+        retry.push_str(&format!(
+            "def retry_backoff_{i}(attempt):\n    \"\"\"retry backoff delay {i}\"\"\"\n    return attempt * {i}\n\n\n"
+        ));
+    }
+    std::fs::write(repo.join("retry.py"), retry).unwrap();
+    std::fs::write(
+        repo.join("client.py"),
+        "class Q:\n    \"\"\"retry backoff for the client\"\"\"\n",
+    )
+    .unwrap();
+    let search = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let mut args = vec![
+            "search",
+            "--repo",
+            "repo",
+            "--cache-dir",
+            "cache",
+            "--json",
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        let out = swex(root, &args);
+        assert_ok(&out);
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let ranked = search(&["--text", "retry backoff delay"]);
+    let paths: Vec<&str> = ranked.iter().map(|r| r["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["retry.py", "client.py"], "{ranked:?}");
+    let raw = search(&["--text", "retry backoff delay", "--raw"]);
+    let in_retry = raw.iter().filter(|r| r["path"] == "retry.py").count();
+    assert!(in_retry >= 3, "{raw:?}");
+    let q = search(&["--text", "Q"]);
+    assert_eq!(
+        (q[0]["path"].as_str(), q[0]["start"].as_u64()),
+        (Some("client.py"), Some(1))
+    );
+}

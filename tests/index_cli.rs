@@ -349,14 +349,17 @@ fn every_command_exits_quietly_when_stdout_is_closed() {
     ];
     // Warm the cache so that every command reaches its output quickly.
     let _ = swex(&["index", "--repo", repo_arg, "-q"], cache.path());
-    for args in commands {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_swex"))
+    let spawn = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_swex"))
             .args(args)
             .env("SWEX_CACHE_DIR", cache.path())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
-            .unwrap();
+            .unwrap()
+    };
+    for args in commands {
+        let mut child = spawn(args);
         drop(child.stdout.take()); // the reader is gone before the first write
         let output = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -364,13 +367,7 @@ fn every_command_exits_quietly_when_stdout_is_closed() {
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
 
         // Both closed (`2>&1 | head -1`): diagnostics nobody reads do not stop the work either.
-        let mut child = Command::new(env!("CARGO_BIN_EXE_swex"))
-            .args(args)
-            .env("SWEX_CACHE_DIR", cache.path())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn(args);
         drop(child.stdout.take());
         drop(child.stderr.take());
         assert_eq!(
@@ -508,4 +505,58 @@ fn file_names_with_control_characters_are_escaped_in_text_output() {
             "{args:?}: a forged line: {text}"
         );
     }
+}
+
+/// `swex explore --budget`: the default explorer plans for it (the defining file whole when it
+/// fits, pointers elsewhere), `none` lifts it, and a bad value is refused with the reason.
+#[test]
+fn explore_plans_for_the_line_budget() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let repo_arg = repo.path().to_str().unwrap();
+    let issue = "slugify does not strip dashes\n\n`slugify('a - b')` keeps the dashes.";
+    let lines_of = |answer: &serde_json::Value| -> i64 {
+        let length = |path: &str| -> i64 {
+            fs::read_to_string(repo.path().join(path))
+                .unwrap()
+                .lines()
+                .count() as i64
+        };
+        answer["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let path = r["path"].as_str().unwrap();
+                let (start, end) = (r["start"].as_i64().unwrap(), r["end"].as_i64().unwrap());
+                let end = if end == -1 { length(path) } else { end };
+                end - start + 1
+            })
+            .sum()
+    };
+    let explore = |budget: &str| {
+        json(&swex(
+            &[
+                "explore", "--repo", repo_arg, "--json", "--budget", budget, issue,
+            ],
+            cache.path(),
+        ))
+    };
+    let answer = explore("3");
+    assert!(lines_of(&answer) <= 3, "{answer}");
+    assert_eq!(answer["regions"][0]["path"], "app/utils.py", "{answer}");
+    let unlimited = explore("none");
+    assert_eq!(unlimited["regions"][0]["path"], "app/utils.py");
+    assert_eq!(unlimited["regions"][0]["end"], -1, "{unlimited}");
+    let bad = swex(
+        &["explore", "--repo", repo_arg, "--budget", "0", issue],
+        cache.path(),
+    );
+    assert!(!bad.status.success());
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("positive number of lines"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
 }

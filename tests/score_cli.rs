@@ -374,10 +374,41 @@ fn repos_line_counts_match_a_line_counts_file() {
         "{}",
         from_repos.stderr
     );
-    run_with(&["--line-counts", "counts.json"], "file.jsonl");
-    assert_eq!(
-        jsonl(&dir.join("repos.jsonl")),
-        jsonl(&dir.join("file.jsonl"))
+    let from_file = run_with(&["--line-counts", "counts.json"], "file.jsonl");
+    // The reference counting is the same either way; with the snapshots, the rows that have one
+    // are also counted with every predicted file's real length (z.py does not exist: no lines;
+    // a.py has 1 line, so a.py:1-5 holds one).
+    let mut repo_rows = jsonl(&dir.join("repos.jsonl"));
+    let alpha_1 = &repo_rows[0];
+    assert_eq!(alpha_1["instance_id"], "org__p-1");
+    assert_eq!(alpha_1["lines_returned"], 1);
+    assert_eq!(alpha_1["real_metrics"]["precision"], 1.0);
+    for row in &mut repo_rows {
+        let has_snapshot = row["instance_id"] != "org__p-3";
+        let object = row.as_object_mut().unwrap();
+        assert_eq!(
+            object.remove("real_metrics").is_some(),
+            has_snapshot,
+            "{object:?}"
+        );
+        assert_eq!(object.remove("lines_returned").is_some(), has_snapshot);
+    }
+    assert_eq!(repo_rows, jsonl(&dir.join("file.jsonl")));
+    // The table shows real-length means only when every averaged instance has its snapshot.
+    assert!(
+        !from_repos.stdout.contains("(real lengths)"),
+        "{}",
+        from_repos.stdout
+    );
+    assert!(!from_file.stdout.contains("(real lengths)"));
+    write(dir, "repos/org__p-3/c.py", "1\n2\n");
+    let complete = run_with(&["--repos", "repos"], "repos.jsonl");
+    assert!(
+        complete.stdout.contains("precision (reference)")
+            && complete.stdout.contains("precision (real lengths)")
+            && complete.stdout.contains("lines returned, median"),
+        "{}",
+        complete.stdout
     );
 }
 

@@ -12,7 +12,7 @@
 //! This module knows nothing about metrics.
 
 use crate::dataset::{GroundTruth, InputError, load_json_document};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 use swex_engine::scan::{CheckoutRoot, Unfollowed};
 
@@ -50,10 +50,21 @@ impl FileLineCounts {
     /// leave the snapshot (absolute, or with `..`) are never read and are listed too, and so are
     /// paths that leave it through a symlink (where the reference would follow the link).
     pub fn from_snapshot(snapshot: &Path, truth: &GroundTruth) -> (FileLineCounts, SnapshotReport) {
+        FileLineCounts::from_paths(snapshot, truth.region_paths())
+    }
+
+    /// Counts the lines of the given files of a snapshot folder (for instance every file an
+    /// explorer predicted, to score with real lengths), by the same rules as
+    /// [`FileLineCounts::from_snapshot`]; each distinct path is read once.
+    pub fn from_paths<'p>(
+        snapshot: &Path,
+        paths: impl IntoIterator<Item = &'p str>,
+    ) -> (FileLineCounts, SnapshotReport) {
         let mut counts = FileLineCounts::default();
         let mut report = SnapshotReport::default();
         let checkout = CheckoutRoot::new(snapshot).ok();
-        for path in truth.region_paths() {
+        let distinct: BTreeSet<&str> = paths.into_iter().collect();
+        for path in distinct {
             if !stays_inside(path) {
                 report.unsafe_paths.push(path.to_string());
                 continue;

@@ -153,6 +153,15 @@ impl Metrics {
     }
 }
 
+/// Metrics counted with every predicted file's real length, and the lines that costs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RealScore {
+    pub metrics: Metrics,
+    /// Distinct lines the predictions hold (the denominator of precision): what a reader of the
+    /// answer reads.
+    pub lines_returned: u64,
+}
+
 /// Which nDCG@B to compute.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum NdcgVariant {
@@ -385,7 +394,9 @@ impl PreparedTruth {
         }
     }
 
-    /// Scores one ranked prediction list (already cut to the top k).
+    /// Scores one ranked prediction list (already cut to the top k), counting as the reference
+    /// evaluator does: only ground-truth files have a length, so a whole-file region on any other
+    /// file holds no lines.
     pub fn score(&self, predictions: &[Region], options: &ScoreOptions) -> Metrics {
         let preds: Vec<Prediction<'_>> = predictions
             .iter()
@@ -395,7 +406,48 @@ impl PreparedTruth {
                 file: self.files.get(&r.path),
             })
             .collect();
-        let pred_lines = PredictedLines::new(&preds);
+        self.score_resolved(&preds, options)
+    }
+
+    /// Scores one ranked prediction list with every predicted file's real length
+    /// (`lengths`: the line count of each predicted file that exists; see
+    /// [`FileLineCounts::from_paths`]): a whole-file region costs its file's lines, and a region
+    /// is clipped to the end of its file (lines past the end are not there to read). A file
+    /// without a length (it does not exist) holds no lines. The ground truth is resolved exactly
+    /// as in [`PreparedTruth::score`], so the two differ only in what the predictions cost.
+    pub fn score_real(
+        &self,
+        predictions: &[Region],
+        options: &ScoreOptions,
+        lengths: &FileLineCounts,
+    ) -> RealScore {
+        let preds: Vec<Prediction<'_>> = predictions
+            .iter()
+            .map(|r| {
+                let length = lengths.get(&r.path);
+                let span = resolve(r.start, r.end, length).and_then(|span| match length {
+                    Some(lines) if span.start > lines => None,
+                    Some(lines) => Some(Span {
+                        end: span.end.min(lines),
+                        ..span
+                    }),
+                    None => None,
+                });
+                Prediction {
+                    path: &r.path,
+                    span,
+                    file: self.files.get(&r.path),
+                }
+            })
+            .collect();
+        RealScore {
+            metrics: self.score_resolved(&preds, options),
+            lines_returned: PredictedLines::new(&preds).total().max(0) as u64,
+        }
+    }
+
+    fn score_resolved(&self, preds: &[Prediction<'_>], options: &ScoreOptions) -> Metrics {
+        let pred_lines = PredictedLines::new(preds);
 
         let predicted = pred_lines.total();
         let hit_core = pred_lines.overlap_with(|f| &f.core_lines);
@@ -411,19 +463,19 @@ impl PreparedTruth {
         };
 
         let ndcg = match options.ndcg {
-            NdcgVariant::Reference => self.ndcg_reference(&preds),
-            NdcgVariant::Paper => self.ndcg_paper(&preds),
+            NdcgVariant::Reference => self.ndcg_reference(preds),
+            NdcgVariant::Paper => self.ndcg_paper(preds),
         };
-        let recall_at = BUDGETS.map(|budget| self.recall_at_budget(&preds, budget));
+        let recall_at = BUDGETS.map(|budget| self.recall_at_budget(preds, budget));
 
         Metrics {
             precision,
             recall,
             f1_score,
-            hit_file_rate: self.hit_file_rate(&preds),
-            noise_file_rate: self.noise_file_rate(&preds),
-            hit_region_rate: self.hit_region_rate(&preds),
-            noise_region_rate: noise_region_rate(&preds),
+            hit_file_rate: self.hit_file_rate(preds),
+            noise_file_rate: self.noise_file_rate(preds),
+            hit_region_rate: self.hit_region_rate(preds),
+            noise_region_rate: noise_region_rate(preds),
             weighted_core_coverage: self.weighted_core_coverage(&pred_lines),
             context_efficiency: ratio(hit_gold, predicted),
             optional_coverage: ratio(hit_optional, self.optional_line_total),
@@ -433,7 +485,7 @@ impl PreparedTruth {
             recall_at_100: recall_at[0],
             recall_at_300: recall_at[1],
             recall_at_500: recall_at[2],
-            first_useful_hit: first_useful_hit(&preds),
+            first_useful_hit: first_useful_hit(preds),
         }
     }
 

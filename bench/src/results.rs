@@ -79,6 +79,17 @@ pub struct ResultRow {
     pub metrics: Metrics,
     #[serde(default)]
     pub num_regions: usize,
+    /// The metrics counted with every predicted file's real length (a whole-file region costs
+    /// its file's lines), next to the reference counting in `metrics`; absent in rows scored
+    /// without the snapshot (the reference runner's rows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real_metrics: Option<Metrics>,
+    /// Distinct lines the regions hold, counted with real lengths (with `real_metrics`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines_returned: Option<u64>,
+    /// The line budget the explorer was asked to respect (absent: none was given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_budget: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// The configuration the explorer was created with (`null` when none).
@@ -121,6 +132,9 @@ pub struct ProducedBy {
     /// The k the explorer was asked for: the largest k of the run (each row is a cut of that one
     /// answer, and an explorer may answer differently when asked for more).
     pub request_top_k: usize,
+    /// The line budget the explorer was asked to respect (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_budget: Option<u64>,
 }
 
 impl ProducedBy {
@@ -133,6 +147,10 @@ impl ProducedBy {
             hasher.update(b"\0");
         }
         hasher.update(&(self.request_top_k as u64).to_le_bytes());
+        if let Some(budget) = self.line_budget {
+            hasher.update(b"budget\0");
+            hasher.update(&budget.to_le_bytes());
+        }
         hasher.finalize().to_hex()[..12].to_string()
     }
 
@@ -155,6 +173,14 @@ impl ProducedBy {
             out.push(format!(
                 "top-k asked for: the rows are cuts of answers at k = {}, this run asks for k = {}",
                 self.request_top_k, wanted.request_top_k
+            ));
+        }
+        if self.line_budget != wanted.line_budget {
+            let show = |b: Option<u64>| b.map_or("none".to_string(), |b| format!("{b} lines"));
+            out.push(format!(
+                "line budget: the rows were asked for {}, this run asks for {}",
+                show(self.line_budget),
+                show(wanted.line_budget)
             ));
         }
         out

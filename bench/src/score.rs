@@ -16,10 +16,10 @@
 //! and the formatting of plain-text tables.
 
 use crate::dataset::{Benchmark, Outcome, PredictionRow, Predictions, Region};
-use crate::linecounts::LineCounts;
+use crate::linecounts::{FileLineCounts, LineCounts};
 use crate::metrics::{Metrics, PreparedTruth, ScoreOptions};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -43,6 +43,9 @@ pub struct ScoreConfig {
     pub unscored: Unscored,
     /// Skip a second row for the same (instance, explorer) across files instead of failing.
     pub lenient: bool,
+    /// Snapshot folder of each instance, when at hand: every list is then also scored with every
+    /// predicted file's real length ([`PreparedTruth::score_real`]) and its lines counted.
+    pub snapshots: BTreeMap<String, PathBuf>,
 }
 
 impl ScoreConfig {
@@ -58,6 +61,7 @@ impl ScoreConfig {
             options: ScoreOptions::default(),
             unscored: Unscored::default(),
             lenient: false,
+            snapshots: BTreeMap::new(),
         })
     }
 }
@@ -81,6 +85,12 @@ pub struct MetricRow {
     pub regions: Vec<Region>,
     pub metrics: Metrics,
     pub num_regions: usize,
+    /// The metrics with every predicted file's real length (when the snapshot is at hand).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub real_metrics: Option<Metrics>,
+    /// Distinct lines of the regions, counted with real lengths (with `real_metrics`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines_returned: Option<u64>,
     #[serde(skip_serializing_if = "is_scored")]
     pub status: RowStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -105,6 +115,48 @@ pub struct Summary {
     /// Benchmark instance ids with no row for this explorer.
     pub missing: Vec<String>,
     pub mean: Metrics,
+    /// Means with real lengths and the lines returned, when every averaged instance had its
+    /// snapshot at hand.
+    pub real: Option<RealSummary>,
+}
+
+/// The real-length side of a [`Summary`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RealSummary {
+    pub mean: Metrics,
+    pub lines: LineStats,
+}
+
+/// Lines returned per instance: median (mean of the two middle values for an even count), mean
+/// and 90th percentile (nearest rank).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct LineStats {
+    pub median: f64,
+    pub mean: f64,
+    pub p90: f64,
+}
+
+impl LineStats {
+    /// Statistics of per-instance line counts; all zero for none.
+    pub fn of(lines: &[u64]) -> LineStats {
+        if lines.is_empty() {
+            return LineStats::default();
+        }
+        let mut sorted = lines.to_vec();
+        sorted.sort_unstable();
+        let n = sorted.len();
+        let median = if n % 2 == 1 {
+            sorted[n / 2] as f64
+        } else {
+            (sorted[n / 2 - 1] as f64 + sorted[n / 2] as f64) / 2.0
+        };
+        let rank = (0.9 * n as f64).ceil() as usize;
+        LineStats {
+            median,
+            mean: sorted.iter().map(|&l| l as f64).sum::<f64>() / n as f64,
+            p90: sorted[rank.clamp(1, n) - 1] as f64,
+        }
+    }
 }
 
 /// A result row that matched no benchmark instance.
@@ -223,6 +275,25 @@ pub fn score(
         .collect();
 
     for explorer in explorers {
+        // Real lengths of every file the explorer predicted, per instance, read once for all ks.
+        let lengths: Vec<Option<FileLineCounts>> = bench
+            .rows
+            .iter()
+            .map(|row| {
+                let folder = config.snapshots.get(&row.instance_id)?;
+                let paths = match by_key.get(&(explorer, row.instance_id.as_str())) {
+                    Some((
+                        _,
+                        PredictionRow {
+                            outcome: Outcome::Regions(regions),
+                            ..
+                        },
+                    )) => regions.iter().map(|r| r.path.as_str()).collect(),
+                    _ => Vec::new(),
+                };
+                Some(FileLineCounts::from_paths(folder, paths).0)
+            })
+            .collect();
         for &k in &config.top_ks {
             let mut summary = Summary {
                 explorer: explorer.to_string(),
@@ -232,9 +303,12 @@ pub fn score(
                 failed: Vec::new(),
                 missing: Vec::new(),
                 mean: Metrics::default(),
+                real: None,
             };
             let mut totals = [0.0f64; 17];
-            for (row, truth) in bench.rows.iter().zip(&truths) {
+            let mut real_totals = [0.0f64; 17];
+            let mut lines_returned: Vec<u64> = Vec::new();
+            for ((row, truth), lengths) in bench.rows.iter().zip(&truths).zip(&lengths) {
                 let found = by_key.get(&(explorer, row.instance_id.as_str()));
                 let (status, regions, error) = match found.map(|(_, p)| &p.outcome) {
                     Some(Outcome::Regions(regions)) => {
@@ -258,6 +332,15 @@ pub fn score(
                 for (total, value) in totals.iter_mut().zip(metrics.values()) {
                     *total += value;
                 }
+                let real = lengths
+                    .as_ref()
+                    .map(|lengths| truth.score_real(regions, &config.options, lengths));
+                if let Some(real) = &real {
+                    for (total, value) in real_totals.iter_mut().zip(real.metrics.values()) {
+                        *total += value;
+                    }
+                    lines_returned.push(real.lines_returned);
+                }
                 summary.averaged += 1;
                 report.rows.push(MetricRow {
                     instance_id: row.instance_id.clone(),
@@ -266,17 +349,74 @@ pub fn score(
                     regions: regions.to_vec(),
                     metrics,
                     num_regions: regions.len(),
+                    real_metrics: real.map(|r| r.metrics),
+                    lines_returned: real.map(|r| r.lines_returned),
                     status,
                     error,
                 });
             }
             if summary.averaged > 0 {
-                summary.mean = Metrics::from_values(totals.map(|t| t / summary.averaged as f64));
+                let n = summary.averaged as f64;
+                summary.mean = Metrics::from_values(totals.map(|t| t / n));
+                if lines_returned.len() == summary.averaged {
+                    summary.real = Some(RealSummary {
+                        mean: Metrics::from_values(real_totals.map(|t| t / n)),
+                        lines: LineStats::of(&lines_returned),
+                    });
+                }
             }
             report.summaries.push(summary);
         }
     }
     Ok(report)
+}
+
+/// What [`fill_real_metrics`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FilledReal {
+    /// Rows that got real-length metrics.
+    pub filled: usize,
+    /// Rows that already had them (kept as they are).
+    pub kept: usize,
+    /// Instance ids of rows that could not get them: not in the benchmark, or no snapshot folder.
+    pub unavailable: Vec<String>,
+}
+
+/// Gives every result row without real-length metrics (the reference runner's rows, a peer's
+/// published rows) its `real_metrics` and `lines_returned`, scoring its regions against the
+/// benchmark's ground truth with every predicted file's length read from the instance's snapshot
+/// folder (`repos_root/<instance_id>` or the row's `repo_dir`). The reference `metrics` are left
+/// as they are. Failed rows get zeros.
+pub fn fill_real_metrics(
+    rows: &mut [crate::results::ResultRow],
+    bench: &Benchmark,
+    repos_root: &Path,
+) -> FilledReal {
+    let mut report = FilledReal::default();
+    let mut truths: HashMap<String, Option<(PreparedTruth, PathBuf)>> = HashMap::new();
+    for row in rows.iter_mut() {
+        if row.real_metrics.is_some() && row.lines_returned.is_some() {
+            report.kept += 1;
+            continue;
+        }
+        let prepared = truths.entry(row.instance_id.clone()).or_insert_with(|| {
+            let bench_row = bench.get(&row.instance_id)?;
+            let folder = bench_row.snapshot_dir(repos_root)?;
+            let (counts, _) = FileLineCounts::from_snapshot(&folder, &bench_row.ground_truth);
+            Some((PreparedTruth::new(&bench_row.ground_truth, &counts), folder))
+        });
+        let Some((truth, folder)) = prepared else {
+            report.unavailable.push(row.instance_id.clone());
+            continue;
+        };
+        let (lengths, _) =
+            FileLineCounts::from_paths(folder, row.regions.iter().map(|r| r.path.as_str()));
+        let real = truth.score_real(&row.regions, &ScoreOptions::default(), &lengths);
+        row.real_metrics = Some(real.metrics);
+        row.lines_returned = Some(real.lines_returned);
+        report.filled += 1;
+    }
+    report
 }
 
 /// Writes metric rows as JSONL. `template` may hold `{explorer}` and `{k}`: then each
@@ -321,20 +461,48 @@ pub fn write_rows(rows: &[MetricRow], template: &str) -> Result<Vec<(PathBuf, us
 }
 
 /// The summaries as a plain-text table: one row per metric, one column per (explorer, k), values
-/// with 4 decimals like the reference runner's table, then the instance counts.
+/// with 4 decimals like the reference runner's table, then — when every summary has them — the
+/// same metrics counted with real file lengths and the lines returned, then the instance counts.
 pub fn format_summary_table(summaries: &[Summary]) -> String {
     let headers: Vec<String> = summaries
         .iter()
         .map(|s| format!("{}@{}", s.explorer, s.top_k))
         .collect();
-    let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+    // `None` is a rule between sections.
+    let mut lines: Vec<Option<(String, Vec<String>)>> = Vec::new();
+    let reals: Option<Vec<&RealSummary>> = summaries.iter().map(|s| s.real.as_ref()).collect();
+    let reference_label = if reals.is_some() { " (reference)" } else { "" };
     for (i, name) in Metrics::NAMES.iter().enumerate() {
         let cells = summaries
             .iter()
             .map(|s| format!("{:.4}", s.mean.values()[i]))
             .collect();
-        lines.push((name.to_string(), cells));
+        lines.push(Some((format!("{name}{reference_label}"), cells)));
     }
+    if let Some(reals) = &reals {
+        lines.push(None);
+        for (i, name) in Metrics::NAMES.iter().enumerate() {
+            let cells = reals
+                .iter()
+                .map(|r| format!("{:.4}", r.mean.values()[i]))
+                .collect();
+            lines.push(Some((format!("{name} (real lengths)"), cells)));
+        }
+        type Stat = fn(&LineStats) -> f64;
+        let stats: [(&str, Stat); 3] = [
+            ("lines returned, median", |l| l.median),
+            ("lines returned, mean", |l| l.mean),
+            ("lines returned, p90", |l| l.p90),
+        ];
+        for (label, stat) in stats {
+            let cells = reals
+                .iter()
+                .map(|r| format!("{:.0}", stat(&r.lines)))
+                .collect();
+            lines.push(Some((label.to_string(), cells)));
+        }
+    }
+    lines.push(None);
     let counts = [
         (
             "averaged over",
@@ -349,16 +517,16 @@ pub fn format_summary_table(summaries: &[Summary]) -> String {
     ];
     for (label, values) in counts {
         let cells = values.iter().map(usize::to_string).collect();
-        lines.push((label.to_string(), cells));
+        lines.push(Some((label.to_string(), cells)));
     }
 
-    let name_width = lines.iter().map(|(n, _)| n.len()).max().unwrap_or(0).max(6);
+    let rows = || lines.iter().flatten();
+    let name_width = rows().map(|(n, _)| n.len()).max().unwrap_or(0).max(6);
     let widths: Vec<usize> = headers
         .iter()
         .enumerate()
         .map(|(c, h)| {
-            lines
-                .iter()
+            rows()
                 .map(|(_, cells)| cells[c].len())
                 .chain([h.len()])
                 .max()
@@ -374,11 +542,12 @@ pub fn format_summary_table(summaries: &[Summary]) -> String {
     let rule = name_width + widths.iter().map(|w| w + 2).sum::<usize>();
     out.push_str(&"-".repeat(rule));
     out.push('\n');
-    for (index, (name, cells)) in lines.iter().enumerate() {
-        if index == Metrics::NAMES.len() {
+    for line in &lines {
+        let Some((name, cells)) = line else {
             out.push_str(&"-".repeat(rule));
             out.push('\n');
-        }
+            continue;
+        };
         let _ = write!(out, "{name:<name_width$}");
         for (cell, w) in cells.iter().zip(&widths) {
             let _ = write!(out, "  {cell:>w$}");

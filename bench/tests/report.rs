@@ -66,6 +66,15 @@ fn rows() -> Vec<ResultRow> {
                     },
                     metrics: Metrics::from_values(values),
                     num_regions: if failed { 0 } else { k },
+                    // alpha's rows were made with the snapshots: real lengths and lines.
+                    real_metrics: (explorer == "alpha").then(|| {
+                        let mut real = Metrics::from_values(values);
+                        real.precision /= 2.0;
+                        real
+                    }),
+                    lines_returned: (explorer == "alpha")
+                        .then_some(100 * (i as u64 + 1) * k as u64),
+                    line_budget: None,
                     error: failed.then(|| "scripted failure".to_string()),
                     explorer_config: serde_json::Value::Null,
                     dropped: Default::default(),
@@ -216,6 +225,90 @@ fn charts_render_as_svg_and_png() {
         .map(|p| [p.red(), p.green(), p.blue(), p.alpha()])
         .collect();
     assert!(distinct.len() > 10, "a drawn chart, not a blank image");
+}
+
+/// One explorer at three line budgets, with real lengths, and a peer's rows without a budget.
+fn sweep_rows() -> Vec<ResultRow> {
+    let mut rows = Vec::new();
+    for (explorer, budget, lines, recall) in [
+        ("alpha", Some(100), 80, 0.2),
+        ("alpha", Some(300), 250, 0.4),
+        ("alpha", Some(1000), 700, 0.6),
+        ("peer", None, 400, 0.3),
+    ] {
+        for (id, _, path) in INSTANCES {
+            rows.push(ResultRow {
+                instance_id: id.to_string(),
+                explorer: explorer.into(),
+                top_k: Some(5),
+                regions: vec![Region::new(path, 1, lines as i64)],
+                metrics: Metrics::default(),
+                num_regions: 1,
+                real_metrics: Some(Metrics {
+                    recall,
+                    ..Metrics::default()
+                }),
+                lines_returned: Some(lines),
+                line_budget: budget,
+                error: None,
+                explorer_config: serde_json::Value::Null,
+                dropped: Default::default(),
+                notes: vec![],
+                produced_by: None,
+                shard: None,
+                extra: Default::default(),
+                timings: None,
+            });
+        }
+    }
+    rows
+}
+
+#[test]
+fn budget_sweeps_are_series_of_their_own_with_trade_off_charts() {
+    let sweep = Report::build(vec!["sweep".into()], sweep_rows(), None, &[]).unwrap();
+    let names: Vec<&str> = sweep.overall.iter().map(|m| m.explorer.as_str()).collect();
+    assert_eq!(names, ["alpha[100]", "alpha[300]", "alpha[1000]", "peer"]);
+    let alpha = &sweep.overall[1];
+    assert_eq!(alpha.line_budget, Some(300));
+    assert_eq!(alpha.lines.unwrap().median, 250.0);
+    assert!((alpha.real.unwrap().recall - 0.4).abs() < 1e-12);
+
+    let charts = chart::tradeoff_charts(&sweep, 5);
+    assert_eq!(charts.len(), chart::TRADEOFF_METRICS.len());
+    let recall = charts
+        .iter()
+        .find(|c| c.id == "tradeoff-recall-k5")
+        .unwrap();
+    let series: Vec<(&str, Vec<(f64, f64)>)> = recall
+        .series
+        .iter()
+        .map(|s| {
+            (
+                s.name.as_str(),
+                s.points.iter().map(|p| (p.0, p.1)).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        series,
+        [
+            ("alpha", vec![(80.0, 0.2), (250.0, 0.4), (700.0, 0.6)]),
+            ("peer", vec![(400.0, 0.3)]),
+        ]
+    );
+    let svg = chart::svg(recall);
+    assert!(
+        svg.contains("polyline") && svg.contains("peer no budget: 400 lines"),
+        "{svg}"
+    );
+    // No sweep, no trade-off charts.
+    let dir = tempfile::tempdir().unwrap();
+    assert!(chart::tradeoff_charts(&report(dir.path()), 1).is_empty());
+    // The Markdown has the real-length table with the lines returned.
+    let markdown = render::markdown(&sweep);
+    assert!(markdown.contains("## Counted with every file's real length"));
+    assert!(markdown.contains("| alpha[300] | 5 | 4 |"), "{markdown}");
 }
 
 #[test]

@@ -20,6 +20,9 @@ fn row(id: &str, explorer: &str, k: usize) -> ResultRow {
             ..Metrics::default()
         },
         num_regions: 1,
+        real_metrics: None,
+        lines_returned: None,
+        line_budget: None,
         error: None,
         explorer_config: serde_json::Value::Null,
         dropped: Default::default(),

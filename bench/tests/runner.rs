@@ -145,6 +145,7 @@ fn run(
             ))
             .unwrap(),
             shard,
+            line_budget: None,
         },
     };
     run.execute(&Silent).unwrap()
@@ -306,6 +307,7 @@ fn resume_runs_only_missing_rows_and_ends_equal_to_a_full_run() {
             ))
             .unwrap(),
             shard: None,
+            line_budget: None,
         },
     }
     .execute(&Silent);
@@ -414,6 +416,7 @@ fn services_come_from_the_opener_once_per_instance() {
             output: OutputTemplate::new(format!("{}/{{explorer}}/top{{k}}.jsonl", out.display()))
                 .unwrap(),
             shard: None,
+            line_budget: None,
         },
     }
     .execute(&Silent)
@@ -436,6 +439,16 @@ fn try_run(
     template: &str,
     top_ks: &[usize],
 ) -> Result<RunSummary, String> {
+    try_run_with_budget(fixture, explorers, template, top_ks, None)
+}
+
+fn try_run_with_budget(
+    fixture: &Fixture,
+    explorers: &[BenchExplorer],
+    template: &str,
+    top_ks: &[usize],
+    line_budget: Option<u64>,
+) -> Result<RunSummary, String> {
     let snapshots = SnapshotSource {
         repos: fixture.root.join("repos"),
         locator: None,
@@ -452,6 +465,7 @@ fn try_run(
             mode: OpenMode::Resume,
             output: OutputTemplate::new(format!("{}/{template}", fixture.root.display())).unwrap(),
             shard: None,
+            line_budget,
         },
     }
     .execute(&Silent)
@@ -483,6 +497,7 @@ fn resume_refuses_rows_another_run_produced() {
                 &serde_json::json!({"script": "good"})
             ),
             request_top_k: 2,
+            line_budget: None,
         })
     );
 
@@ -514,6 +529,19 @@ fn resume_refuses_rows_another_run_produced() {
         &[1],
         "the rows are cuts of answers at k = 2, this run asks for k = 1",
     );
+    let error = try_run_with_budget(
+        &fixture,
+        &[explorer("good", Script::Answer)],
+        template,
+        &[1, 2],
+        Some(300),
+    )
+    .unwrap_err();
+    assert!(
+        error.contains("line budget: the rows were asked for none, this run asks for 300 lines"),
+        "{error}"
+    );
+    assert_eq!(files(), before, "a refused resume writes nothing");
     // Keys in another order are the same config.
     let mut reordered = explorer("good", Script::Answer);
     reordered.config = serde_json::from_str(r#"{ "script" : "good" }"#).unwrap();

@@ -125,6 +125,15 @@ impl Diagnostic {
         }
     }
 
+    /// The diagnostic of a file whose parser reported syntax errors (still indexed).
+    pub fn syntax_errors(path: &str) -> Diagnostic {
+        Diagnostic {
+            path: path.to_string(),
+            kind: DiagnosticKind::SyntaxErrors,
+            message: "syntax errors; chunks may be coarse".into(),
+        }
+    }
+
     /// The diagnostic of a file decoded lossily.
     pub fn invalid_utf8(path: &str) -> Diagnostic {
         Diagnostic {
@@ -242,12 +251,30 @@ pub struct FileEntry {
     pub stamp: FileStamp,
 }
 
+/// A path whose change can change what [`walk`] lists, with its stamp at listing time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Watched {
+    pub abs_path: PathBuf,
+    pub stamp: FileStamp,
+}
+
 /// Result of [`walk`].
 #[derive(Debug, Default)]
 pub struct WalkResult {
     /// Sorted by path.
     pub files: Vec<FileEntry>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Every path whose change can change the listing: each directory listed (adding, removing
+    /// or renaming an entry changes its mtime; stamped before it is read), each file left out
+    /// for its size, and the files the ignore rules read outside the listing
+    /// ([`CheckoutRules::sources`]). [`crate::index`]'s refresh walks again when any of them
+    /// changes (or a listed ignore file does), and otherwise re-reads only the listed files whose
+    /// stamps changed.
+    pub watched: Vec<Watched>,
+    /// Wall-clock time just before the first stat, in nanoseconds since the Unix epoch: a stamp
+    /// whose mtime is not clearly older than this may hide a later change in the same clock
+    /// tick (see [`crate::cache::RACY_WINDOW_NS`]).
+    pub started_at_ns: i64,
     /// What the ignore rules left out, and why.
     pub ignored: IgnoreReport,
 }
@@ -262,13 +289,35 @@ pub fn walk(root: &Path, options: &ScanOptions) -> Result<WalkResult, ScanError>
     if !canonical_root.is_dir() {
         return Err(ScanError::NotADirectory(root.display().to_string()));
     }
-    let mut result = WalkResult::default();
+    let mut result = WalkResult {
+        started_at_ns: now_ns(),
+        ..WalkResult::default()
+    };
     // The root itself must be listable: an unreadable root is an error, not a diagnostic.
-    std::fs::read_dir(&canonical_root).map_err(|source| ScanError::Root {
+    let root_error = |source| ScanError::Root {
         path: root.display().to_string(),
         source,
-    })?;
+    };
+    let root_stamp = stamp_of(&std::fs::metadata(&canonical_root).map_err(root_error)?);
+    std::fs::read_dir(&canonical_root).map_err(root_error)?;
+    result.watched.push(Watched {
+        abs_path: canonical_root.clone(),
+        stamp: root_stamp,
+    });
     let rules = CheckoutRules::new(&checkout);
+    for source in rules.sources() {
+        // A source that does not exist yet is watched through its folder, whose stamp changes
+        // when it is created.
+        let watched = std::iter::once(source.as_path())
+            .chain(source.parent())
+            .find_map(|path| Some((path, std::fs::metadata(path).ok()?)));
+        if let Some((path, metadata)) = watched {
+            result.watched.push(Watched {
+                abs_path: path.to_path_buf(),
+                stamp: stamp_of(&metadata),
+            });
+        }
+    }
     let mut pending: Vec<(PathBuf, String)> = vec![(canonical_root.clone(), String::new())];
     while let Some((dir, relative_dir)) = pending.pop() {
         let entries = match std::fs::read_dir(&dir) {
@@ -379,6 +428,10 @@ fn visit(
     if metadata.is_dir() {
         let name = path.rsplit('/').next().unwrap_or(&path);
         if !SKIPPED_DIRS.contains(&name) {
+            result.watched.push(Watched {
+                abs_path: abs_path.clone(),
+                stamp: stamp_of(&metadata),
+            });
             pending.push((abs_path, path));
         }
         return;
@@ -394,14 +447,21 @@ fn visit(
         );
     }
     if metadata.len() > options.max_file_size {
-        return diagnose(
-            DiagnosticKind::TooLarge,
-            format!(
+        // Watched: shrinking below the limit lists it.
+        result.watched.push(Watched {
+            abs_path: abs_path.clone(),
+            stamp: stamp_of(&metadata),
+        });
+        result.diagnostics.push(Diagnostic {
+            message: format!(
                 "{} bytes, above the {} byte limit",
                 metadata.len(),
                 options.max_file_size
             ),
-        );
+            path,
+            kind: DiagnosticKind::TooLarge,
+        });
+        return;
     }
     result.files.push(FileEntry {
         path,
@@ -410,8 +470,16 @@ fn visit(
     });
 }
 
+/// Wall-clock time in nanoseconds since the Unix epoch (0 before it).
+pub fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
+/// The stamp of a file's (or directory's) metadata.
 #[cfg(unix)]
-fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
+pub fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
     use std::os::unix::fs::MetadataExt;
     FileStamp {
         size: metadata.len(),
@@ -421,8 +489,9 @@ fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
     }
 }
 
+/// The stamp of a file's (or directory's) metadata.
 #[cfg(not(unix))]
-fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
+pub fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
     let nanos = |t: std::io::Result<std::time::SystemTime>| {
         t.ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
@@ -530,6 +599,8 @@ pub struct CheckoutRules {
     counts: Mutex<BTreeMap<String, (usize, usize)>>,
     tracked_kept: std::sync::atomic::AtomicUsize,
     git_error: Option<String>,
+    /// Files outside the listing the rules were read from (see [`CheckoutRules::sources`]).
+    sources: Vec<PathBuf>,
 }
 
 impl CheckoutRules {
@@ -547,6 +618,7 @@ impl CheckoutRules {
             counts: Mutex::new(BTreeMap::new()),
             tracked_kept: std::sync::atomic::AtomicUsize::new(0),
             git_error: None,
+            sources: Vec::new(),
         };
         let is_snapshot = crate::snapshot::SnapshotLayout::new(&root)
             .ok()
@@ -562,13 +634,18 @@ impl CheckoutRules {
             // inside the root too, nearest first; `.git/info/exclude` after them.
             for dir in root.ancestors().skip(1).take_while(|d| d.starts_with(top)) {
                 rules.outer.push(matcher(dir, &[dir.join(".gitignore")]));
+                rules.sources.push(dir.join(".gitignore"));
             }
             match git_tracked(&root) {
                 Ok((tracked, common_dir)) => {
                     rules.tracked = Some(tracked);
+                    let exclude = common_dir.join("info").join("exclude");
                     rules
                         .outer
-                        .push(matcher(top, &[common_dir.join("info").join("exclude")]));
+                        .push(matcher(top, std::slice::from_ref(&exclude)));
+                    // What git tracks is read from its index.
+                    rules.sources.push(common_dir.join("index"));
+                    rules.sources.push(exclude);
                 }
                 Err(message) => rules.git_error = Some(message),
             }
@@ -592,6 +669,18 @@ impl CheckoutRules {
 
     pub fn kind(&self) -> CheckoutKind {
         self.kind
+    }
+
+    /// The files outside the checkout's listing that the rules were read from (the `.gitignore`
+    /// files of folders above the root, git's index and `.git/info/exclude`): a change in any of
+    /// them can change what is content. (The ignore files inside the root are listed files.)
+    pub fn sources(&self) -> &[PathBuf] {
+        &self.sources
+    }
+
+    /// Whether a file of this name holds ignore rules for its folder.
+    pub fn is_ignore_file(name: &str) -> bool {
+        IGNORE_FILES.iter().any(|(file, _)| *file == name)
     }
 
     /// Whether the entry at `path` (root-relative, `/`-separated) is left out; counted when it is.

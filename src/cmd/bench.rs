@@ -74,6 +74,10 @@ pub struct BenchArgs {
     /// [default: 5; code search always scores the top 10].
     #[arg(long, short = 'k')]
     pub top_k: Option<String>,
+    /// Line budget of every request: explorers return regions holding at most N lines, counted
+    /// with real file lengths (a whole file costs its length) [default: each explorer's own].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub budget: Option<u64>,
     /// Instances worked on at the same time [default: the number of CPUs].
     #[arg(long, short = 'w')]
     pub workers: Option<usize>,
@@ -377,6 +381,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             mode,
             output,
             shard: args.shard,
+            line_budget: args.budget,
         },
     };
     let fancy = std::io::stderr().is_terminal() && !args.plain && !args.engine.quiet;

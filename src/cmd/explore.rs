@@ -39,6 +39,10 @@ pub struct Args {
     /// How many regions to keep.
     #[arg(long, short = 'k', default_value_t = 5)]
     pub top_k: usize,
+    /// The most lines to read: the regions hold at most N lines, counted with real file lengths
+    /// (a whole file costs its length); `none` for no limit.
+    #[arg(long, value_name = "N|none", default_value_t = LineBudget(Some(swex_plugin::DEFAULT_LINE_BUDGET)))]
+    pub budget: LineBudget,
     /// The explorer's config: JSON, or @FILE holding JSON.
     #[arg(long)]
     pub config: Option<String>,
@@ -67,7 +71,35 @@ pub struct Args {
     pub engine: super::index::EngineArgs,
 }
 
-fn read_config(text: Option<&str>) -> anyhow::Result<serde_json::Value> {
+/// `--budget`: a positive number of lines, or `none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineBudget(pub Option<u64>);
+
+impl std::str::FromStr for LineBudget {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        if text.eq_ignore_ascii_case("none") {
+            return Ok(LineBudget(None));
+        }
+        match text.parse::<u64>() {
+            Ok(0) | Err(_) => Err(format!(
+                "{text:?} is not a line budget: give a positive number of lines, or `none`"
+            )),
+            Ok(n) => Ok(LineBudget(Some(n))),
+        }
+    }
+}
+
+impl std::fmt::Display for LineBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(n) => write!(f, "{n}"),
+            None => f.write_str("none"),
+        }
+    }
+}
+
+pub fn read_config(text: Option<&str>) -> anyhow::Result<serde_json::Value> {
     let Some(text) = text else {
         return Ok(serde_json::Value::Null);
     };
@@ -159,6 +191,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let mut request = Request::new(args.instance_id.clone(), issue, args.top_k);
     request.repo_root = Some(repo.display().to_string());
+    request.line_budget = args.budget.0;
     let answer = handle.explore_validated(&request, backend.as_ref())?;
 
     if args.json {
@@ -196,6 +229,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     for note in &answer.notes {
         errln!("note: {}", shown(note));
+    }
+    let cut = answer.dropped.trimmed_to_budget + answer.dropped.over_budget;
+    if cut > 0 {
+        eprintln!(
+            "note: the answer did not fit --budget {}: {} regions cut short, {} dropped",
+            args.budget, answer.dropped.trimmed_to_budget, answer.dropped.over_budget
+        );
     }
     let invalid = answer.dropped.invalid();
     if invalid > 0 {

@@ -31,12 +31,8 @@ pub struct Args {
 /// Options shared by the commands that open a snapshot.
 #[derive(ClapArgs, Debug, Clone)]
 pub struct EngineArgs {
-    /// Cache folder for indexes [default: $SWEX_CACHE_DIR, else the user cache dir's swex/].
-    #[arg(long, value_name = "DIR")]
-    pub cache_dir: Option<PathBuf>,
-    /// Files larger than this many bytes are not indexed.
-    #[arg(long, value_name = "BYTES", default_value_t = swex_engine::scan::DEFAULT_MAX_FILE_SIZE)]
-    pub max_file_size: u64,
+    #[command(flatten)]
+    pub cache: CacheArgs,
     /// No progress on stderr.
     #[arg(long, short)]
     pub quiet: bool,
@@ -47,14 +43,31 @@ pub struct EngineArgs {
     pub dense: bool,
 }
 
-impl EngineArgs {
-    pub fn engine(&self) -> Engine {
+/// Where indexes are cached and which files they take: the engine's configuration.
+#[derive(ClapArgs, Debug, Clone)]
+pub struct CacheArgs {
+    /// Cache folder for indexes [default: $SWEX_CACHE_DIR, else the user cache dir's swex/].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Files larger than this many bytes are not indexed.
+    #[arg(long, value_name = "BYTES", default_value_t = swex_engine::scan::DEFAULT_MAX_FILE_SIZE)]
+    pub max_file_size: u64,
+}
+
+impl CacheArgs {
+    pub fn config(&self) -> EngineConfig {
         let mut config = EngineConfig::default();
         if let Some(dir) = &self.cache_dir {
             config.cache_dir = dir.clone();
         }
         config.scan.max_file_size = self.max_file_size;
-        Engine::new(config)
+        config
+    }
+}
+
+impl EngineArgs {
+    pub fn engine(&self) -> Engine {
+        Engine::new(self.cache.config())
     }
 
     pub fn open(

@@ -6,6 +6,7 @@ pub mod explore;
 pub mod explorers;
 mod gt;
 mod index;
+mod mcp;
 mod merge;
 mod models;
 mod progress;
@@ -38,6 +39,8 @@ pub enum Command {
     Index(index::Args),
     /// Query a snapshot: definitions by name, lexical search, graph neighbours.
     Search(search::Args),
+    /// Serve swex's tools to a coding agent over the Model Context Protocol (stdio).
+    Mcp(mcp::Args),
     /// Run explorers over a benchmark, score them at each top-k, write result rows.
     Bench(Box<bench::BenchArgs>),
     /// Score result rows against SWE-Explore ground truth with the 17 reference metrics.
@@ -64,6 +67,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Explorers(args) => explorers::run(args),
         Command::Index(args) => index::run(args),
         Command::Search(args) => search::run(args),
+        Command::Mcp(args) => mcp::run(args),
         Command::Bench(args) => bench::run(*args),
         Command::Score(args) => score::run(args),
         Command::Report(args) => report::run(args),

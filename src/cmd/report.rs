@@ -10,6 +10,7 @@ use swex_bench::codesearch;
 use swex_bench::dataset::{Benchmark, LoadOptions};
 use swex_bench::report::{CompareOptions, Report, chart, html, render};
 use swex_bench::results::read_results;
+use swex_bench::score::fill_real_metrics;
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
@@ -20,6 +21,11 @@ pub struct ReportArgs {
     /// code-search rows: the data folder, whose published.json gives the published methods' scores.
     #[arg(long, value_name = "PATH")]
     pub bench: Option<PathBuf>,
+    /// Snapshot folders (DIR/<instance_id>): rows without real-length metrics (the reference
+    /// runner's, a peer's) are scored with every predicted file's real length and their lines
+    /// counted, next to the reference counting. Needs --bench.
+    #[arg(long, value_name = "DIR", requires = "bench")]
+    pub repos: Option<PathBuf>,
     /// Output folder.
     #[arg(long, short = 'o', default_value = "report", value_name = "DIR")]
     pub out: PathBuf,
@@ -60,10 +66,11 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
     for path in &args.results {
         rows.extend(read_results(path)?.into_iter().map(|r| r.row));
     }
-    // The same key in two inputs would be averaged twice.
+    // The same key in two inputs would be averaged twice (runs at different line budgets are
+    // different series, see `swex_bench::report::series_name`).
     let mut seen = std::collections::HashSet::new();
     for row in &rows {
-        if !seen.insert(row.key()) {
+        if !seen.insert((row.key(), row.line_budget)) {
             bail!(
                 "{} appears in more than one input file; merge shards with `swex merge` first",
                 row.key()
@@ -74,6 +81,24 @@ pub fn run(args: ReportArgs) -> anyhow::Result<ExitCode> {
         Some(path) => Some(Benchmark::load(path, &LoadOptions::default())?),
         None => None,
     };
+    if let (Some(root), Some(bench)) = (&args.repos, &bench) {
+        anyhow::ensure!(root.is_dir(), "--repos {}: not a folder", root.display());
+        let filled = fill_real_metrics(&mut rows, bench, root);
+        if filled.filled > 0 {
+            eprintln!(
+                "{}: scored {} rows with real file lengths",
+                root.display(),
+                filled.filled
+            );
+        }
+        if !filled.unavailable.is_empty() {
+            eprintln!(
+                "warning: {} rows have no snapshot or benchmark row to count real lengths with (e.g. {}); their real-length columns are left empty",
+                filled.unavailable.len(),
+                filled.unavailable[0]
+            );
+        }
+    }
     let mut compare = Vec::new();
     for pair in &args.compare {
         let (a, b) = pair

@@ -26,7 +26,9 @@ pub struct ScoreArgs {
     /// Line counts {instance_id: {path: count}}, used to resolve `end = -1` and negative starts.
     #[arg(long, value_name = "FILE", conflicts_with = "repos")]
     line_counts: Option<PathBuf>,
-    /// Count lines from snapshot folders instead: DIR/<instance_id> or the row's repo_dir.
+    /// Count lines from snapshot folders instead: DIR/<instance_id> or the row's repo_dir. The
+    /// lists are then also scored with every predicted file's real length (a whole-file region
+    /// costs its lines, unlike in the reference counting), and the lines returned are reported.
     #[arg(long, value_name = "DIR")]
     repos: Option<PathBuf>,
     /// Issue texts {instance_id: text} for rows without problem_statement (checked, not needed
@@ -121,6 +123,8 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         }
     }
 
+    // With --repos, the predicted files' real lengths are counted too (honest counting).
+    let mut snapshot_folders = std::collections::BTreeMap::new();
     let line_counts = if let Some(path) = &args.line_counts {
         let counts = LineCounts::load(path)?;
         let without: Vec<&str> = bench
@@ -141,6 +145,11 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     } else if let Some(root) = &args.repos {
         anyhow::ensure!(root.is_dir(), "--repos {}: not a folder", root.display());
         let (counts, snapshots) = count_from_snapshots(&bench.rows, root);
+        snapshot_folders.extend(
+            snapshots
+                .iter()
+                .filter_map(|s| Some((s.instance_id.clone(), s.folder.clone()?))),
+        );
         let no_folder: Vec<&str> = snapshots
             .iter()
             .filter(|s| s.folder.is_none())
@@ -212,6 +221,7 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         Unscored::Zero
     };
     config.lenient = args.lenient;
+    config.snapshots = snapshot_folders;
     let report = score(&bench, &predictions, &line_counts, &config)?;
     if report.summaries.is_empty() {
         // Nothing matched: a wrong file, a wrong benchmark, or a filter that left nothing; an

@@ -2,8 +2,11 @@
 //! so the two always agree.
 //!
 //! Two charts per k: recall against the line budget (`recall_at_100/300/500`, then full recall),
-//! one line per explorer; and grouped bars of the key metrics per explorer. All values are rates,
-//! so the y axis is always 0–1.
+//! one line per explorer; and grouped bars of the key metrics per explorer. When rows of an
+//! explorer were run at several line budgets (`swex bench --budget`), trade-off charts too: a
+//! metric counted with real lengths against the mean lines returned (log scale), one line per
+//! explorer through its budgets and one point for each answer set without a budget sweep (a peer
+//! such as CoSIL). All values are rates, so the y axis is always 0–1.
 //!
 //! PNG text needs a font: resvg uses the system's fonts (DejaVu Sans, Liberation Sans or any
 //! sans-serif). Without any, the PNG is drawn without its text and [`png`] says so.
@@ -20,13 +23,18 @@ pub enum ChartKind {
     Lines,
     /// One bar per series in each x group.
     Bars,
+    /// Numeric x on a log scale: each series is its `points`, joined when there are several.
+    LogX,
 }
 
 /// One named series of values, one per x label.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
     pub name: String,
+    /// One value per x label ([`ChartKind::Lines`], [`ChartKind::Bars`]).
     pub values: Vec<f64>,
+    /// `(x, y)` points with a label each ([`ChartKind::LogX`]).
+    pub points: Vec<(f64, f64, String)>,
 }
 
 /// A chart with categorical x and a 0–1 y axis.
@@ -109,6 +117,41 @@ pub fn svg(chart: &Chart) -> String {
         TOP + plot_h / 2.0,
         escape(&chart.y_title)
     );
+    // Log-scale x: from the smallest to the largest x of any point, a decade padded.
+    let xs: Vec<f64> = chart
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.0.max(1.0)))
+        .collect();
+    let (lo, hi) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+            (lo.min(x.log10()), hi.max(x.log10()))
+        });
+    let (lo, hi) = if lo.is_finite() {
+        (lo - 0.15, hi + 0.15)
+    } else {
+        (0.0, 1.0)
+    };
+    let x_of = |x: f64| LEFT + plot_w * (x.max(1.0).log10() - lo) / (hi - lo).max(1e-9);
+    if chart.kind == ChartKind::LogX {
+        for decade in (lo.floor() as i32)..=(hi.ceil() as i32) {
+            for step in [1.0, 3.0] {
+                let tick = step * 10f64.powi(decade);
+                let t = tick.log10();
+                if t < lo || t > hi {
+                    continue;
+                }
+                let x = x_of(tick);
+                let _ = write!(
+                    s,
+                    r##"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="#eeeeee"/><text x="{x:.1}" y="{:.1}" font-size="11" text-anchor="middle">{tick}</text>"##,
+                    TOP + plot_h,
+                    TOP + plot_h + 16.0
+                );
+            }
+        }
+    }
     // X labels (slanted when many) and title.
     let slanted = chart.x_labels.len() > 5;
     for (i, label) in chart.x_labels.iter().enumerate() {
@@ -163,6 +206,33 @@ pub fn svg(chart: &Chart) -> String {
                     );
                 }
             }
+            ChartKind::LogX => {
+                let mut points = series.points.clone();
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                if points.len() > 1 {
+                    let line: Vec<String> = points
+                        .iter()
+                        .map(|(x, y, _)| format!("{:.1},{:.1}", x_of(*x), y_of(*y)))
+                        .collect();
+                    let _ = write!(
+                        s,
+                        r##"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"##,
+                        line.join(" ")
+                    );
+                }
+                let radius = if points.len() > 1 { 3.5 } else { 6.0 };
+                for (x, y, label) in &points {
+                    let _ = write!(
+                        s,
+                        r##"<circle cx="{:.1}" cy="{:.1}" r="{radius}" fill="{colour}"><title>{} {}: {:.0} lines, {y:.4}</title></circle>"##,
+                        x_of(*x),
+                        y_of(*y),
+                        escape(&series.name),
+                        escape(label),
+                        x
+                    );
+                }
+            }
             ChartKind::Bars => {
                 let bar_w = group_w * 0.8 / n;
                 for (i, v) in series.values.iter().enumerate() {
@@ -203,6 +273,7 @@ pub fn recall_budget_chart(report: &Report, k: usize) -> Chart {
         .filter(|r| r.top_k == k)
         .map(|r| Series {
             name: r.explorer.clone(),
+            points: Vec::new(),
             values: vec![
                 r.mean.recall_at_100,
                 r.mean.recall_at_300,
@@ -230,6 +301,7 @@ pub fn metrics_chart(report: &Report, k: usize) -> Chart {
         .filter(|r| r.top_k == k)
         .map(|r| Series {
             name: r.explorer.clone(),
+            points: Vec::new(),
             values: KEY_METRICS
                 .iter()
                 .map(|m| r.mean.get(m).expect("known metric"))
@@ -247,12 +319,100 @@ pub fn metrics_chart(report: &Report, k: usize) -> Chart {
     }
 }
 
-/// Every chart of a report: for each k, the recall-budget curve and the metric bars.
+/// Metrics of the trade-off charts.
+pub const TRADEOFF_METRICS: [&str; 8] = [
+    "recall",
+    "precision",
+    "context_efficiency",
+    "hit_file_rate",
+    "recall_at_100",
+    "recall_at_500",
+    "ndcg_at_500",
+    "first_useful_hit",
+];
+
+/// Trade-off charts at `k` (one per metric of [`TRADEOFF_METRICS`]): the metric with real lengths
+/// against the mean lines returned (what an answer costs its reader on average). An explorer whose rows came at several line budgets is a
+/// line through them (labelled by budget); every other set of rows with real lengths is a point.
+/// Empty when no explorer was run at two budgets or more.
+pub fn tradeoff_charts(report: &Report, k: usize) -> Vec<Chart> {
+    let rows: Vec<&super::MeanRow> = report
+        .overall
+        .iter()
+        .filter(|r| r.top_k == k && r.real.is_some() && r.lines.is_some())
+        .collect();
+    let base = |r: &super::MeanRow| match r.line_budget {
+        Some(_) => r
+            .explorer
+            .split('[')
+            .next()
+            .unwrap_or(&r.explorer)
+            .to_string(),
+        None => r.explorer.clone(),
+    };
+    let mut names: Vec<String> = Vec::new();
+    for row in &rows {
+        let name = base(row);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let swept = names.iter().any(|name| {
+        rows.iter()
+            .filter(|r| base(r) == *name && r.line_budget.is_some())
+            .count()
+            > 1
+    });
+    if !swept {
+        return Vec::new();
+    }
+    TRADEOFF_METRICS
+        .iter()
+        .map(|metric| {
+            let series = names
+                .iter()
+                .map(|name| Series {
+                    name: name.clone(),
+                    values: Vec::new(),
+                    points: rows
+                        .iter()
+                        .filter(|r| base(r) == *name)
+                        .map(|r| {
+                            let real = r.real.as_ref().expect("filtered");
+                            let lines = r.lines.as_ref().expect("filtered");
+                            let label = match r.line_budget {
+                                Some(b) => format!("budget {b}"),
+                                None => "no budget".to_string(),
+                            };
+                            (lines.mean, real.get(metric).expect("known metric"), label)
+                        })
+                        .collect(),
+                })
+                .collect();
+            Chart {
+                id: format!("tradeoff-{metric}-k{k}"),
+                title: format!("{metric} vs. lines returned (real lengths, k = {k})"),
+                x_title: "lines returned per instance (mean, log scale)".into(),
+                y_title: format!("mean {metric}"),
+                x_labels: Vec::new(),
+                series,
+                kind: ChartKind::LogX,
+            }
+        })
+        .collect()
+}
+
+/// Every chart of a report: for each k, the recall-budget curve, the metric bars and, for budget
+/// sweeps, the trade-off charts.
 pub fn charts(report: &Report) -> Vec<Chart> {
     report
         .top_ks()
         .into_iter()
-        .flat_map(|k| [recall_budget_chart(report, k), metrics_chart(report, k)])
+        .flat_map(|k| {
+            let mut charts = vec![recall_budget_chart(report, k), metrics_chart(report, k)];
+            charts.extend(tradeoff_charts(report, k));
+            charts
+        })
         .collect()
 }
 

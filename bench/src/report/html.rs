@@ -7,7 +7,7 @@
 //! without JavaScript too (sorting and filtering are extras).
 
 use super::chart::{Chart, svg};
-use super::render::KEY_METRICS;
+use super::render::{KEY_METRICS, LINES_COLUMNS, REAL_METRICS, lines_cells};
 use super::{GroupMeans, InstanceView, MeanRow, Report};
 use crate::dataset::Region;
 use crate::metrics::Metrics;
@@ -71,6 +71,9 @@ fn mean_table(out: &mut String, rows: &[(Option<&str>, &MeanRow)], metrics: &[&s
     for m in metrics {
         let _ = write!(out, "<th>{m}</th>");
     }
+    for c in LINES_COLUMNS {
+        let _ = write!(out, "<th>{c}</th>");
+    }
     out.push_str("</tr></thead><tbody>\n");
     for (group, row) in rows {
         out.push_str("<tr>");
@@ -91,6 +94,9 @@ fn mean_table(out: &mut String, rows: &[(Option<&str>, &MeanRow)], metrics: &[&s
                 "<td>{:.4}</td>",
                 row.mean.get(m).expect("known metric")
             );
+        }
+        for cell in lines_cells(row) {
+            let _ = write!(out, "<td>{cell}</td>");
         }
         out.push_str("</tr>\n");
     }
@@ -215,6 +221,41 @@ pub fn page(report: &Report, charts: &[Chart]) -> String {
     out.push_str("<h2 id=\"means\">Means per explorer and k</h2>\n");
     let rows: Vec<(Option<&str>, &MeanRow)> = report.overall.iter().map(|r| (None, r)).collect();
     mean_table(&mut out, &rows, &Metrics::NAMES);
+
+    if report.overall.iter().any(|r| r.real.is_some()) {
+        out.push_str(
+            "<h2 id=\"real\">Counted with every file's real length</h2>\n<p class=\"muted\">The \
+             reference evaluator knows the line counts of ground-truth files only, so a whole-file \
+             region on any other file costs it nothing; here every predicted file counts its real \
+             length.</p>\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr>",
+        );
+        for h in ["explorer", "k", "n"]
+            .iter()
+            .chain(REAL_METRICS.iter())
+            .chain(LINES_COLUMNS.iter())
+        {
+            let _ = write!(out, "<th>{h}</th>");
+        }
+        out.push_str("</tr></thead><tbody>\n");
+        for row in &report.overall {
+            let Some(real) = &row.real else { continue };
+            let _ = write!(
+                out,
+                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td>",
+                esc(&row.explorer),
+                row.top_k,
+                row.instances
+            );
+            for m in REAL_METRICS {
+                let _ = write!(out, "<td>{:.4}</td>", real.get(m).expect("known metric"));
+            }
+            for cell in lines_cells(row) {
+                let _ = write!(out, "<td>{cell}</td>");
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody></table></div>\n");
+    }
 
     out.push_str("<h2 id=\"charts\">Charts</h2>\n<div class=\"charts\">");
     for chart in charts {

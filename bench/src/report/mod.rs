@@ -18,19 +18,39 @@ pub mod render;
 use crate::dataset::{BenchRow, Benchmark};
 use crate::metrics::Metrics;
 use crate::results::ResultRow;
+pub use crate::score::LineStats;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The means of one explorer at one k (over one group of instances).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MeanRow {
+    /// The explorer, with the line budget its rows were asked for when they say
+    /// ([`series_name`]): `swex[3000]`.
     pub explorer: String,
     pub top_k: usize,
     /// Rows averaged (failures included, as zeros).
     pub instances: usize,
     /// Rows with an `error`.
     pub failures: usize,
+    /// Counted as the reference evaluator counts (only ground-truth files have a length).
     pub mean: Metrics,
+    /// Counted with every predicted file's real length, when every row of the group has it
+    /// (`swex bench` rows do; `swex report --repos` fills it in for others).
+    pub real: Option<Metrics>,
+    /// Lines returned per instance (real lengths), with `real`.
+    pub lines: Option<LineStats>,
+    /// The line budget of the rows, when they were asked for one.
+    pub line_budget: Option<u64>,
+}
+
+/// How a report names the rows of one explorer run: the explorer, and `[N]` when the rows were
+/// asked for a line budget of N lines, so that the runs of a budget sweep are told apart.
+pub fn series_name(row: &ResultRow) -> String {
+    match row.line_budget {
+        Some(budget) => format!("{}[{budget}]", row.explorer),
+        None => row.explorer.clone(),
+    }
 }
 
 /// Means per (explorer, k), in first-appearance order of explorers and increasing k. Failed rows
@@ -55,18 +75,30 @@ fn means_of(rows: &[&ResultRow]) -> Vec<MeanRow> {
                 .filter(|r| r.explorer == explorer && r.top_k == Some(k))
                 .collect();
             let mut sums = [0.0f64; 17];
+            let mut real_sums = [0.0f64; 17];
+            let mut lines = Vec::new();
             for row in &group {
                 for (sum, value) in sums.iter_mut().zip(row.metrics.values()) {
                     *sum += value;
                 }
+                if let (Some(real), Some(returned)) = (&row.real_metrics, row.lines_returned) {
+                    for (sum, value) in real_sums.iter_mut().zip(real.values()) {
+                        *sum += value;
+                    }
+                    lines.push(returned);
+                }
             }
             let n = group.len().max(1) as f64;
+            let all_real = !group.is_empty() && lines.len() == group.len();
             out.push(MeanRow {
                 explorer: explorer.to_string(),
                 top_k: k,
                 instances: group.len(),
                 failures: group.iter().filter(|r| r.is_failure()).count(),
                 mean: Metrics::from_values(sums.map(|s| s / n)),
+                real: all_real.then(|| Metrics::from_values(real_sums.map(|s| s / n))),
+                lines: all_real.then(|| LineStats::of(&lines)),
+                line_budget: group.first().and_then(|r| r.line_budget),
             });
         }
     }
@@ -239,6 +271,14 @@ impl Report {
         if rows.is_empty() {
             return Err(ReportError::Empty);
         }
+        // Rows of one explorer at several line budgets are separate series.
+        let rows: Vec<ResultRow> = rows
+            .into_iter()
+            .map(|mut row| {
+                row.explorer = series_name(&row);
+                row
+            })
+            .collect();
         let refs: Vec<&ResultRow> = rows.iter().collect();
         let bench_row = |id: &str| bench.and_then(|b| b.get(id));
         let unknown_instances: Vec<String> = match bench {

@@ -34,6 +34,34 @@ fn md_table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
     out.push('\n');
 }
 
+/// Metrics of the real-length tables: what a reader of the answer gets per line read.
+pub const REAL_METRICS: [&str; 9] = [
+    "hit_file_rate",
+    "recall",
+    "precision",
+    "context_efficiency",
+    "recall_at_100",
+    "recall_at_500",
+    "ndcg_at_500",
+    "first_useful_hit",
+    "noise_file_rate",
+];
+
+/// The "lines returned" columns: median, mean and p90 of the lines per instance.
+pub const LINES_COLUMNS: [&str; 3] = ["lines median", "lines mean", "lines p90"];
+
+/// The lines-returned cells of a row (`–` when its rows were scored without the snapshots).
+pub fn lines_cells(row: &MeanRow) -> Vec<String> {
+    match &row.lines {
+        Some(l) => vec![
+            format!("{:.0}", l.median),
+            format!("{:.0}", l.mean),
+            format!("{:.0}", l.p90),
+        ],
+        None => vec!["–".into(); 3],
+    }
+}
+
 fn mean_cells(row: &MeanRow, metrics: &[&str], decimals: usize) -> Vec<String> {
     let mut cells = vec![
         row.explorer.clone(),
@@ -46,6 +74,7 @@ fn mean_cells(row: &MeanRow, metrics: &[&str], decimals: usize) -> Vec<String> {
             .iter()
             .map(|m| format!("{:.*}", decimals, row.mean.get(m).expect("known metric"))),
     );
+    cells.extend(lines_cells(row));
     cells
 }
 
@@ -55,7 +84,24 @@ fn mean_header(metrics: &[&str]) -> Vec<String> {
         .map(|s| s.to_string())
         .collect();
     header.extend(metrics.iter().map(|m| m.to_string()));
+    header.extend(LINES_COLUMNS.iter().map(|c| c.to_string()));
     header
+}
+
+/// The real-length cells of a row: its means with real lengths, then the lines.
+fn real_cells(row: &MeanRow, real: &Metrics, decimals: usize) -> Vec<String> {
+    let mut cells = vec![
+        row.explorer.clone(),
+        row.top_k.to_string(),
+        row.instances.to_string(),
+    ];
+    cells.extend(
+        REAL_METRICS
+            .iter()
+            .map(|m| format!("{:.*}", decimals, real.get(m).expect("known metric"))),
+    );
+    cells.extend(lines_cells(row));
+    cells
 }
 
 /// The report as Markdown.
@@ -74,6 +120,29 @@ pub fn markdown(report: &Report) -> String {
         .map(|r| mean_cells(r, &all, 4))
         .collect();
     md_table(&mut out, &mean_header(&all), &rows);
+
+    let real: Vec<Vec<String>> = report
+        .overall
+        .iter()
+        .filter_map(|r| Some(real_cells(r, r.real.as_ref()?, 4)))
+        .collect();
+    if !real.is_empty() {
+        out.push_str(
+            "## Counted with every file's real length
+
+",
+        );
+        out.push_str(
+            "The reference evaluator knows the line counts of ground-truth files only, so a \
+             whole-file region on any other file costs it nothing. Here every predicted file \
+             counts its real length (regions clipped to the end of their file), as a reader pays \
+             for them; *lines* are the distinct lines an answer holds.\n\n",
+        );
+        let mut header: Vec<String> = ["explorer", "k", "n"].map(String::from).to_vec();
+        header.extend(REAL_METRICS.iter().map(|m| m.to_string()));
+        header.extend(LINES_COLUMNS.iter().map(|c| c.to_string()));
+        md_table(&mut out, &header, &real);
+    }
 
     for (title, groups) in [
         ("Per repository", &report.by_repo),
@@ -180,14 +249,33 @@ fn csv_header(prefix: &[&str]) -> String {
             .map(|s| s.to_string()),
     );
     header.extend(Metrics::NAMES.iter().map(|s| s.to_string()));
+    header.extend(["lines_median", "lines_mean", "lines_p90"].map(String::from));
+    header.extend(Metrics::NAMES.iter().map(|s| format!("real_{s}")));
     csv_line(&header)
+}
+
+/// A CSV line of a mean row: counts, the 17 means, lines returned and the 17 real-length means
+/// (empty cells when the rows were scored without the snapshots).
+fn csv_mean_cells(row: &MeanRow) -> Vec<String> {
+    let mut cells = mean_cells(row, &Metrics::NAMES, 6);
+    let lines = cells.len() - 3;
+    if row.lines.is_none() {
+        for cell in &mut cells[lines..] {
+            cell.clear();
+        }
+    }
+    match &row.real {
+        Some(real) => cells.extend(real.values().iter().map(|v| format!("{v:.6}"))),
+        None => cells.extend(std::iter::repeat_n(String::new(), 17)),
+    }
+    cells
 }
 
 /// `means.csv`: explorer, k, counts and the 17 means.
 pub fn csv_means(report: &Report) -> String {
     let mut out = csv_header(&[]);
     for row in &report.overall {
-        out.push_str(&csv_line(&mean_cells(row, &Metrics::NAMES, 6)));
+        out.push_str(&csv_line(&csv_mean_cells(row)));
     }
     out
 }
@@ -209,7 +297,7 @@ fn breakdown_lines(kind: &str, group: &GroupMeans) -> String {
         .iter()
         .map(|m| {
             let mut cells = vec![kind.to_string(), group.group.clone()];
-            cells.extend(mean_cells(m, &Metrics::NAMES, 6));
+            cells.extend(csv_mean_cells(m));
             csv_line(&cells)
         })
         .collect()

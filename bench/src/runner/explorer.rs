@@ -84,10 +84,8 @@ impl Explore for HostExplorer {
                 let response = instance
                     .explore(request, services)
                     .map_err(|e| e.to_string())?;
-                Ok(swex_plugin_host::validate(
-                    response,
-                    request.top_k,
-                    &|path| services.contains_file(path),
+                Ok(swex_plugin_host::validate_answer(
+                    request, response, services,
                 ))
             }
             HostExplorer::Isolated { start, idle } => {

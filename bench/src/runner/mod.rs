@@ -57,6 +57,8 @@ pub struct RunConfig {
     pub output: OutputTemplate,
     /// Only the instances of this shard; also fills the `{shard}` placeholder.
     pub shard: Option<Shard>,
+    /// The line budget every request carries (`None`: none, each explorer's own default).
+    pub line_budget: Option<u64>,
 }
 
 /// Errors that stop a run (per-instance problems are rows, not errors).
@@ -241,7 +243,7 @@ impl Run<'_> {
         let producers: HashMap<&str, ProducedBy> = self
             .explorers
             .iter()
-            .map(|e| (e.name.as_str(), producer(e, max_k)))
+            .map(|e| (e.name.as_str(), producer(e, max_k, self.config.line_budget)))
             .collect();
         let routes: Vec<(PlainName, String)> = names
             .iter()
@@ -461,6 +463,7 @@ impl Run<'_> {
             let explorer = &self.explorers[index];
             let mut request = Request::new(row.instance_id.clone(), issue.to_string(), max_k);
             request.repo_root = Some(repo_root.clone());
+            request.line_budget = config.line_budget;
             if explorer.sees_ground_truth {
                 request.ground_truth = Some(ground_truth.clone());
             }
@@ -482,11 +485,18 @@ impl Run<'_> {
                         .iter()
                         .map(|r| Region::new(r.path.clone(), r.start, r.end))
                         .collect();
+                    // Every predicted file's real length, for the honest counting next to the
+                    // reference's (which knows only ground-truth files).
+                    let (lengths, _) = FileLineCounts::from_paths(
+                        &snapshot.dir,
+                        regions.iter().map(|r| r.path.as_str()),
+                    );
                     config
                         .top_ks
                         .iter()
                         .map(|&k| {
                             let cut = &regions[..regions.len().min(k)];
+                            let real = truth.score_real(cut, &ScoreOptions::default(), &lengths);
                             ResultRow {
                                 instance_id: row.instance_id.clone(),
                                 explorer: explorer.name.clone(),
@@ -494,11 +504,14 @@ impl Run<'_> {
                                 regions: cut.to_vec(),
                                 metrics: truth.score(cut, &ScoreOptions::default()),
                                 num_regions: cut.len(),
+                                real_metrics: Some(real.metrics),
+                                lines_returned: Some(real.lines_returned),
+                                line_budget: config.line_budget,
                                 error: None,
                                 explorer_config: explorer.config.clone(),
                                 dropped: answer.dropped,
                                 notes: answer.notes.clone(),
-                                produced_by: Some(producer(explorer, max_k)),
+                                produced_by: Some(producer(explorer, max_k, config.line_budget)),
                                 shard: config.shard.map(|s| s.label()),
                                 extra: Default::default(),
                                 timings: Some(timings),
@@ -527,11 +540,12 @@ fn key(row: &BenchRow, explorer: &str, k: usize) -> crate::results::RowKey {
 }
 
 /// What produces `explorer`'s rows in a run whose largest k is `max_k`.
-fn producer(explorer: &BenchExplorer, max_k: usize) -> ProducedBy {
+fn producer(explorer: &BenchExplorer, max_k: usize, line_budget: Option<u64>) -> ProducedBy {
     ProducedBy {
         build: explorer.build.clone(),
         config_digest: config_digest(&explorer.config),
         request_top_k: max_k,
+        line_budget,
     }
 }
 
@@ -554,11 +568,14 @@ fn failure_rows(
             regions: Vec::new(),
             metrics: Metrics::default(),
             num_regions: 0,
+            real_metrics: Some(Metrics::default()),
+            lines_returned: Some(0),
+            line_budget: config.line_budget,
             error: Some(reason.to_string()),
             explorer_config: explorer.config.clone(),
             dropped: Default::default(),
             notes: Vec::new(),
-            produced_by: Some(producer(explorer, max_k)),
+            produced_by: Some(producer(explorer, max_k, config.line_budget)),
             shard: config.shard.map(|s| s.label()),
             extra: Default::default(),
             timings,

@@ -4,7 +4,8 @@
 //! diagnostics and statistics gathered so far); each step takes what the previous ones produced
 //! and returns what the next ones need, so that each can be run and tested alone:
 //!
-//! 1. [`Build::walk`]: the files of the tree ([`crate::scan::walk`]), ignore rules applied.
+//! 1. [`Build::walk`]: the files of the tree ([`crate::scan::walk`]), ignore rules applied, and
+//!    the stamps [`Engine::refresh`] later compares ([`TreeState`]).
 //! 2. [`Build::manifest`]: the root's stat manifest from the last open, if any.
 //! 3. [`Build::read`]: a file whose stat stamp matches the manifest keeps its recorded content
 //!    hash without being read (the stat fast path); others are read, checked for binary content
@@ -14,16 +15,24 @@
 //! 5. [`Build::analyse`]: analyses are looked up in the pool's packs by file key (path + content
 //!    hash) and computed only on a miss ([`crate::lang::analyze`]); new ones go into one new pack.
 //!    Each chunk gets a content key (path, kind, name, symbols, text).
-//! 6. [`ChunkTable::new`]: snapshot-wide chunk ids for every chunk key.
+//! 6. [`ChunkTable::of`]: snapshot-wide chunk ids for every chunk key.
 //! 7. [`Build::lexical`]: chunks whose keys the pool's index lacks are indexed, under the pool's
 //!    lock ([`crate::lexical::pool`]); a changed file costs only its changed chunks; a damaged pool
 //!    is rebuilt → the snapshot's [`PoolView`].
 //! 8. [`Build::write_manifest`], then [`Build::finish`] assembles the [`SnapshotIndex`].
 //!
-//! This module does no printing; long work is reported through [`Progress`].
+//! [`Engine::refresh`] ([`super::refresh`]) reuses the per-file work of these steps on the files
+//! that changed: [`Engine::read_one`], [`analyse_text`], [`ChunkTable::new`],
+//! [`Engine::index_chunks`] and [`IndexStats::count_contents`].
+//!
+//! This module does no printing; long work is reported through [`Progress`]. Between steps, per
+//! analysed file and per batch of lexical documents, the build asks [`Progress::is_cancelled`]
+//! and stops with [`IndexError::Cancelled`]; nothing half-done is committed.
 
+use super::refresh::TreeState;
 use super::{
     CacheStats, Engine, FileInfo, IndexError, IndexStats, Progress, SnapshotIndex, Stage, dense,
+    stop_if_cancelled,
 };
 use crate::analysis::{Chunk, FileAnalysis, Language};
 use crate::cache::{
@@ -57,6 +66,12 @@ pub(crate) struct Build<'e> {
     started: Instant,
     diagnostics: Vec<Diagnostic>,
     stats: IndexStats,
+}
+
+/// What step [`Build::walk`] listed: the files, and the stamps a refresh compares.
+pub(crate) struct Listing {
+    pub(crate) files: Vec<FileEntry>,
+    pub(crate) tree: TreeState,
 }
 
 /// What step [`Build::read`] learnt about a text file.
@@ -94,13 +109,14 @@ pub(crate) struct ChunkTable {
     pub(crate) ids: HashMap<u64, u32>,
 }
 
-enum ReadOutcome {
+/// What [`Engine::read_one`] made of one listed file (with whether the manifest answered).
+pub(super) enum ReadOutcome {
     Text(TextFile, Option<Diagnostic>, bool),
     Binary(FileEntry, Diagnostic, bool),
     Skipped(Diagnostic),
 }
 
-fn ms_since(start: Instant) -> f64 {
+pub(super) fn ms_since(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1000.0
 }
 
@@ -154,38 +170,42 @@ impl<'e> Build<'e> {
 
     /// The whole open, step by step.
     pub(crate) fn run(mut self) -> Result<SnapshotIndex, IndexError> {
-        let walked = self.walk()?;
+        let Listing { files, tree } = self.walk()?;
+        stop_if_cancelled(self.progress)?;
         let manifest = self.manifest();
-        let read = self.read(walked, manifest.as_ref());
-        let pool = self.pool(&read, manifest.as_ref())?;
-        let mut files = self.analyse(&pool, read.text)?;
-        let table = ChunkTable::new(&pool, &files)?;
-        let view = self.lexical(&pool, &mut files, &table)?;
-        self.write_manifest(manifest.as_ref(), &files, &read.binary, &pool);
-        Ok(self.finish(files, table, view))
+        let read = self.read(files, manifest.as_ref());
+        stop_if_cancelled(self.progress)?;
+        self.run_from(tree, manifest, read)
     }
 
-    /// The steps after [`Build::read`] (for tests that run the first ones alone).
-    #[cfg(test)]
-    fn run_from(mut self, read: ReadFiles) -> Result<SnapshotIndex, IndexError> {
-        let manifest = self.manifest();
+    /// The steps after [`Build::read`] (tests run the first ones alone).
+    fn run_from(
+        mut self,
+        tree: TreeState,
+        manifest: Option<RootManifest>,
+        read: ReadFiles,
+    ) -> Result<SnapshotIndex, IndexError> {
         let pool = self.pool(&read, manifest.as_ref())?;
         let mut files = self.analyse(&pool, read.text)?;
-        let table = ChunkTable::new(&pool, &files)?;
+        let table = ChunkTable::of(&pool, &files)?;
         let view = self.lexical(&pool, &mut files, &table)?;
         self.write_manifest(manifest.as_ref(), &files, &read.binary, &pool);
-        Ok(self.finish(files, table, view))
+        Ok(self.finish(files, table, view, tree))
     }
 
     /// Step 1: the files of the tree, in path order.
-    pub(crate) fn walk(&mut self) -> Result<Vec<FileEntry>, IndexError> {
+    pub(crate) fn walk(&mut self) -> Result<Listing, IndexError> {
         let t = Instant::now();
         self.progress.report(Stage::Walk, 0, 0);
-        let walked = crate::scan::walk(&self.root, &self.engine.config.scan)?;
+        let mut walked = crate::scan::walk(&self.root, &self.engine.config.scan)?;
+        let tree = TreeState::new(&mut walked);
         self.diagnostics.extend(walked.diagnostics);
         self.stats.ignored = walked.ignored;
         self.stats.timings_ms.walk = ms_since(t);
-        Ok(walked.files)
+        Ok(Listing {
+            files: walked.files,
+            tree,
+        })
     }
 
     /// Step 2: the root's manifest from the last open (a damaged one counts as invalid).
@@ -277,6 +297,7 @@ impl<'e> Build<'e> {
         let analysed: Vec<Result<(TextFile, StoredAnalysis, bool), IndexError>> = text_files
             .into_par_iter()
             .map(|mut file| {
+                stop_if_cancelled(self.progress)?;
                 let key = FileKey::new(&file.entry.path, &file.content_hash);
                 let cached = match packs.get(&key) {
                     Lookup::Hit(stored)
@@ -294,12 +315,7 @@ impl<'e> Build<'e> {
                     Some(stored) => (file, stored, true),
                     None => {
                         engine.ensure_text(&mut file, true)?;
-                        let stored = analyse_text(
-                            &file.entry.path,
-                            file.language,
-                            file.text.as_deref().unwrap_or(""),
-                            &engine.config.analyze,
-                        );
+                        let stored = analyse_text(&file, &engine.config.analyze);
                         (file, stored, false)
                     }
                 };
@@ -318,11 +334,8 @@ impl<'e> Build<'e> {
                 computed.push(files.len());
             }
             if stored.analysis.has_syntax_errors {
-                self.diagnostics.push(Diagnostic {
-                    path: file.entry.path.clone(),
-                    kind: DiagnosticKind::SyntaxErrors,
-                    message: "syntax errors; chunks may be coarse".into(),
-                });
+                self.diagnostics
+                    .push(Diagnostic::syntax_errors(&file.entry.path));
             }
             files.push((file, stored));
         }
@@ -420,9 +433,7 @@ impl<'e> Build<'e> {
         binary: &[FileEntry],
         pool: &ChosenPool,
     ) {
-        let written_at_ns = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as i64);
+        let written_at_ns = crate::scan::now_ns();
         let mut manifest_files: Vec<ManifestFile> = files
             .iter()
             .map(|(f, _)| ManifestFile {
@@ -462,41 +473,27 @@ impl<'e> Build<'e> {
         files: Vec<AnalysedFile>,
         table: ChunkTable,
         view: PoolView,
+        tree: TreeState,
     ) -> SnapshotIndex {
-        let stats = &mut self.stats;
         self.diagnostics
             .sort_by(|a, b| a.path.cmp(&b.path).then(a.kind.cmp(&b.kind)));
-        for diagnostic in &self.diagnostics {
-            *stats
-                .diagnostics_by_kind
-                .entry(kind_name(diagnostic.kind))
-                .or_default() += 1;
-        }
         let mut infos = Vec::with_capacity(files.len());
         let mut analyses = Vec::with_capacity(files.len());
         let mut by_path = HashMap::with_capacity(files.len());
         for (i, (file, stored)) in files.into_iter().enumerate() {
-            let analysis = stored.analysis;
-            let language_name = file
-                .language
-                .map_or("text".to_string(), |l| kind_name(l).to_string());
-            *stats.files_by_language.entry(language_name).or_default() += 1;
-            stats.bytes += file.entry.stamp.size;
-            stats.lines += u64::from(analysis.line_count);
-            stats.chunks += analysis.chunks.len();
-            stats.definitions += analysis.definitions.len();
             by_path.insert(file.entry.path.clone(), i as u32);
             infos.push(FileInfo {
                 path: file.entry.path,
                 language: file.language,
                 size: file.entry.stamp.size,
-                line_count: analysis.line_count,
+                line_count: stored.analysis.line_count,
                 content_hash: file.content_hash,
             });
-            analyses.push(analysis);
+            analyses.push(Arc::new(stored.analysis));
         }
-        stats.files = infos.len();
-        stats.timings_ms.total = ms_since(self.started);
+        self.stats
+            .count_contents(&infos, &analyses, &self.diagnostics);
+        self.stats.timings_ms.total = ms_since(self.started);
         let total_chunks = table.keys.len() as u32;
         SnapshotIndex {
             root: self.root,
@@ -514,28 +511,75 @@ impl<'e> Build<'e> {
             dense: dense::DenseSlot::new(self.engine.dense.clone()),
             diagnostics: self.diagnostics,
             stats: self.stats,
+            tree,
+        }
+    }
+}
+
+impl IndexStats {
+    /// Sets the content counts (files, bytes, lines, chunks, definitions, by language, and
+    /// diagnostics by kind) from an index's contents.
+    pub(super) fn count_contents(
+        &mut self,
+        files: &[FileInfo],
+        analyses: &[Arc<FileAnalysis>],
+        diagnostics: &[Diagnostic],
+    ) {
+        self.files = files.len();
+        self.files_by_language.clear();
+        self.diagnostics_by_kind.clear();
+        (self.bytes, self.lines, self.chunks, self.definitions) = (0, 0, 0, 0);
+        for (file, analysis) in files.iter().zip(analyses) {
+            let language_name = file
+                .language
+                .map_or("text".to_string(), |l| kind_name(l).to_string());
+            *self.files_by_language.entry(language_name).or_default() += 1;
+            self.bytes += file.size;
+            self.lines += u64::from(analysis.line_count);
+            self.chunks += analysis.chunks.len();
+            self.definitions += analysis.definitions.len();
+        }
+        for diagnostic in diagnostics {
+            *self
+                .diagnostics_by_kind
+                .entry(kind_name(diagnostic.kind))
+                .or_default() += 1;
         }
     }
 }
 
 impl ChunkTable {
-    /// Step 6: chunk ids for the chunks of `files`, in order. Two chunks with the same 64-bit key
-    /// would make the snapshot's documents ambiguous: that is an error, never a silent merge.
-    pub(crate) fn new(pool: &ChosenPool, files: &[AnalysedFile]) -> Result<ChunkTable, IndexError> {
+    /// Step 6: chunk ids for the chunks of the analysed `files` of `pool`, in order.
+    pub(crate) fn of(pool: &ChosenPool, files: &[AnalysedFile]) -> Result<ChunkTable, IndexError> {
+        ChunkTable::new(
+            files
+                .iter()
+                .map(|(file, stored)| (file.entry.path.as_str(), stored.chunk_keys.as_slice())),
+            pool.pool.dir(),
+        )
+    }
+
+    /// Chunk ids for `files` (path, chunk keys), in order. Two chunks with the same 64-bit key
+    /// would make the snapshot's documents ambiguous: that is an error naming the pool at
+    /// `pool_dir`, never a silent merge.
+    pub(crate) fn new<'f>(
+        files: impl ExactSizeIterator<Item = (&'f str, &'f [u64])>,
+        pool_dir: &Path,
+    ) -> Result<ChunkTable, IndexError> {
         let mut table = ChunkTable {
             first_chunk: Vec::with_capacity(files.len()),
             keys: Vec::new(),
             ids: HashMap::new(),
         };
-        for (file, stored) in files {
+        for (path, keys) in files {
             table.first_chunk.push(table.keys.len() as u32);
-            for &key in &stored.chunk_keys {
+            for &key in keys {
                 let id = table.keys.len() as u32;
                 table.keys.push(key);
                 if key != NO_DOCUMENT && table.ids.insert(key, id).is_some() {
                     return Err(LexicalError::Corrupt {
-                        path: pool.pool.dir().display().to_string(),
-                        message: format!("64-bit chunk key collision in {}", file.entry.path),
+                        path: pool_dir.display().to_string(),
+                        message: format!("64-bit chunk key collision in {path}"),
                     }
                     .into());
                 }
@@ -545,15 +589,14 @@ impl ChunkTable {
     }
 }
 
-/// The analysis of one file's text and its chunks' lexical keys.
-fn analyse_text(
-    path: &str,
-    language: Option<Language>,
-    text: &str,
+/// The analysis of a file read in this open (its text in hand) and its chunks' lexical keys.
+pub(super) fn analyse_text(
+    file: &TextFile,
     options: &crate::lang::AnalyzeOptions,
 ) -> StoredAnalysis {
+    let (path, text) = (file.entry.path.as_str(), file.text.as_deref().unwrap_or(""));
     let lines = LineIndex::new(text);
-    let analysis = crate::lang::analyze_with_lines(path, language, text, &lines, options);
+    let analysis = crate::lang::analyze_with_lines(path, file.language, text, &lines, options);
     let chunk_keys = chunk_keys(path, text, &lines, &analysis);
     StoredAnalysis {
         analysis,
@@ -568,7 +611,12 @@ fn cache_error(path: &Path) -> impl FnOnce(std::io::Error) -> IndexError {
 
 /// The steps' work that needs the engine's configuration and its open pools.
 impl Engine {
-    fn read_one(&self, entry: FileEntry, manifest: Option<&RootManifest>) -> ReadOutcome {
+    /// Step 3 for one file: trusted from the manifest when its stamp matches, else read.
+    pub(super) fn read_one(
+        &self,
+        entry: FileEntry,
+        manifest: Option<&RootManifest>,
+    ) -> ReadOutcome {
         if let Some(known) = manifest.and_then(|m| m.unchanged(&entry.path, &entry.stamp)) {
             if known.binary {
                 let diagnostic = Diagnostic::binary(&entry.path);
@@ -699,7 +747,7 @@ impl Engine {
 
     /// Opens pool `id` (once per engine), verifying its checksums when configured; a pool that
     /// fails to open or verify is deleted and recreated empty, under its lock.
-    fn open_pool(
+    pub(super) fn open_pool(
         &self,
         id: &str,
         cache_stats: &mut CacheStats,
@@ -787,7 +835,7 @@ impl Engine {
     }
 
     /// Adds the chunks whose keys are `missing` to the pool.
-    fn index_chunks(
+    pub(super) fn index_chunks(
         &self,
         pool: &LexicalPool,
         files: &mut [(TextFile, StoredAnalysis)],
@@ -812,6 +860,8 @@ impl Engine {
         let mut done = 0u64;
         // Batches bound the memory of prepared documents.
         for batch in wanted.chunks(256) {
+            // Dropping the writer uncommitted leaves the pool as it was.
+            stop_if_cancelled(progress)?;
             let docs: Vec<PreparedChunkDoc> = batch
                 .par_iter()
                 .flat_map_iter(|&i| {
@@ -823,6 +873,7 @@ impl Engine {
             done += writer.add(&borrowed)?;
             progress.report(Stage::Index, done, total);
         }
+        stop_if_cancelled(progress)?;
         Ok(writer.commit()?)
     }
 }
@@ -1023,19 +1074,19 @@ mod tests {
         );
         let engine = engine(cache.path());
         let mut first = Build::new(&engine, repo.path(), &super::super::NoProgress).unwrap();
-        let walked = first.walk().unwrap();
-        assert_eq!(walked.len(), 3);
+        let Listing { files, tree } = first.walk().unwrap();
+        assert_eq!(files.len(), 3);
         assert!(first.manifest().is_none());
-        let read = first.read(walked, None);
+        let read = first.read(files, None);
         assert_eq!((read.text.len(), read.binary.len()), (2, 1));
         assert_eq!(first.stats.cache.files_read, 3);
         assert!(read.text.iter().all(|f| f.text.is_some()));
         // The rest of the steps write the manifest.
-        let index = first.run_from(read).unwrap();
+        let index = first.run_from(tree, None, read).unwrap();
         assert_eq!(index.files().len(), 2);
 
         let mut second = Build::new(&engine, repo.path(), &super::super::NoProgress).unwrap();
-        let walked = second.walk().unwrap();
+        let walked = second.walk().unwrap().files;
         let manifest = second.manifest().expect("written by the first open");
         let read = second.read(walked, Some(&manifest));
         assert_eq!(second.stats.cache.stat_fast_path, 3);
@@ -1081,7 +1132,7 @@ mod tests {
             analysed("a.py", &[7, NO_DOCUMENT, 9]),
             analysed("b.py", &[11]),
         ];
-        let table = ChunkTable::new(&pool, &files).unwrap();
+        let table = ChunkTable::of(&pool, &files).unwrap();
         assert_eq!(table.first_chunk, [0, 3]);
         assert_eq!(table.keys, [7, NO_DOCUMENT, 9, 11]);
         let mut ids: Vec<(u64, u32)> = table.ids.into_iter().collect();
@@ -1089,7 +1140,7 @@ mod tests {
         assert_eq!(ids, [(7, 0), (9, 2), (11, 3)]);
 
         let colliding = [analysed("a.py", &[7]), analysed("b.py", &[7])];
-        let error = ChunkTable::new(&pool, &colliding)
+        let error = ChunkTable::of(&pool, &colliding)
             .err()
             .expect("a collision");
         assert!(error.to_string().contains("collision in b.py"), "{error}");

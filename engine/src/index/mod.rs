@@ -8,6 +8,8 @@
 //! - [`types`]: the API's plain data (hits, filters, statistics).
 //! - [`dense`]: dense search, another lazily built member of [`SnapshotIndex`] next to the graph:
 //!   the engine's model is opened on the first dense call, vectors are cached by chunk key.
+//! - [`refresh`]: [`Engine::refresh`] brings an open index up to date with its tree, re-reading
+//!   and re-analysing only what changed, with the build's own steps.
 //!
 //! A [`SnapshotIndex`] is immutable, `Send + Sync` and meant to be shared as `Arc`. File text is
 //! read from the snapshot directory on demand ([`SnapshotIndex::read_lines`], `grep`), so the
@@ -19,6 +21,7 @@
 
 mod build;
 pub mod dense;
+pub mod refresh;
 mod snapshot;
 mod types;
 
@@ -26,6 +29,7 @@ pub use crate::lang::AnalyzeOptions;
 pub use dense::{
     CandidateRegion, DenseBuildReport, DenseConfig, DenseMode, DenseQuery, DenseResult, DenseStatus,
 };
+pub use refresh::{Refresh, RefreshReport};
 pub use types::{
     CacheStats, ChunkHit, DefinitionHit, FileInfo, GREP_LINE_MAX, GrepHit, IndexStats, PoolStats,
     SearchFilters, Timings,
@@ -103,6 +107,8 @@ pub enum IndexError {
     Regex(#[from] regex::Error),
     #[error(transparent)]
     Dense(#[from] crate::dense::DenseError),
+    #[error("cancelled")]
+    Cancelled,
     #[error(
         "no full dense index for {root}: {missing} of {chunks} chunks have no vector yet; run `swex index --dense --repo {root}` (or search in rerank mode)"
     )]
@@ -131,6 +137,22 @@ pub enum Stage {
 /// Receives progress of long work; called from worker threads.
 pub trait Progress: Send + Sync {
     fn report(&self, stage: Stage, done: u64, total: u64);
+
+    /// Whether the work should stop. [`Engine::open`] and [`Engine::refresh`] ask between steps
+    /// and batches and then fail with [`IndexError::Cancelled`]; the cache stays consistent
+    /// (what was not committed is simply not there).
+    fn is_cancelled(&self) -> bool {
+        false
+    }
+}
+
+/// [`IndexError::Cancelled`] once `progress` asks to stop.
+fn stop_if_cancelled(progress: &dyn Progress) -> Result<(), IndexError> {
+    if progress.is_cancelled() {
+        Err(IndexError::Cancelled)
+    } else {
+        Ok(())
+    }
 }
 
 /// Ignores progress.
@@ -145,6 +167,8 @@ pub struct Engine {
     config: EngineConfig,
     layout: CacheLayout,
     pools: Mutex<HashMap<String, Arc<LexicalPool>>>,
+    /// Per pool, the in-memory overlay that refreshes add their chunks to.
+    overlays: refresh::Overlays,
     dense: Arc<dense::DenseRuntime>,
 }
 
@@ -153,7 +177,8 @@ pub struct SnapshotIndex {
     root: PathBuf,
     files: Vec<FileInfo>,
     by_path: HashMap<String, u32>,
-    analyses: Vec<FileAnalysis>,
+    /// Shared with the indexes [`Engine::refresh`] makes from this one.
+    analyses: Vec<Arc<FileAnalysis>>,
     /// First chunk id of each file; chunk ids are dense, in file order then chunk order.
     first_chunk: Vec<u32>,
     /// Lexical key of every chunk ([`NO_DOCUMENT`] for blank ones), by chunk id.
@@ -173,6 +198,8 @@ pub struct SnapshotIndex {
     dense: dense::DenseSlot,
     diagnostics: Vec<Diagnostic>,
     stats: IndexStats,
+    /// What the tree looked like when it was listed, for [`Engine::refresh`].
+    tree: refresh::TreeState,
 }
 
 impl Engine {
@@ -184,6 +211,7 @@ impl Engine {
             config,
             layout,
             pools: Mutex::new(HashMap::new()),
+            overlays: refresh::Overlays::default(),
         }
     }
 
@@ -194,6 +222,7 @@ impl Engine {
             config,
             layout,
             pools: Mutex::new(HashMap::new()),
+            overlays: refresh::Overlays::default(),
         }
     }
 

@@ -42,7 +42,7 @@ impl SnapshotIndex {
 
     /// The analysis of an indexed file.
     pub fn analysis(&self, path: &str) -> Option<&FileAnalysis> {
-        self.by_path.get(path).map(|&i| &self.analyses[i as usize])
+        self.by_path.get(path).map(|&i| &*self.analyses[i as usize])
     }
 
     /// The chunks of an indexed file (ordered, covering every line).
@@ -153,18 +153,7 @@ impl SnapshotIndex {
             .search(query, &self.lexical_config, limit, &accept)?;
         Ok(hits
             .into_iter()
-            .filter_map(|(chunk_id, score)| {
-                let (path, chunk) = self.chunk(chunk_id)?;
-                Some(ChunkHit {
-                    path: path.to_string(),
-                    start: chunk.start,
-                    end: chunk.end,
-                    kind: chunk.kind,
-                    name: chunk.name.clone(),
-                    score,
-                    chunk_id,
-                })
-            })
+            .filter_map(|(chunk_id, score)| self.chunk_hit(chunk_id, score))
             .collect())
     }
 
@@ -191,6 +180,20 @@ impl SnapshotIndex {
         self.lexical_search(&query, limit, filters)
     }
 
+    /// The hit of chunk `chunk_id` with `score` (lexical and dense search).
+    pub(super) fn chunk_hit(&self, chunk_id: u32, score: f32) -> Option<ChunkHit> {
+        let (path, chunk) = self.chunk(chunk_id)?;
+        Some(ChunkHit {
+            path: path.to_string(),
+            start: chunk.start,
+            end: chunk.end,
+            kind: chunk.kind,
+            name: chunk.name.clone(),
+            score,
+            chunk_id,
+        })
+    }
+
     /// The code graph of the snapshot (built on first call, then shared).
     pub fn graph(&self) -> &CodeGraph {
         self.graph.get_or_init(|| {
@@ -198,7 +201,7 @@ impl SnapshotIndex {
                 .files
                 .iter()
                 .zip(&self.analyses)
-                .map(|(f, a)| (f.path.as_str(), a))
+                .map(|(f, a)| (f.path.as_str(), &**a))
                 .collect();
             CodeGraph::build(&files)
         })

@@ -15,6 +15,12 @@
 //!
 //! Writers must hold the pool's write lock (the caller's job, see [`crate::cache`]); documents are
 //! never deleted (old snapshots still use them), and commits are atomic (tantivy's `meta.json`).
+//!
+//! A pool can also live in memory ([`LexicalPool::in_memory`]): a process that refreshes an open
+//! index after each edit keeps the few new chunks there, since a commit on disk costs tens of
+//! milliseconds of syncing. A view can span a pool on disk and such an overlay
+//! ([`LexicalPool::view_with`]); statistics and scores are those of the snapshot's documents
+//! wherever they live.
 
 use super::tokenizer::{
     CJK_TOKENIZER, CODE_TOKENIZER, CjkTokenizer, CodeTokenizer, count_cjk_bigrams, count_tokens,
@@ -139,6 +145,40 @@ pub struct LexicalPool {
 }
 
 impl LexicalPool {
+    /// An empty pool in memory, gone with the process (no locks: the process is its only user).
+    pub fn in_memory() -> Result<LexicalPool, LexicalError> {
+        let (schema, fields) = schema();
+        LexicalPool::with_index(
+            PathBuf::from("(memory)"),
+            Index::create_in_ram(schema),
+            fields,
+        )
+    }
+
+    /// A pool over an opened index: registers the tokenizer and opens the reader.
+    fn with_index(dir: PathBuf, index: Index, fields: Fields) -> Result<LexicalPool, LexicalError> {
+        index
+            .tokenizers()
+            .register(CODE_TOKENIZER, TextAnalyzer::from(CodeTokenizer::default()));
+        index
+            .tokenizers()
+            .register(CJK_TOKENIZER, TextAnalyzer::from(CjkTokenizer::default()));
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|source| LexicalError::Tantivy {
+                path: dir.display().to_string(),
+                source,
+            })?;
+        Ok(LexicalPool {
+            dir,
+            index,
+            reader,
+            fields,
+        })
+    }
+
     /// Opens the pool in `dir`, creating an empty one if `dir` holds none. A pool whose schema is
     /// not this version's is reported as [`LexicalError::Corrupt`].
     pub fn open_or_create(dir: &Path) -> Result<LexicalPool, LexicalError> {
@@ -163,23 +203,7 @@ impl LexicalPool {
                 message: "schema differs from this version's".into(),
             });
         }
-        index
-            .tokenizers()
-            .register(CODE_TOKENIZER, TextAnalyzer::from(CodeTokenizer::default()));
-        index
-            .tokenizers()
-            .register(CJK_TOKENIZER, TextAnalyzer::from(CjkTokenizer::default()));
-        let reader = index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(tantivy_err)?;
-        Ok(LexicalPool {
-            dir: dir.to_path_buf(),
-            index,
-            reader,
-            fields,
-        })
+        LexicalPool::with_index(dir.to_path_buf(), index, fields)
     }
 
     pub fn dir(&self) -> &Path {
@@ -269,9 +293,16 @@ impl LexicalPool {
     /// The view of one snapshot: `chunks` maps the key of each of the snapshot's chunks to its
     /// chunk id. Keys the pool lacks are listed by [`PoolView::missing_chunks`].
     pub fn view(&self, chunks: &HashMap<u64, u32>) -> Result<PoolView, LexicalError> {
-        let searcher = self.reader.searcher();
-        let mut doc_chunk = Vec::with_capacity(searcher.segment_readers().len());
-        let mut full_segments = Vec::new();
+        self.view_with(chunks, None)
+    }
+
+    /// [`LexicalPool::view`] over this pool and an `overlay` (an in-memory pool): a chunk is
+    /// taken from the first that has it.
+    pub fn view_with(
+        &self,
+        chunks: &HashMap<u64, u32>,
+        overlay: Option<&LexicalPool>,
+    ) -> Result<PoolView, LexicalError> {
         let mut found = vec![
             false;
             chunks
@@ -282,42 +313,53 @@ impl LexicalPool {
         ];
         let mut num_docs = 0u64;
         let mut total_tokens = [0u64; 4];
-        for segment in searcher.segment_readers() {
-            let fast = segment.fast_fields();
-            let column = |name: &str| fast.u64(name).map_err(|e| self.tantivy_err(e));
-            let keys = column(FIELD_NAMES[0])?;
-            let token_columns = [
-                column(FIELD_NAMES[4])?,
-                column(FIELD_NAMES[5])?,
-                column(FIELD_NAMES[6])?,
-                column(FIELD_NAMES[8])?,
-            ];
-            let mut map = vec![NOT_IN_SNAPSHOT; segment.max_doc() as usize];
-            let mut mapped = 0u32;
-            for doc in 0..segment.max_doc() {
-                let Some(key) = keys.first(doc) else {
-                    return Err(LexicalError::Corrupt {
-                        path: self.dir.display().to_string(),
-                        message: format!("document {doc} lacks its chunk key"),
-                    });
-                };
-                let Some(&chunk_id) = chunks.get(&key) else {
-                    continue;
-                };
-                // A chunk indexed twice (concurrent writers never do it under the pool lock, but
-                // the view must not count it twice if it happened).
-                if std::mem::replace(&mut found[chunk_id as usize], true) {
-                    continue;
+        let mut parts = Vec::new();
+        for pool in std::iter::once(self).chain(overlay) {
+            let searcher = pool.reader.searcher();
+            let mut doc_chunk = Vec::with_capacity(searcher.segment_readers().len());
+            let mut full_segments = Vec::new();
+            for segment in searcher.segment_readers() {
+                let fast = segment.fast_fields();
+                let column = |name: &str| fast.u64(name).map_err(|e| pool.tantivy_err(e));
+                let keys = column(FIELD_NAMES[0])?;
+                let token_columns = [
+                    column(FIELD_NAMES[4])?,
+                    column(FIELD_NAMES[5])?,
+                    column(FIELD_NAMES[6])?,
+                    column(FIELD_NAMES[8])?,
+                ];
+                let mut map = vec![NOT_IN_SNAPSHOT; segment.max_doc() as usize];
+                let mut mapped = 0u32;
+                for doc in 0..segment.max_doc() {
+                    let Some(key) = keys.first(doc) else {
+                        return Err(LexicalError::Corrupt {
+                            path: pool.dir.display().to_string(),
+                            message: format!("document {doc} lacks its chunk key"),
+                        });
+                    };
+                    let Some(&chunk_id) = chunks.get(&key) else {
+                        continue;
+                    };
+                    // A chunk indexed twice (concurrent writers never do it under the pool lock,
+                    // but the view must not count it twice if it happened).
+                    if std::mem::replace(&mut found[chunk_id as usize], true) {
+                        continue;
+                    }
+                    map[doc as usize] = chunk_id;
+                    mapped += 1;
+                    num_docs += 1;
+                    for (total, column) in total_tokens.iter_mut().zip(&token_columns) {
+                        *total += column.first(doc).unwrap_or(0);
+                    }
                 }
-                map[doc as usize] = chunk_id;
-                mapped += 1;
-                num_docs += 1;
-                for (total, column) in total_tokens.iter_mut().zip(&token_columns) {
-                    *total += column.first(doc).unwrap_or(0);
-                }
+                full_segments.push(mapped == segment.max_doc());
+                doc_chunk.push(map);
             }
-            full_segments.push(mapped == segment.max_doc());
-            doc_chunk.push(map);
+            parts.push(ViewPart {
+                searcher,
+                doc_chunk,
+                full_segments,
+            });
         }
         let mut missing: Vec<u64> = chunks
             .iter()
@@ -326,10 +368,8 @@ impl LexicalPool {
             .collect();
         missing.sort_unstable();
         Ok(PoolView {
-            searcher,
+            parts,
             fields: self.fields,
-            doc_chunk,
-            full_segments,
             num_docs,
             total_tokens,
             doc_freqs: Mutex::new(HashMap::new()),
@@ -428,21 +468,27 @@ impl PoolWriter<'_> {
     }
 }
 
-/// One snapshot's view of a pool. Cheap to query from many threads.
+/// One snapshot's view of a pool (and of an overlay). Cheap to query from many threads.
 pub struct PoolView {
-    searcher: Searcher,
+    /// The pool, then the overlay if any.
+    parts: Vec<ViewPart>,
     fields: Fields,
-    /// Per segment: document → snapshot chunk id, or [`NOT_IN_SNAPSHOT`].
-    doc_chunk: Vec<Vec<u32>>,
-    /// Per segment: every document belongs to the snapshot (document frequencies come straight
-    /// from the term dictionary).
-    full_segments: Vec<bool>,
     num_docs: u64,
     /// Exact token totals of the snapshot's documents: path, symbols, body, CJK bigrams.
     total_tokens: [u64; 4],
     doc_freqs: Mutex<HashMap<Term, u64>>,
     missing: Vec<u64>,
     dir: PathBuf,
+}
+
+/// The documents one index contributes to a view.
+struct ViewPart {
+    searcher: Searcher,
+    /// Per segment: document → snapshot chunk id, or [`NOT_IN_SNAPSHOT`].
+    doc_chunk: Vec<Vec<u32>>,
+    /// Per segment: every document belongs to the snapshot (document frequencies come straight
+    /// from the term dictionary).
+    full_segments: Vec<bool>,
 }
 
 impl PoolView {
@@ -468,22 +514,25 @@ impl PoolView {
             return Ok(n);
         }
         let mut n = 0u64;
-        for (ord, segment) in self.searcher.segment_readers().iter().enumerate() {
-            let inverted = segment.inverted_index(term.field())?;
-            if self.full_segments[ord] {
-                n += u64::from(inverted.doc_freq(term)?);
-                continue;
-            }
-            let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::Basic)? else {
-                continue;
-            };
-            let map = &self.doc_chunk[ord];
-            let mut doc = postings.doc();
-            while doc != TERMINATED {
-                if map[doc as usize] != NOT_IN_SNAPSHOT {
-                    n += 1;
+        for part in &self.parts {
+            for (ord, segment) in part.searcher.segment_readers().iter().enumerate() {
+                let inverted = segment.inverted_index(term.field())?;
+                if part.full_segments[ord] {
+                    n += u64::from(inverted.doc_freq(term)?);
+                    continue;
                 }
-                doc = postings.advance();
+                let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::Basic)?
+                else {
+                    continue;
+                };
+                let map = &part.doc_chunk[ord];
+                let mut doc = postings.doc();
+                while doc != TERMINATED {
+                    if map[doc as usize] != NOT_IN_SNAPSHOT {
+                        n += 1;
+                    }
+                    doc = postings.advance();
+                }
             }
         }
         self.doc_freqs
@@ -499,7 +548,11 @@ impl PoolView {
     pub fn body_postings(&self, token: &str) -> Result<Vec<(u32, u32)>, LexicalError> {
         let term = Term::from_field_text(self.fields.body, token);
         let mut out = Vec::new();
-        for (ord, segment) in self.searcher.segment_readers().iter().enumerate() {
+        let segments = self
+            .parts
+            .iter()
+            .flat_map(|part| part.searcher.segment_readers().iter().zip(&part.doc_chunk));
+        for (segment, map) in segments {
             let inverted = segment
                 .inverted_index(self.fields.body)
                 .map_err(|e| self.tantivy_err(e))?;
@@ -509,7 +562,6 @@ impl PoolView {
             else {
                 continue;
             };
-            let map = &self.doc_chunk[ord];
             let mut doc = postings.doc();
             while doc != TERMINATED {
                 let chunk = map[doc as usize];
@@ -540,7 +592,11 @@ impl PoolView {
                 break;
             }
         }
-        for segment in self.searcher.segment_readers() {
+        let segments = self
+            .parts
+            .iter()
+            .flat_map(|part| part.searcher.segment_readers());
+        for segment in segments {
             let inverted = segment
                 .inverted_index(self.fields.body)
                 .map_err(|e| self.tantivy_err(e))?;
@@ -619,10 +675,11 @@ impl PoolView {
         }
         let boolean = BooleanQuery::new(clauses);
         let stats = SnapshotStatistics { view: self };
+        // Every statistic comes from `stats`, so one weight scores the segments of every part.
         let weight = boolean
             .weight(EnableScoring::enabled_from_statistics_provider(
                 &stats,
-                &self.searcher,
+                &self.parts[0].searcher,
             ))
             .map_err(|e| self.tantivy_err(e))?;
         // Min-heap of the best hits so far (its top is the worst of them). The union is scored
@@ -632,8 +689,11 @@ impl PoolView {
         // Sized by what can be found, never by what was asked: a limit is the caller's number.
         let mut heap: BinaryHeap<Hit> =
             BinaryHeap::with_capacity(limit.min(self.num_docs as usize) + 1);
-        for (ord, segment) in self.searcher.segment_readers().iter().enumerate() {
-            let map = &self.doc_chunk[ord];
+        let segments = self
+            .parts
+            .iter()
+            .flat_map(|part| part.searcher.segment_readers().iter().zip(&part.doc_chunk));
+        for (segment, map) in segments {
             weight
                 .for_each(segment, &mut |doc: DocId, score| {
                     let chunk = map[doc as usize];

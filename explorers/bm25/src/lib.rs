@@ -17,7 +17,7 @@ use serde::Deserialize;
 use std::ffi::CStr;
 use swex_plugin::types::SearchArgs;
 use swex_plugin::{Explorer, ExplorerError, Request, Response, Services, parse_config};
-use swex_rankkit::{BlankLines, Ranked, select_regions};
+use swex_rankkit::{BlankLines, Ranked, select_regions_within};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -67,10 +67,11 @@ impl Explorer for Bm25 {
         })?;
         let ranked: Vec<Ranked> = hits.iter().map(|h| Ranked::from_hit(h, "BM25")).collect();
         let mut blank = BlankLines::new(services);
-        Ok(Response::new(select_regions(
+        Ok(Response::new(select_regions_within(
             &ranked,
             request.top_k,
             None,
+            request.line_budget,
             &mut |path, from, to| blank.check(path, from, to),
         )))
     }

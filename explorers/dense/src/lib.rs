@@ -21,7 +21,7 @@ use serde::Deserialize;
 use std::ffi::CStr;
 use swex_plugin::types::{DenseMode, DenseSearchArgs};
 use swex_plugin::{Explorer, ExplorerError, Request, Response, Services, parse_config};
-use swex_rankkit::{BlankLines, Ranked, dense_note, select_regions};
+use swex_rankkit::{BlankLines, Ranked, dense_note, select_regions_within};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -89,10 +89,11 @@ impl Explorer for Dense {
             .map(|hit| Ranked::from_hit(hit, "dense"))
             .collect();
         let mut blank = BlankLines::new(services);
-        let mut response = Response::new(select_regions(
+        let mut response = Response::new(select_regions_within(
             &ranked,
             request.top_k,
             self.config.per_file,
+            request.line_budget,
             &mut |path, from, to| blank.check(path, from, to),
         ));
         response.notes.push(dense_note("dense", &result));

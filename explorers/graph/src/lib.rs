@@ -170,12 +170,23 @@ pub struct Candidate {
 }
 
 /// Picks regions best first: no overlap with a chosen region, at most `per_file` per file, at
-/// most `top_k`.
-pub fn select(candidates: &[Candidate], top_k: usize, per_file: usize) -> Vec<Region> {
+/// most `top_k`, and at most `line_budget` lines in all (a candidate that does not fit is skipped
+/// for a later, shorter one).
+pub fn select(
+    candidates: &[Candidate],
+    top_k: usize,
+    per_file: usize,
+    line_budget: Option<u64>,
+) -> Vec<Region> {
     let mut chosen: Vec<&Candidate> = Vec::new();
+    let mut left = line_budget.unwrap_or(u64::MAX);
     for candidate in candidates {
         if chosen.len() == top_k {
             break;
+        }
+        let lines = u64::from(candidate.end.saturating_sub(candidate.start)) + 1;
+        if lines > left {
+            continue;
         }
         let same_file = chosen.iter().filter(|c| c.path == candidate.path);
         let mut count = 0;
@@ -187,6 +198,7 @@ pub fn select(candidates: &[Candidate], top_k: usize, per_file: usize) -> Vec<Re
         if overlaps || count >= per_file {
             continue;
         }
+        left -= lines;
         chosen.push(candidate);
     }
     chosen
@@ -414,7 +426,12 @@ impl Explorer for GraphExplorer {
             score: 0.0,
             why: format!("lexical fallback: {}", h.name.as_deref().unwrap_or("chunk")),
         }));
-        let regions = select(&candidates, request.top_k, self.config.per_file);
+        let regions = select(
+            &candidates,
+            request.top_k,
+            self.config.per_file,
+            request.line_budget,
+        );
         let mut response = Response::new(regions);
         response.notes = notes;
         Ok(response)
@@ -473,18 +490,25 @@ mod tests {
             candidate("b.py", 1, 5, 0.5),
             candidate("c.py", 1, 5, 0.4),
         ];
-        let got: Vec<(String, i64, i64)> = select(&candidates, 4, 2)
-            .into_iter()
-            .map(|r| (r.path, r.start, r.end))
-            .collect();
+        let pick = |budget| -> Vec<(String, i64, i64)> {
+            select(&candidates, 4, 2, budget)
+                .into_iter()
+                .map(|r| (r.path, r.start, r.end))
+                .collect()
+        };
         assert_eq!(
-            got,
+            pick(None),
             [
                 ("a.py".into(), 10, 50),
                 ("a.py".into(), 60, 70),
                 ("b.py".into(), 1, 5),
                 ("c.py".into(), 1, 5)
             ]
+        );
+        // 41 lines do not fit 20: the shorter candidates that do are taken instead.
+        assert_eq!(
+            pick(Some(20)),
+            [("a.py".into(), 20, 30), ("b.py".into(), 1, 5),]
         );
     }
 

@@ -30,7 +30,7 @@ use std::ffi::CStr;
 use swex_plugin::types::{DenseMode, DenseSearchArgs, SearchArgs};
 use swex_plugin::{Explorer, ExplorerError, Request, Response, Services, parse_config};
 use swex_rankkit::{
-    BlankLines, DEFAULT_RRF_K, Fusion, FusionInput, Ranked, dense_note, fuse, select_regions,
+    BlankLines, DEFAULT_RRF_K, Fusion, FusionInput, Ranked, dense_note, fuse, select_regions_within,
 };
 
 /// Candidates per list when the config does not say.
@@ -163,10 +163,11 @@ impl Explorer for Hybrid {
         );
         fused.truncate(limit);
         let mut blank = BlankLines::new(services);
-        let mut response = Response::new(select_regions(
+        let mut response = Response::new(select_regions_within(
             &fused,
             request.top_k,
             self.per_file,
+            request.line_budget,
             &mut |path, from, to| blank.check(path, from, to),
         ));
         response.notes = notes;

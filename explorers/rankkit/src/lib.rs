@@ -12,9 +12,13 @@
 //! - [`BlankLines`]: answers "are these lines blank?" from the `read_lines` service, each file
 //!   read once.
 //! - [`dense_note`]: the line an explorer adds to its notes about how dense hits were found.
+//! - [`localize`]: within-file localization (definition-level candidate spans scored by the
+//!   evidence marks they hold) and the budgeted choice between whole files and focused regions.
 //!
 //! It knows nothing about how the lists were produced (engine, services, scores' scales); it
 //! only sees ranks and scores.
+
+pub mod localize;
 
 use serde::Deserialize;
 use std::collections::HashMap;
@@ -187,23 +191,59 @@ pub fn select_regions(
     per_file: Option<usize>,
     blank: &mut dyn FnMut(&str, i64, i64) -> bool,
 ) -> Vec<Region> {
+    select_regions_within(ranked, top_k, per_file, None, blank)
+}
+
+/// [`select_regions`] within a line budget (the request's `line_budget`): a chunk that would take
+/// the regions past `line_budget` lines (as a new region, or by growing one) is skipped, so a later,
+/// shorter chunk can still use what is left. Chunk regions are explicit line ranges, so their cost
+/// is their length; `None` is no limit.
+pub fn select_regions_within(
+    ranked: &[Ranked],
+    top_k: usize,
+    per_file: Option<usize>,
+    line_budget: Option<u64>,
+    blank: &mut dyn FnMut(&str, i64, i64) -> bool,
+) -> Vec<Region> {
+    let fits = |regions: &[Region]| {
+        line_budget.is_none_or(|budget| {
+            let lines: i64 = regions.iter().map(|r| (r.end - r.start + 1).max(0)).sum();
+            lines as u64 <= budget
+        })
+    };
+    // Merges `chunk` or adds it as a region when the result fits; whether it was taken.
+    let mut take = |regions: &mut Vec<Region>, chunk: &Ranked, add: bool| -> bool {
+        let mut trial = regions.clone();
+        let merged = merge(&mut trial, chunk, blank);
+        if !merged {
+            if !add {
+                return false;
+            }
+            trial.push(region(chunk));
+        }
+        if fits(&trial) {
+            *regions = trial;
+            true
+        } else {
+            merged // a chunk whose merge does not fit is used up all the same
+        }
+    };
     let mut regions: Vec<Region> = Vec::new();
     let mut held_back: Vec<&Ranked> = Vec::new();
     for chunk in ranked {
-        if merge(&mut regions, chunk, blank) || regions.len() == top_k {
-            continue;
-        }
         let in_file = regions.iter().filter(|r| r.path == chunk.path).count();
-        if per_file.is_some_and(|cap| in_file >= cap) {
-            held_back.push(chunk);
+        let capped = per_file.is_some_and(|cap| in_file >= cap);
+        let room = regions.len() < top_k;
+        if take(&mut regions, chunk, room && !capped) || !room {
             continue;
         }
-        regions.push(region(chunk));
+        if capped {
+            held_back.push(chunk);
+        }
     }
     for chunk in held_back {
-        if !merge(&mut regions, chunk, blank) && regions.len() < top_k {
-            regions.push(region(chunk));
-        }
+        let room = regions.len() < top_k;
+        take(&mut regions, chunk, room);
     }
     regions
 }
@@ -344,6 +384,38 @@ mod tests {
             })),
             expected,
             "{ranking:?} top {top_k} per file {per_file:?}"
+        );
+    }
+
+    #[test]
+    fn a_budget_skips_chunks_that_do_not_fit_and_takes_later_shorter_ones() {
+        let ranked: Vec<Ranked> = [
+            "a.py:1-40",
+            "b.py:1-80",
+            "c.py:1-30",
+            "a.py:41-50",
+            "d.py:1-5",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| chunk(s, 100.0 - i as f64))
+        .collect();
+        let select = |budget| {
+            spans(&select_regions_within(
+                &ranked,
+                5,
+                None,
+                budget,
+                &mut |_, _, _| false,
+            ))
+        };
+        // 40, then b (80) does not fit in 75, c (30) does; a's growth by 10 would pass 75.
+        assert_eq!(select(Some(75)), ["a.py:1-40", "c.py:1-30", "d.py:1-5"]);
+        assert_eq!(select(Some(85)), ["a.py:1-50", "c.py:1-30", "d.py:1-5"]);
+        assert_eq!(select(Some(4)), Vec::<String>::new());
+        assert_eq!(
+            select(None),
+            ["a.py:1-50", "b.py:1-80", "c.py:1-30", "d.py:1-5"]
         );
     }
 

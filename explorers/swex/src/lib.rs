@@ -16,20 +16,30 @@
 
 /// The issue reading of this explorer lives with every other issue parser, in `swex-issue`.
 pub use swex_issue::ranking as issue;
+pub mod locate;
 pub mod plan;
 pub mod rank;
 
 use serde::Deserialize;
 use std::ffi::CStr;
 use swex_plugin::types::SearchArgs;
-use swex_plugin::{Explorer, ExplorerError, Request, Response, Services, parse_config};
+use swex_plugin::{
+    DEFAULT_LINE_BUDGET, Explorer, ExplorerError, Request, Response, Services, parse_config,
+};
+use swex_rankkit::localize::{PlanLimits, SpanLimits, candidate_spans, plan_regions};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SwexConfig {
     pub weights: rank::Weights,
-    /// Slot pattern of the planner (see [`plan`]).
+    /// `budget` (the default): regions localised within files and chosen for the line budget
+    /// ([`locate`], [`swex_rankkit::localize`]); `slots`: the slot pattern of [`plan`] (whole
+    /// files and focused tests, the planner before localization).
+    pub planner: Planner,
+    /// Slot pattern of the `slots` planner (see [`plan`]).
     pub plan: String,
+    /// Localization and budget planning (the `budget` planner).
+    pub locate: locate::LocateConfig,
     /// Chunk hits asked from lexical search.
     pub candidates: usize,
     /// At most this many issue identifiers are looked up as definitions.
@@ -40,20 +50,35 @@ pub struct SwexConfig {
     pub focus_fallback_lines: u32,
     /// Add the top ranked files with their features to the response notes.
     pub debug: bool,
+    /// A one-line request of at most this many words (`HttpClient`, `where is the retry backoff
+    /// computed?`) is answered by the host's ranked code search (`code_search`) instead of the
+    /// issue pipeline, when the host provides it; 0 never does.
+    pub short_query_words: usize,
 }
 
 impl Default for SwexConfig {
     fn default() -> Self {
         SwexConfig {
             weights: rank::Weights::default(),
+            planner: Planner::Budget,
             plan: "SStSS".to_owned(),
+            locate: locate::LocateConfig::default(),
             candidates: 400,
             max_identifiers: 40,
             partner_sources: 2,
             focus_fallback_lines: 60,
             debug: false,
+            short_query_words: 8,
         }
     }
+}
+
+/// Which planner turns ranked files into regions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Planner {
+    Budget,
+    Slots,
 }
 
 pub struct Swex {
@@ -61,6 +86,52 @@ pub struct Swex {
 }
 
 impl Swex {
+    /// The answer to a short query: the host's ranked code search, one span per file; `None`
+    /// for issues, or when the host has no `code_search`.
+    fn short_query(
+        &self,
+        request: &Request,
+        services: &Services<'_>,
+    ) -> Result<Option<Response>, ExplorerError> {
+        let text = request.issue.trim();
+        let words = text.split_whitespace().count();
+        if words == 0
+            || words > self.config.short_query_words
+            || text.contains('\n')
+            || !services.provides(swex_plugin::ServiceId::CodeSearch)
+        {
+            return Ok(None);
+        }
+        let args = swex_plugin::types::CodeSearchArgs {
+            query: text.to_owned(),
+            limit: request.top_k,
+            ..Default::default()
+        };
+        let result = match services.code_search(&args) {
+            Ok(result) => result,
+            Err(e) if e.is_unavailable() => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let regions = result
+            .hits
+            .iter()
+            .map(|h| {
+                swex_plugin::types::Region::new(
+                    h.path.clone(),
+                    i64::from(h.start),
+                    i64::from(h.end),
+                )
+                .with_score(h.score)
+            })
+            .collect();
+        let mut response = Response::new(regions);
+        response.notes.push(format!(
+            "short {} query: ranked code search",
+            result.query_kind
+        ));
+        Ok(Some(response))
+    }
+
     fn unavailable(e: swex_plugin::ServiceError) -> ExplorerError {
         if e.is_unavailable() {
             ExplorerError::failed(format!(
@@ -96,6 +167,9 @@ impl Explorer for Swex {
         request: &Request,
         services: &Services<'_>,
     ) -> Result<Response, ExplorerError> {
+        if let Some(response) = self.short_query(request, services)? {
+            return Ok(response);
+        }
         let config = &self.config;
         let started = std::time::Instant::now();
         let mut stages: Vec<(&str, f64)> = Vec::new();
@@ -112,6 +186,14 @@ impl Explorer for Swex {
             ))
             .map_err(Self::unavailable)?;
         lap("lexical_search");
+        let title_hits = if issue.title.trim().is_empty() {
+            Vec::new()
+        } else {
+            services
+                .lexical_search(&SearchArgs::new(issue.title.clone(), config.candidates))
+                .map_err(Self::unavailable)?
+        };
+        lap("title_search");
         let mut names: Vec<String> = issue
             .identifiers
             .iter()
@@ -139,6 +221,7 @@ impl Explorer for Swex {
                 issue: &issue,
                 files: &files,
                 hits: &hits,
+                title_hits: &title_hits,
                 definitions: &definitions,
             },
             &config.weights,
@@ -149,15 +232,65 @@ impl Explorer for Swex {
             .map(|f| f.path.clone())
             .collect();
         let tests = plan::order_tests(&ranked, &all_tests, config.partner_sources);
-        let regions = plan::plan(&plan::PlanInput {
-            ranked: &ranked,
-            tests,
-            hits: &hits,
-            top_k: request.top_k,
-            pattern: &config.plan,
-            focus_fallback_lines: config.focus_fallback_lines,
-        });
-        lap("rank_and_plan");
+        lap("rank");
+        let mut debug_notes = Vec::new();
+        let regions = match config.planner {
+            Planner::Slots => plan::plan(&plan::PlanInput {
+                ranked: &ranked,
+                tests,
+                hits: &hits,
+                top_k: request.top_k,
+                pattern: &config.plan,
+                focus_fallback_lines: config.focus_fallback_lines,
+            }),
+            Planner::Budget => {
+                let files = locate::gather(
+                    services,
+                    &locate::Inputs {
+                        issue: &issue,
+                        ranked: &ranked,
+                        tests: &tests,
+                        hits: &hits,
+                        definitions: &definitions,
+                    },
+                    &config.locate,
+                );
+                lap("locate");
+                let limits = SpanLimits {
+                    join_gap_lines: config.locate.join_gap_lines,
+                    ..SpanLimits::default()
+                };
+                let spans: Vec<_> = files.iter().map(|f| candidate_spans(f, &limits)).collect();
+                if config.debug {
+                    for (file, spans) in files.iter().zip(&spans) {
+                        debug_notes.push(
+                            serde_json::json!({
+                                "file": file.path,
+                                "lines": file.line_count,
+                                "confidence": file.confidence,
+                                "spans": spans.iter().take(8).map(|s| (s.start, s.end, s.evidence, &s.why)).collect::<Vec<_>>(),
+                            })
+                            .to_string(),
+                        );
+                    }
+                }
+                let plan = plan_regions(
+                    &files,
+                    &spans,
+                    &PlanLimits {
+                        budget: request.line_budget.unwrap_or(DEFAULT_LINE_BUDGET),
+                        top_k: request.top_k,
+                        whole_confidence: config.locate.whole_confidence,
+                        small_file_lines: config.locate.small_file_lines,
+                        lead_focus_lines: config.locate.lead_focus_lines,
+                        pointer_lines: config.locate.pointer_lines,
+                        min_confidence: config.locate.min_confidence,
+                    },
+                );
+                plan.into_iter().map(|p| p.region).collect()
+            }
+        };
+        lap("plan");
         let mut response = Response::new(regions);
         if config.debug {
             response.notes.push(
@@ -167,6 +300,31 @@ impl Explorer for Swex {
                     .collect::<Vec<_>>()
                     .join(", "),
             );
+            for f in ranked.iter().take(40) {
+                debug_notes.push(
+                    serde_json::json!({
+                        "rank_file": f.path,
+                        "score": f.score,
+                        "is_test": f.is_test,
+                        "lines": f.line_count,
+                        "lexical": f.features.lexical,
+                        "lexical_rank": f.features.lexical_rank,
+                        "symbols": f.features.symbols,
+                        "title_symbols": f.features.title_symbols,
+                        "mentions": f.features.mentions,
+                        "frames": f.features.frames,
+                        "last_frame": f.features.last_frame,
+                        "title_lexical": f.features.title_lexical,
+                        "partner_test": f.features.partner_test,
+                        "names": f.features.names,
+                        "dirs": f.features.dirs,
+                        "doc": rank::is_doc_path(&f.path),
+                        "init": f.path.ends_with("__init__.py"),
+                        "vendor": rank::is_vendored_path(&f.path),
+                    })
+                    .to_string(),
+                );
+            }
             for f in ranked.iter().take(12) {
                 response.notes.push(format!(
                     "{:.2} {} lex={:.2}@{:?} sym={:.2} men={} fr={} names={:.2} dirs={:.2} defs={:?}",
@@ -182,6 +340,7 @@ impl Explorer for Swex {
                     f.features.defined
                 ));
             }
+            response.notes.extend(debug_notes);
         }
         Ok(response)
     }

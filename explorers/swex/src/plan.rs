@@ -36,12 +36,34 @@ pub fn focus(path: &str, hits: &[SearchHit], fallback_lines: u32) -> (i64, i64, 
     }
 }
 
-/// Whether `test` is, by name, the test module of `source`.
-pub fn tests_subject(test: &str, source: &str) -> bool {
-    let subject = stem(source).trim_start_matches('_').to_ascii_lowercase();
-    if subject.len() < 2 {
-        return false;
+/// The key a source file is found by from its tests: its lowercase stem without leading or
+/// trailing underscores (`_set_output.py` → `set_output`, `k_means_.py` → `k_means`). Every
+/// `source` that [`tests_subject`] pairs with a test has a key among [`test_subject_keys`].
+pub fn subject_key(source: &str) -> String {
+    stem(source)
+        .trim_start_matches('_')
+        .to_ascii_lowercase()
+        .trim_end_matches('_')
+        .to_owned()
+}
+
+/// The subject keys a test file's name can point at (its name without the test affixes, and
+/// without a plural `s`).
+pub fn test_subject_keys(test: &str) -> Vec<String> {
+    let Some(name) = test_name_subject(test) else {
+        return Vec::new();
+    };
+    let name = name.trim_end_matches('_').to_owned();
+    let mut keys = vec![name.clone()];
+    if let Some(singular) = name.strip_suffix('s') {
+        keys.push(singular.trim_end_matches('_').to_owned());
     }
+    keys
+}
+
+/// A test file's stem without its test affixes (`test_`, `_test`, `_tests`, `_spec`, `test`),
+/// lowercase; `None` when nothing is left.
+fn test_name_subject(test: &str) -> Option<String> {
     let t = stem(test).to_ascii_lowercase();
     let t = t
         .strip_prefix("test_")
@@ -52,8 +74,19 @@ pub fn tests_subject(test: &str, source: &str) -> bool {
         .or_else(|| t.strip_prefix("test"))
         .unwrap_or("");
     let t = t.trim_start_matches('_');
-    !t.is_empty()
-        && (t == subject || t == format!("{subject}s") || subject.trim_end_matches('_') == t)
+    (!t.is_empty()).then(|| t.to_owned())
+}
+
+/// Whether `test` is, by name, the test module of `source`.
+pub fn tests_subject(test: &str, source: &str) -> bool {
+    let subject = stem(source).trim_start_matches('_').to_ascii_lowercase();
+    if subject.len() < 2 {
+        return false;
+    }
+    let Some(t) = test_name_subject(test) else {
+        return false;
+    };
+    t == subject || t == format!("{subject}s") || subject.trim_end_matches('_') == t
 }
 
 /// Orders test files: test modules of the top sources first (in source order), then by score.
@@ -202,6 +235,15 @@ mod tests {
             ),
         ] {
             assert_eq!(tests_subject(test, source), expected, "{test} ~ {source}");
+            // Every pairing is found through the subject keys.
+            if expected {
+                assert!(
+                    test_subject_keys(test).contains(&subject_key(source)),
+                    "{test} ~ {source}: {:?} vs {}",
+                    test_subject_keys(test),
+                    subject_key(source)
+                );
+            }
         }
     }
 }

@@ -44,6 +44,19 @@ like `round_price` does.\n\n```python\nfrom shop.pricing import DiscountRule\n\
 print(DiscountRule(10).apply_discount(9.99))\n```\n\nEnvironment:\n- python: 3.11.4\n- shop: 1.2.0\n";
 
 fn explore(config: serde_json::Value, top_k: usize) -> Response {
+    explore_issue(config, ISSUE, top_k, None)
+}
+
+fn explore_with_budget(config: serde_json::Value, top_k: usize, budget: Option<u64>) -> Response {
+    explore_issue(config, ISSUE, top_k, budget)
+}
+
+fn explore_issue(
+    config: serde_json::Value,
+    issue: &str,
+    top_k: usize,
+    budget: Option<u64>,
+) -> Response {
     let repo = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     for (path, text) in FILES {
@@ -59,9 +72,9 @@ fn explore(config: serde_json::Value, top_k: usize) -> Response {
     let plugin = ExplorerPlugin::builtin(swex_explorer_swex::swex_explorer_vtable).unwrap();
     assert_eq!(plugin.name(), "swex");
     let explorer = plugin.instantiate(&config).unwrap();
-    explorer
-        .explore(&Request::new("i1", ISSUE, top_k), &backend)
-        .unwrap()
+    let mut request = Request::new("i1", issue, top_k);
+    request.line_budget = budget;
+    explorer.explore(&request, &backend).unwrap()
 }
 
 fn spans(answer: &Response) -> Vec<(&str, i64, i64)> {
@@ -73,36 +86,72 @@ fn spans(answer: &Response) -> Vec<(&str, i64, i64)> {
 }
 
 #[test]
-fn the_defining_file_comes_first_whole_and_its_test_is_focused() {
+fn the_defining_file_comes_first_whole_and_its_test_gets_a_pointer() {
     let answer = explore(serde_json::Value::Null, 5);
     let spans = spans(&answer);
     // The file defining the named class and method, whole (`-1`: to the end of the file).
     assert_eq!(spans[0], ("shop/pricing.py", 1, -1), "{spans:?}");
-    // Default plan `SStSS`: the third region is a test, the test module of the top source file,
-    // focused on its best matching chunk rather than whole.
-    let (test_path, start, end) = spans[2];
-    assert_eq!(test_path, "shop/tests/test_pricing.py", "{spans:?}");
-    assert!(start > 1 && end >= start && end <= 10, "{spans:?}");
+    // Its test module gets a pointer: the first lines of its best-matching test, not the file.
+    let test = spans
+        .iter()
+        .find(|s| s.0 == "shop/tests/test_pricing.py")
+        .unwrap_or_else(|| panic!("no region in the test module: {spans:?}"));
+    assert!(
+        test.1 > 1 && test.2 >= test.1 && test.2 - test.1 < 5,
+        "{spans:?}"
+    );
     // One region per file.
     let mut paths: Vec<&str> = spans.iter().map(|s| s.0).collect();
     paths.sort();
     paths.dedup();
     assert_eq!(paths.len(), spans.len(), "{spans:?}");
     assert!(spans.len() <= 5);
-    // Every region says why it was chosen.
+    // Every region says why it was chosen; scores (beliefs) never increase down the list.
     assert!(answer.regions.iter().all(|r| r.why.is_some()), "{answer:?}");
+    let scores: Vec<f64> = answer.regions.iter().map(|r| r.score.unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
 }
 
 #[test]
-fn top_k_cuts_the_plan_and_plans_are_configurable() {
+fn the_budget_is_planned_for() {
+    // The 13 lines of pricing.py fit a budget of 20 whole, and pointers fill the rest.
+    let answer = explore_with_budget(serde_json::Value::Null, 5, Some(20));
+    let length = |path: &str| {
+        let text = FILES.iter().find(|(p, _)| *p == path).unwrap().1;
+        text.lines().count() as i64
+    };
+    let lines: i64 = answer
+        .regions
+        .iter()
+        .map(|r| {
+            if r.end == -1 {
+                length(&r.path) - r.start + 1
+            } else {
+                r.end - r.start + 1
+            }
+        })
+        .sum();
+    assert!(lines <= 20, "{:?}", spans(&answer));
+    assert_eq!(spans(&answer)[0], ("shop/pricing.py", 1, -1));
+    // Too small for the file: its best span's first lines instead, and nothing past the budget.
+    let answer = explore_with_budget(serde_json::Value::Null, 5, Some(3));
+    let spans = spans(&answer);
+    assert_eq!(spans.len(), 1, "{spans:?}");
+    let (path, start, end) = spans[0];
+    assert_eq!(path, "shop/pricing.py");
+    assert!(end - start < 3 && start >= 4, "{spans:?}");
+}
+
+#[test]
+fn top_k_cuts_the_plan_and_planners_are_configurable() {
     let one = explore(serde_json::Value::Null, 1);
     assert_eq!(spans(&one), [("shop/pricing.py", 1, -1)]);
-    // All-source plan: no test file at all.
-    let sources = explore(serde_json::json!({"plan": "SSSSS"}), 5);
+    // The slot planner with an all-source pattern: whole files, no test file at all.
+    let sources = explore(serde_json::json!({"planner": "slots", "plan": "SSSSS"}), 5);
     assert!(
         spans(&sources)
             .iter()
-            .all(|(p, _, _)| !p.contains("tests/")),
+            .all(|(p, s, e)| !p.contains("tests/") && (*s, *e) == (1, -1)),
         "{:?}",
         spans(&sources)
     );
@@ -138,6 +187,8 @@ fn bad_config_and_missing_index_are_clear_errors() {
         (serde_json::json!({"plan": "SXS"}), "plan"),
         (serde_json::json!({"candidates": 0}), "candidates"),
         (serde_json::json!({"weights": {"lexcial": 1}}), "lexcial"),
+        (serde_json::json!({"planner": "greedy"}), "greedy"),
+        (serde_json::json!({"locate": {"pointer": 3}}), "pointer"),
     ] {
         let error = plugin.instantiate(&config).unwrap_err().to_string();
         assert!(error.contains(needle), "{config}: {error}");
@@ -150,4 +201,36 @@ fn bad_config_and_missing_index_are_clear_errors() {
         .unwrap_err()
         .to_string();
     assert!(error.contains("--index"), "{error}");
+}
+
+#[test]
+fn short_queries_are_answered_by_ranked_code_search() {
+    let answer = explore_issue(serde_json::Value::Null, "DiscountRule", 5, None);
+    assert_eq!(spans(&answer)[0], ("shop/pricing.py", 4, 9), "{answer:?}");
+    assert_eq!(answer.notes, ["short symbol query: ranked code search"]);
+    let mut paths: Vec<&str> = answer.regions.iter().map(|r| r.path.as_str()).collect();
+    let total = paths.len();
+    paths.sort_unstable();
+    paths.dedup();
+    assert_eq!(paths.len(), total, "one span per file: {answer:?}");
+    // Switched off, the same words go through the issue pipeline.
+    let issue = explore_issue(
+        serde_json::json!({"short_query_words": 0}),
+        "DiscountRule",
+        5,
+        None,
+    );
+    assert!(
+        issue
+            .notes
+            .iter()
+            .all(|n| !n.contains("ranked code search"))
+    );
+    // An issue (several lines) never takes the short path.
+    assert!(
+        explore(serde_json::Value::Null, 5)
+            .notes
+            .iter()
+            .all(|n| !n.contains("ranked code search"))
+    );
 }

@@ -25,7 +25,7 @@ use swex_plugin::types::{SearchArgs, SearchHit};
 use swex_plugin::{
     Explorer, ExplorerError, Region, Request, Response, ServiceError, Services, parse_config,
 };
-use swex_rankkit::{Ranked, select_regions};
+use swex_rankkit::{Ranked, select_regions_within};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -172,12 +172,14 @@ pub fn cosine_scores(query: &[String], documents: &[Vec<String>]) -> Vec<f64> {
         .collect()
 }
 
-/// Regions from scored chunks, best first ([`swex_rankkit::select_regions`]): a chunk that
+/// Regions from scored chunks, best first, within the line budget
+/// ([`swex_rankkit::select_regions_within`]): a chunk that
 /// overlaps, touches, or is apart only by lines `blank` calls blank from an earlier region of its
 /// file widens it instead of taking a place.
 pub fn merge(
     ranked: &[(&SearchHit, f64)],
     top_k: usize,
+    line_budget: Option<u64>,
     blank: &mut dyn FnMut(&str, i64, i64) -> bool,
 ) -> Vec<Region> {
     let ranked: Vec<Ranked> = ranked
@@ -194,7 +196,7 @@ pub fn merge(
             }
         })
         .collect();
-    select_regions(&ranked, top_k, None, blank)
+    select_regions_within(&ranked, top_k, None, line_budget, blank)
 }
 
 fn needs_index(error: ServiceError) -> ExplorerError {
@@ -270,7 +272,12 @@ impl Explorer for Tfidf {
                         .is_some_and(|span| span.iter().all(|line| line.trim().is_empty()))
                 })
         };
-        Ok(Response::new(merge(&ranked, request.top_k, &mut blank)))
+        Ok(Response::new(merge(
+            &ranked,
+            request.top_k,
+            request.line_budget,
+            &mut blank,
+        )))
     }
 }
 
@@ -328,7 +335,7 @@ mod tests {
             hit("c.py", 1, 2),
         ];
         let ranked: Vec<(&SearchHit, f64)> = hits.iter().zip([0.9, 0.8, 0.7, 0.6]).collect();
-        let got: Vec<(String, i64, i64)> = merge(&ranked, 2, &mut |_, _, _| false)
+        let got: Vec<(String, i64, i64)> = merge(&ranked, 2, None, &mut |_, _, _| false)
             .into_iter()
             .map(|r| (r.path, r.start, r.end))
             .collect();

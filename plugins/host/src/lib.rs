@@ -11,8 +11,10 @@
 //!   child process with a time limit; crashes, aborts, hangs and garbage cost one failed call.
 //! - [`FsBackend`] answers the services from a snapshot directory, [`EngineBackend`] from the
 //!   engine's index of it. The services contract itself — [`RawServices`] / [`ServiceBackend`],
-//!   the C table, [`validate`], [`MemoryBackend`] and the conformance suite both backends pass —
-//!   is the engine-free crate `swex-plugin-serve`, re-exported here.
+//!   the C table, [`validate`] (and [`validate_answer`], which also holds an answer to the
+//!   request's line budget with real file lengths, as every host path that runs an explorer does),
+//!   [`MemoryBackend`] and the conformance suite both backends pass — is the engine-free crate
+//!   `swex-plugin-serve`, re-exported here.
 //!
 //! [`ExplorerHandle`] puts the in-process and isolated paths behind one call.
 //!
@@ -57,7 +59,8 @@ pub use registry::{
 };
 /// The serving side shared with plugin authors' tests (crate `swex-plugin-serve`).
 pub use swex_plugin_serve::{
-    DropCounts, MemoryBackend, RawServices, ServiceBackend, ValidatedResponse, validate,
+    DropCounts, MemoryBackend, RawServices, ServiceBackend, ValidatedResponse, enforce_budget,
+    validate, validate_answer,
 };
 
 use swex_plugin::{Request, Response};
@@ -105,16 +108,14 @@ impl ExplorerHandle {
         }
     }
 
-    /// The answer after [`validate`] against the snapshot `services` serves.
+    /// The answer after [`validate_answer`] against the snapshot `services` serves.
     pub fn explore_validated(
         &self,
         request: &Request,
         services: &dyn RawServices,
     ) -> Result<ValidatedResponse, HostError> {
         let response = self.explore(request, services)?;
-        Ok(validate(response, request.top_k, &|path| {
-            services.contains_file(path)
-        }))
+        Ok(validate_answer(request, response, services))
     }
 }
 

@@ -19,6 +19,10 @@ use std::ffi::CStr;
 ///   intervals that are empty or reversed; `end = -1` means "to the end of the file") and cuts the
 ///   list to `top_k`. Returning more than `top_k` is allowed; duplicates are kept (they count
 ///   against the reader's budget in the metrics, so avoid them).
+/// - **Line budget.** [`Request::line_budget`], when set, bounds the lines of the answer, counted
+///   with real file lengths (a whole-file region costs its file's line count, a line two regions
+///   share counts once). Plan within it; the host cuts an answer that does not fit (the region that
+///   passes the budget keeps its first lines, the later ones are dropped) and counts the cut.
 /// - **Determinism.** The same request on the same snapshot with the same config must give the
 ///   same response. Randomised explorers take their seed from the config or the request.
 /// - **Thread safety.** `explore` takes `&self` and may be called concurrently from several

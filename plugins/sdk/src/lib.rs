@@ -63,7 +63,9 @@ pub use swex_text as text;
 pub use error::{ExplorerError, ServiceError, ServiceErrorKind};
 pub use explorer::{Explorer, parse_config};
 pub use services::Services;
-pub use types::{GroundTruth, MAX_TOP_K, Region, Request, Response, ServiceId};
+pub use types::{
+    DEFAULT_LINE_BUDGET, GroundTruth, MAX_TOP_K, Region, Request, Response, ServiceId,
+};
 
 /// Support for [`export_explorer!`]; not a stable API.
 #[doc(hidden)]

@@ -14,6 +14,11 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The line budget `swex explore` asks for when the user gives none, and the one swex's own
+/// explorer plans for when a request carries none: chosen from the measured trade-off between
+/// lines read and what they hold (docs/explorer-swex.md, "Budget").
+pub const DEFAULT_LINE_BUDGET: u64 = 3000;
+
 /// The largest `top_k` a host sends (and `swex` accepts): far above any useful list of regions to
 /// read, and small enough that an explorer sizing a buffer or a search by it stays cheap. A host
 /// refuses a request outside `1..=MAX_TOP_K` before the explorer sees it.
@@ -30,7 +35,13 @@ pub struct Request {
     /// How many regions the host keeps; an explorer may return more (the host cuts) or fewer.
     /// Always in `1..=`[`MAX_TOP_K`] when a swex host sends it.
     pub top_k: usize,
-    /// A soft limit on the total number of lines the caller wants to read, when it has one.
+    /// The most lines the caller will read, when it says: the lines of all returned regions,
+    /// counted with real file lengths (a whole-file region costs its file's line count; a line
+    /// two regions share counts once), must not exceed it. Explorers should plan within it (spend
+    /// it where the evidence is); the host cuts an answer that does not fit (the region that
+    /// passes the budget keeps its first lines, later ones are dropped). `None`: the explorer's
+    /// own default ([`DEFAULT_LINE_BUDGET`] for swex's engine-backed explorers that localise, no
+    /// limit for plain rankers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line_budget: Option<u64>,
     /// Per-request settings for the explorer (the per-instance config is given to `create`).

@@ -60,4 +60,4 @@ pub use backend::ServiceBackend;
 pub use explore::{ExploreError, explore, explore_vtable};
 pub use memory::MemoryBackend;
 pub use services::{RawServices, ServicesTable};
-pub use validate::{DropCounts, ValidatedResponse, validate};
+pub use validate::{DropCounts, ValidatedResponse, enforce_budget, validate, validate_answer};

@@ -11,7 +11,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use swex_plugin::abi::{
     SWEX_ABI_VERSION, SWEX_ERR_PANIC, SWEX_OK, SwexBuffer, SwexBytes, SwexServiceFn, SwexServices,
 };
-use swex_plugin::types::FileInfoArgs;
+use swex_plugin::types::{FileInfoArgs, FileInfoResult};
 use swex_plugin::{ServiceError, ServiceId, panic_message};
 
 /// Answers service calls with raw JSON. Implementations must accept concurrent calls.
@@ -26,6 +26,18 @@ pub trait RawServices: Send + Sync {
         })
         .expect("FileInfoArgs serializes");
         self.call(ServiceId::FileInfo, &args).is_ok()
+    }
+
+    /// The real line count of a file of the snapshot (`None` when it is not one), to hold
+    /// answers to a line budget.
+    fn line_count(&self, path: &str) -> Option<u64> {
+        let args = serde_json::to_vec(&FileInfoArgs {
+            path: path.to_owned(),
+        })
+        .expect("FileInfoArgs serializes");
+        let result = self.call(ServiceId::FileInfo, &args).ok()?;
+        let info: FileInfoResult = serde_json::from_slice(&result).ok()?;
+        info.file.line_count.map(u64::from)
     }
 }
 

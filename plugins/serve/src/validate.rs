@@ -7,9 +7,15 @@
 //! line: `end` is 0 or below -1 (empty), or `end >= 1` and `start > end` (reversed). `end = -1`
 //! ("to the end of the file") is valid, and so are `start <= 0` values, which the metrics resolve
 //! (0 reads as 1, negative counts from the end of the file). A leading `./` is removed.
+//!
+//! [`enforce_budget`] then holds a response to the request's `line_budget`, whatever the explorer
+//! did: regions are walked in order and their lines counted with real file lengths (a whole-file
+//! region costs its file's lines, a line two regions share counts once); the region that would
+//! pass the budget is cut to the lines that fit, and the ones after it are dropped, both counted.
 
+use crate::services::RawServices;
 use serde::{Deserialize, Serialize};
-use swex_plugin::{Region, Response};
+use swex_plugin::{Region, Request, Response};
 
 /// How many regions were dropped, by reason, and how many the `top_k` cut removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,6 +27,12 @@ pub struct DropCounts {
     pub empty_interval: usize,
     pub reversed_interval: usize,
     pub beyond_top_k: usize,
+    /// Regions dropped because the line budget was spent before them.
+    #[serde(default)]
+    pub over_budget: usize,
+    /// Regions cut short to fit the line budget.
+    #[serde(default)]
+    pub trimmed_to_budget: usize,
 }
 
 impl DropCounts {
@@ -114,6 +126,133 @@ pub fn validate(
         dropped,
         notes: response.notes,
     }
+}
+
+/// Validates an explorer's answer to `request` against the snapshot `services` serve: [`validate`],
+/// then, when the request has a `line_budget`, [`enforce_budget`] with the files' real lengths.
+/// Every host path that runs an explorer (`swex explore`, `swex bench`, isolated or not) uses it.
+pub fn validate_answer(
+    request: &Request,
+    response: Response,
+    services: &dyn RawServices,
+) -> ValidatedResponse {
+    let mut validated = validate(response, request.top_k, &|path| {
+        services.contains_file(path)
+    });
+    if let Some(budget) = request.line_budget {
+        enforce_budget(&mut validated, budget, &|path| services.line_count(path));
+    }
+    validated
+}
+
+/// Holds `response` to `budget` lines: `line_count(path)` is the real length of a file of the
+/// snapshot (`None`: unknown, then the region counts as its explicit end says, or 0 lines for
+/// `end = -1`). Regions keep their order; the first region that passes the budget keeps only the
+/// lines that fit (its start stays, its end moves up), and every later region is dropped.
+/// Start values the metrics resolve (`0`, negative) are resolved here the same way.
+pub fn enforce_budget(
+    response: &mut ValidatedResponse,
+    budget: u64,
+    line_count: &dyn Fn(&str) -> Option<u64>,
+) {
+    let mut spent: u64 = 0;
+    // Lines already paid for, per file, as sorted disjoint closed runs.
+    let mut paid: Vec<(String, Vec<(i64, i64)>)> = Vec::new();
+    let mut kept = Vec::with_capacity(response.regions.len());
+    for mut region in std::mem::take(&mut response.regions) {
+        if spent >= budget {
+            response.dropped.over_budget += 1;
+            continue;
+        }
+        let length = line_count(&region.path).map(|l| l.min(i64::MAX as u64) as i64);
+        let Some((start, end)) = resolve_span(region.start, region.end, length) else {
+            kept.push(region); // holds no lines: costs nothing
+            continue;
+        };
+        let runs = match paid.iter_mut().find(|(p, _)| *p == region.path) {
+            Some((_, runs)) => runs,
+            None => {
+                paid.push((region.path.clone(), Vec::new()));
+                &mut paid.last_mut().expect("just pushed").1
+            }
+        };
+        let left = budget - spent;
+        let (new_lines, cut_end) = new_lines_within(runs, start, end, left);
+        if cut_end < end {
+            region.start = start;
+            region.end = cut_end;
+            response.dropped.trimmed_to_budget += 1;
+        }
+        add_run(runs, start, cut_end);
+        spent += new_lines;
+        kept.push(region);
+    }
+    response.regions = kept;
+}
+
+/// `(start, end)` of a region against a known or unknown file length, as the metrics resolve
+/// it, clipped to the length; `None` when it holds no line.
+fn resolve_span(start: i64, end: i64, length: Option<i64>) -> Option<(i64, i64)> {
+    let (start, end) = if end == -1 || start < 0 {
+        let lines = length.filter(|&l| l >= 1)?;
+        let end = if end == -1 { lines } else { end };
+        let start = if start < 0 {
+            lines.saturating_add(start).saturating_add(1)
+        } else {
+            start
+        };
+        (start.clamp(1, lines), end.clamp(1, lines))
+    } else {
+        (start.max(1), length.map_or(end, |l| end.min(l)))
+    };
+    (start <= end).then_some((start, end))
+}
+
+/// Lines of `start..=end` not in `runs`, walking from `start` until `limit` new lines are taken:
+/// how many were taken and the last line of the span that keeps them.
+fn new_lines_within(runs: &[(i64, i64)], start: i64, end: i64, limit: u64) -> (u64, i64) {
+    let mut taken: u64 = 0;
+    let mut line = start;
+    for &(lo, hi) in runs.iter().filter(|&&(_, hi)| hi >= start) {
+        if lo > end {
+            break;
+        }
+        // New lines before this run.
+        let gap_end = (lo - 1).min(end);
+        if gap_end >= line {
+            let gap = (gap_end - line + 1) as u64;
+            if taken + gap >= limit {
+                return (limit, line + (limit - taken) as i64 - 1);
+            }
+            taken += gap;
+        }
+        line = line.max(hi + 1);
+        if line > end {
+            return (taken, end);
+        }
+    }
+    let rest = (end - line + 1).max(0) as u64;
+    if taken + rest > limit {
+        (limit, line + (limit - taken) as i64 - 1)
+    } else {
+        (taken + rest, end)
+    }
+}
+
+fn add_run(runs: &mut Vec<(i64, i64)>, start: i64, end: i64) {
+    if start > end {
+        return;
+    }
+    runs.push((start, end));
+    runs.sort_unstable();
+    let mut merged: Vec<(i64, i64)> = Vec::with_capacity(runs.len());
+    for &(lo, hi) in runs.iter() {
+        match merged.last_mut() {
+            Some(last) if lo <= last.1 + 1 => last.1 = last.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    *runs = merged;
 }
 
 #[cfg(test)]
@@ -257,6 +396,106 @@ mod tests {
             5,
             &[("a.py", 1, 2), ("a.py", 1, 2)],
             [0; 7],
+        );
+    }
+
+    /// One budget case: regions `(path, start, end)` with file lengths `a.py` = 100, `b.py` = 30,
+    /// the budget, the regions kept and (over_budget, trimmed_to_budget).
+    fn budget(
+        input: &[(&str, i64, i64)],
+        budget: u64,
+        kept: &[(&str, i64, i64)],
+        counts: (usize, usize),
+    ) {
+        let mut response = ValidatedResponse {
+            regions: input
+                .iter()
+                .map(|(p, s, e)| Region::new(*p, *s, *e))
+                .collect(),
+            ..ValidatedResponse::default()
+        };
+        let lengths = |path: &str| match path {
+            "a.py" => Some(100),
+            "b.py" => Some(30),
+            _ => None,
+        };
+        enforce_budget(&mut response, budget, &lengths);
+        let got: Vec<(&str, i64, i64)> = response
+            .regions
+            .iter()
+            .map(|r| (r.path.as_str(), r.start, r.end))
+            .collect();
+        assert_eq!(got, kept, "kept for {input:?} at {budget}");
+        assert_eq!(
+            (
+                response.dropped.over_budget,
+                response.dropped.trimmed_to_budget
+            ),
+            counts,
+            "counts for {input:?} at {budget}"
+        );
+    }
+
+    #[test]
+    fn a_budget_cuts_the_region_that_passes_it_and_drops_the_rest() {
+        budget(
+            &[("b.py", 1, -1), ("a.py", 1, 20)],
+            100,
+            &[("b.py", 1, -1), ("a.py", 1, 20)],
+            (0, 0),
+        );
+        budget(
+            &[("a.py", 1, -1), ("b.py", 1, 10)],
+            60,
+            &[("a.py", 1, 60)],
+            (1, 1),
+        );
+        budget(
+            &[("b.py", 1, -1), ("a.py", 11, 90), ("b.py", 1, 5)],
+            50,
+            &[("b.py", 1, -1), ("a.py", 11, 30)],
+            (1, 1),
+        );
+        budget(&[("a.py", -10, -1)], 4, &[("a.py", 91, 94)], (0, 1));
+    }
+
+    #[test]
+    fn lines_two_regions_share_are_paid_once() {
+        budget(
+            &[("a.py", 1, 40), ("a.py", 21, 60), ("b.py", 1, 10)],
+            70,
+            &[("a.py", 1, 40), ("a.py", 21, 60), ("b.py", 1, 10)],
+            (0, 0),
+        );
+        // 40 + 20 new lines of the second region fit, then 5 of b.py's 10.
+        budget(
+            &[("a.py", 1, 40), ("a.py", 21, 60), ("b.py", 1, 10)],
+            65,
+            &[("a.py", 1, 40), ("a.py", 21, 60), ("b.py", 1, 5)],
+            (0, 1),
+        );
+        // A region inside paid lines costs nothing; one spanning a paid run pays only its gaps.
+        budget(
+            &[("a.py", 10, 20), ("a.py", 12, 15), ("a.py", 1, 30)],
+            25,
+            &[("a.py", 10, 20), ("a.py", 12, 15), ("a.py", 1, 25)],
+            (0, 1),
+        );
+    }
+
+    #[test]
+    fn regions_past_the_end_of_their_file_cost_only_real_lines() {
+        budget(
+            &[("b.py", 20, 500), ("a.py", 1, 5)],
+            16,
+            &[("b.py", 20, 500), ("a.py", 1, 5)],
+            (0, 0),
+        );
+        budget(
+            &[("b.py", 40, 50), ("a.py", 1, 5)],
+            5,
+            &[("b.py", 40, 50), ("a.py", 1, 5)],
+            (0, 0),
         );
     }
 }

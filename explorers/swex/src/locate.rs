@@ -1,0 +1,314 @@
+//! Where in the ranked files to look: the evidence of the issue turned into marks on each
+//! candidate file (see [`swex_rankkit::localize`]), and the belief in each file.
+//!
+//! Marks, each weighted (the `marks` weights of [`LocateConfig`]):
+//! - `lexical`: the engine's BM25 chunk hits in the file, by score relative to the best hit;
+//! - `definition`: the definitions of names the issue writes, where they are in the file, by the
+//!   name's segment weight and how few files define it;
+//! - `use`: lines of the file that write a name of the issue (read through `read_lines`), by the
+//!   names' weights;
+//! - `frame`: traceback lines of the issue that fall in the file.
+//!
+//! Belief: the ranker's scores of all candidate source files turned into shares that sum to 1
+//! (a softmax with temperature `temperature`; the ranker's weights are fitted as exactly this
+//! model, so at temperature 1 the shares are its probabilities): the first file's share is high
+//! when its score stands out, low when several files are close. Tests get `test_confidence` times the share of
+//! the source they test (a test file is rarely needed whole, but usually needed).
+
+use crate::issue::{Issue, is_stop};
+use crate::rank::RankedFile;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use swex_plugin::Services;
+use swex_plugin::types::{DefinitionEntry, SearchHit};
+use swex_rankkit::localize::{Chunk, FileEvidence, Mark};
+
+/// Weights of the evidence marks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MarkWeights {
+    pub lexical: f64,
+    pub definition: f64,
+    #[serde(rename = "use")]
+    pub uses: f64,
+    pub frame: f64,
+}
+
+impl Default for MarkWeights {
+    fn default() -> Self {
+        MarkWeights {
+            lexical: 1.0,
+            definition: 2.0,
+            uses: 0.3,
+            frame: 1.0,
+        }
+    }
+}
+
+/// How files are chosen and believed, and how regions are planned.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LocateConfig {
+    /// Source files considered (in rank order).
+    pub sources: usize,
+    /// Test files considered (in the planner's test order).
+    pub tests: usize,
+    pub marks: MarkWeights,
+    /// Softmax temperature over source scores (larger: flatter beliefs).
+    pub temperature: f64,
+    /// A test file's belief relative to the best source's.
+    pub test_confidence: f64,
+    /// Read the lead file whole from this belief on (and when it fits the budget).
+    pub whole_confidence: f64,
+    /// Files this short are read whole when they get a region.
+    pub small_file_lines: u32,
+    /// Lines of a lead file that is not read whole, from the start of its best span.
+    pub lead_focus_lines: u32,
+    /// Lines of the pointer every other file gets, from the start of its best span.
+    pub pointer_lines: u32,
+    /// Marked chunks this many gap lines apart join.
+    pub join_gap_lines: u32,
+    /// Files believed less than this get no region.
+    pub min_confidence: f64,
+}
+
+impl Default for LocateConfig {
+    fn default() -> Self {
+        LocateConfig {
+            sources: 6,
+            tests: 3,
+            marks: MarkWeights::default(),
+            temperature: 1.0,
+            test_confidence: 0.2,
+            whole_confidence: 0.25,
+            small_file_lines: 0,
+            lead_focus_lines: 100,
+            pointer_lines: 5,
+            join_gap_lines: 3,
+            min_confidence: 0.0,
+        }
+    }
+}
+
+/// What [`gather`] needs.
+pub struct Inputs<'a> {
+    pub issue: &'a Issue,
+    pub ranked: &'a [RankedFile],
+    /// Test files in the planner's order (partners of the top sources first).
+    pub tests: &'a [String],
+    pub hits: &'a [SearchHit],
+    pub definitions: &'a [(String, Vec<DefinitionEntry>)],
+}
+
+/// The candidate files in the order the planner prefers them (sources and tests interleaved:
+/// two sources, a test, then the rest), each with its chunks, marks and belief.
+pub fn gather(
+    services: &Services<'_>,
+    inputs: &Inputs<'_>,
+    config: &LocateConfig,
+) -> Vec<FileEvidence> {
+    let all_sources: Vec<&RankedFile> = inputs.ranked.iter().filter(|f| !f.is_test).collect();
+    let mut beliefs = softmax(
+        &all_sources.iter().map(|f| f.score).collect::<Vec<_>>(),
+        config.temperature,
+    );
+    beliefs.truncate(config.sources);
+    let sources = &all_sources[..beliefs.len()];
+    let top_belief = beliefs.first().copied().unwrap_or(0.0);
+
+    let mut order: Vec<(String, f64)> = Vec::new();
+    let mut tests = inputs.tests.iter().take(config.tests);
+    for (i, (file, belief)) in sources.iter().zip(&beliefs).enumerate() {
+        order.push((file.path.clone(), *belief));
+        if i == 1 {
+            for test in tests.by_ref().take(1) {
+                order.push((test.clone(), config.test_confidence * top_belief));
+            }
+        }
+    }
+    for test in tests {
+        order.push((test.clone(), config.test_confidence * top_belief * 0.5));
+    }
+
+    let names = weighted_names(inputs.issue);
+    let best_hit = inputs.hits.iter().map(|h| h.score).fold(0.0, f64::max);
+    let line_counts: HashMap<&str, u32> = inputs
+        .ranked
+        .iter()
+        .filter_map(|f| Some((f.path.as_str(), f.line_count?)))
+        .collect();
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (path, confidence) in order {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        let lines = services.read_file_lines(&path).unwrap_or_default();
+        let line_count = line_counts
+            .get(path.as_str())
+            .copied()
+            .unwrap_or(lines.len() as u32);
+        let chunks = services
+            .chunks(&path)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| Chunk {
+                start: c.start,
+                end: c.end,
+                kind: c.kind,
+                name: c.name,
+            })
+            .collect();
+        let mut marks = Vec::new();
+        for hit in inputs.hits.iter().filter(|h| h.path == path) {
+            let weight = config.marks.lexical * hit.score / best_hit.max(f64::MIN_POSITIVE);
+            marks.push(Mark::new(hit.start, hit.end, weight, "lexical"));
+        }
+        for (name, defs) in inputs.definitions {
+            let files = defs
+                .iter()
+                .map(|d| d.path.as_str())
+                .collect::<HashSet<_>>()
+                .len()
+                .max(1);
+            let segment = names.get(name.as_str()).copied().unwrap_or(1.0);
+            for def in defs.iter().filter(|d| d.path == path) {
+                let weight = config.marks.definition * segment.ln_1p() / files as f64;
+                marks.push(Mark::new(
+                    def.start,
+                    def.end,
+                    weight,
+                    format!("defines {}", def.name),
+                ));
+            }
+        }
+        marks.extend(use_marks(&lines, &names, config.marks.uses));
+        for frame in &inputs.issue.frames {
+            let frame_path = frame.path.trim_start_matches('/');
+            if let Some(line) = frame.line
+                && (frame_path == path || frame_path.ends_with(&format!("/{path}")))
+            {
+                marks.push(Mark::new(
+                    line,
+                    line,
+                    config.marks.frame,
+                    format!("traceback line {line}"),
+                ));
+            }
+        }
+        out.push(FileEvidence {
+            path,
+            line_count,
+            confidence,
+            chunks,
+            marks,
+        });
+    }
+    out
+}
+
+/// The issue's names worth finding in code, with their segment weights: identifiers of three
+/// characters or more that are not stop words.
+fn weighted_names(issue: &Issue) -> HashMap<&str, f64> {
+    issue
+        .identifiers
+        .iter()
+        .filter(|n| n.len() >= 3 && !is_stop(n))
+        .map(|n| {
+            let weight = issue.identifier_weight.get(n).copied().unwrap_or(1.0);
+            (n.as_str(), weight)
+        })
+        .collect()
+}
+
+/// One mark per line that writes an issue name as a whole word, weighted by the names' weights.
+fn use_marks(lines: &[String], names: &HashMap<&str, f64>, weight: f64) -> Vec<Mark> {
+    if names.is_empty() || weight <= 0.0 {
+        return Vec::new();
+    }
+    let mut marks = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        if is_import_line(line) {
+            continue;
+        }
+        let mut total = 0.0;
+        let mut found: Vec<&str> = Vec::new();
+        for word in line.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+            if let Some((name, w)) = names.get_key_value(word)
+                && !found.contains(name)
+            {
+                total += w.ln_1p();
+                found.push(name);
+            }
+        }
+        if total > 0.0 {
+            let line_number = index as u32 + 1;
+            marks.push(Mark::new(
+                line_number,
+                line_number,
+                weight * total,
+                format!("uses {}", found.join(", ")),
+            ));
+        }
+    }
+    marks
+}
+
+/// Whether a line is an import statement (`import x`, `from x import y`, `use x::y;`,
+/// `#include`, `require(...)`) in the languages the engine parses: naming a thing there is not
+/// using it, and a pointer at the import block says little about where the behaviour is.
+fn is_import_line(line: &str) -> bool {
+    let line = line.trim_start();
+    [
+        "import ", "from ", "use ", "#include", "require ", "require(", "using ",
+    ]
+    .iter()
+    .any(|prefix| line.starts_with(prefix))
+        || line.starts_with("const ") && line.contains("require(")
+}
+
+/// Shares of `exp(score / temperature)`, summing to 1 (empty for no scores).
+fn softmax(scores: &[f64], temperature: f64) -> Vec<f64> {
+    let Some(max) = scores.iter().copied().reduce(f64::max) else {
+        return Vec::new();
+    };
+    let t = temperature.max(1e-6);
+    let exps: Vec<f64> = scores.iter().map(|s| ((s - max) / t).exp()).collect();
+    let total: f64 = exps.iter().sum();
+    exps.iter().map(|e| e / total).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn beliefs_follow_how_far_the_first_file_stands_out() {
+        let clear = softmax(&[10.0, 4.0, 3.0], 1.5);
+        let close = softmax(&[10.0, 9.8, 9.5], 1.5);
+        assert!((clear.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!(clear[0] > 0.9, "{clear:?}");
+        assert!(close[0] < 0.45, "{close:?}");
+        assert!(softmax(&[], 1.0).is_empty());
+    }
+
+    #[test]
+    fn uses_are_whole_words_counted_once_per_line() {
+        let names: HashMap<&str, f64> = [("is_subset", 3.0), ("ProductSet", 2.0)].into();
+        let lines: Vec<String> = [
+            "def is_subset(self, other):",
+            "    return self.is_subsetx(other)",
+            "x = ProductSet(a) or is_subset(b) or is_subset(c)",
+        ]
+        .map(String::from)
+        .to_vec();
+        let marks = use_marks(&lines, &names, 1.0);
+        let got: Vec<(u32, f64)> = marks.iter().map(|m| (m.start, m.weight)).collect();
+        let w3 = 3.0f64.ln_1p();
+        let w2 = 2.0f64.ln_1p();
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0], (1, w3));
+        assert_eq!(got[1].0, 3);
+        assert!((got[1].1 - (w3 + w2)).abs() < 1e-12);
+    }
+}
