@@ -105,11 +105,7 @@ fn model_present() -> bool {
     match swex_engine::dense::Embedder::open(&root, &Default::default()) {
         Ok(_) => true,
         Err(e) if e.is_absent() => {
-            if std::env::var_os("SWEX_REQUIRE_MODEL").is_some_and(|v| v == "1") {
-                panic!("SWEX_REQUIRE_MODEL=1 but the model assets are absent: {e}");
-            }
-            eprintln!("skipped: run `swex models fetch` ({e})");
-            false
+            swex_testkit::available::<(), _>(swex_testkit::Needs::Model, Err(e)).is_some()
         }
         Err(e) => panic!("the model is installed but does not load: {e}"),
     }

@@ -2,7 +2,7 @@
 //! listed and called on a fixture repository, edits seen by the next call, bad input answered
 //! with errors while the server goes on. The SDK comes from `scripts/fetch-mcp-client` (run by
 //! `scripts/test`, which sets SWEX_MCP_PYTHON and requires the test with
-//! SWEX_REQUIRE_MCP_CLIENT=1); without it the test says so and passes.
+//! SWEX_REQUIRE_MCP_CLIENT=1); without it the test says so and passes (`swex_testkit`'s rule).
 
 use std::process::Command;
 
@@ -13,14 +13,12 @@ fn the_official_python_client_drives_the_server() {
         .args(["-c", "import mcp.client.stdio"])
         .output()
         .is_ok_and(|out| out.status.success());
-    if !has_sdk {
-        assert!(
-            std::env::var("SWEX_REQUIRE_MCP_CLIENT").as_deref() != Ok("1"),
-            "the MCP Python SDK is required (SWEX_REQUIRE_MCP_CLIENT=1) but `{python}` cannot import it: run scripts/fetch-mcp-client"
-        );
-        eprintln!(
-            "skipped: `{python}` has no MCP Python SDK (scripts/fetch-mcp-client installs it)"
-        );
+    let found = if has_sdk {
+        Ok(())
+    } else {
+        Err(format!("`{python}` cannot import `mcp.client.stdio`"))
+    };
+    if swex_testkit::available(swex_testkit::Needs::McpClient, found).is_none() {
         return;
     }
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/e2e.py");

@@ -1,8 +1,8 @@
 //! Acceptance measurement on real data: how much of the official SWE-Explore core ground truth
 //! (`dev.jsonl`, 66 SWE-bench Verified rows) lies inside the reads the extractor finds in Gemini 3
 //! Pro's mini-swe-agent trajectories, for the instances the harness resolved. Line counts come
-//! from `dev.line-counts.json`, so no snapshot is needed. Skipped, with a message, when
-//! `../shared/data` is absent.
+//! from `dev.line-counts.json`, so no snapshot is needed. Skipped loudly when `../shared/data` is
+//! absent, a failure then under `SWEX_REQUIRE_DATA=1` (`swex_testkit`).
 //!
 //! Measured on 43 resolved instances (see docs/ground-truth.md): Reference policy 79911 of
 //! 80139 core lines = 0.9972, Shown policy 12757 = 0.1592. The floors below sit just under
@@ -17,21 +17,11 @@ use swex_bench::gt::reads::ReadPolicy;
 use swex_bench::gt::repo::{LineCountTable, RepoView};
 
 fn data_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
-    let needed = [
+    swex_testkit::shared_data(&[
         "dev.jsonl",
         "dev.line-counts.json",
         "trajectories/gemini-3-pro-mini-swe-agent",
-    ];
-    if needed.iter().all(|n| dir.join(n).exists()) {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped: real data not found at {} (needs {needed:?})",
-            dir.display()
-        );
-        None
-    }
+    ])
 }
 
 fn measure(policy: ReadPolicy) -> Option<coverage::CoverageReport> {

@@ -3,7 +3,8 @@
 //! result rows to 1e-9.
 //!
 //! The data lives outside the repository, in `../shared/data` next to the checkout (CI has it
-//! there; `SWEX_SHARED_DATA` overrides the folder). Its absence is a failure, not a skip.
+//! there; `SWEX_SHARED_DATA` overrides the folder). Its absence skips loudly, or fails under
+//! `SWEX_REQUIRE_DATA=1`, which `scripts/test` sets (the one rule of `swex_testkit`).
 
 use std::path::PathBuf;
 use swex_bench::dataset::{Benchmark, LoadOptions, Outcome, Predictions};
@@ -11,19 +12,8 @@ use swex_bench::linecounts::LineCounts;
 use swex_bench::metrics::{Metrics, PreparedTruth, ScoreOptions};
 use swex_bench::score::{ScoreConfig, score};
 
-fn shared_data() -> PathBuf {
-    let dir = std::env::var_os("SWEX_SHARED_DATA").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"),
-        PathBuf::from,
-    );
-    assert!(
-        dir.join("dev.jsonl").is_file(),
-        "the parity data is missing: expected dev.jsonl, dev.cosil-top5.jsonl and \
-         dev.line-counts.json in {} (the shared data folder next to the checkout; set \
-         SWEX_SHARED_DATA to point elsewhere)",
-        dir.display()
-    );
-    dir
+fn shared_data() -> Option<PathBuf> {
+    swex_testkit::shared_data(&["dev.jsonl", "dev.cosil-top5.jsonl", "dev.line-counts.json"])
 }
 
 fn reference_metrics(row: &swex_bench::dataset::PredictionRow) -> Metrics {
@@ -49,7 +39,9 @@ fn assert_close(instance: &str, ours: &Metrics, reference: &Metrics) {
 
 #[test]
 fn all_66_cosil_rows_match_the_reference_metrics() {
-    let data = shared_data();
+    let Some(data) = shared_data() else {
+        return;
+    };
     let bench = Benchmark::load(&data.join("dev.jsonl"), &LoadOptions::default()).unwrap();
     let counts = LineCounts::load(&data.join("dev.line-counts.json")).unwrap();
     let predictions = Predictions::load(&data.join("dev.cosil-top5.jsonl"), false).unwrap();
@@ -75,7 +67,9 @@ fn all_66_cosil_rows_match_the_reference_metrics() {
 
 #[test]
 fn the_score_run_writes_the_reference_values_and_their_means() {
-    let data = shared_data();
+    let Some(data) = shared_data() else {
+        return;
+    };
     let bench = Benchmark::load(&data.join("dev.jsonl"), &LoadOptions::default()).unwrap();
     let counts = LineCounts::load(&data.join("dev.line-counts.json")).unwrap();
     let predictions = Predictions::load(&data.join("dev.cosil-top5.jsonl"), false).unwrap();
@@ -114,7 +108,9 @@ fn the_score_run_writes_the_reference_values_and_their_means() {
 #[test]
 #[ignore = "needs the dev snapshots; set SWEX_SNAPSHOTS"]
 fn snapshot_line_counts_equal_the_reference_counts() {
-    let data = shared_data();
+    let Some(data) = shared_data() else {
+        return;
+    };
     let root = PathBuf::from(std::env::var_os("SWEX_SNAPSHOTS").expect("set SWEX_SNAPSHOTS"));
     let bench = Benchmark::load(&data.join("dev.jsonl"), &LoadOptions::default()).unwrap();
     let reference = LineCounts::load(&data.join("dev.line-counts.json")).unwrap();

@@ -1,7 +1,8 @@
 //! Dense retrieval with the real model. These tests need the assets of `swex models fetch` (in
 //! `$SWEX_CACHE_DIR` or the user cache directory); without them each test prints why it is skipped
 //! and passes, so a machine without the model still runs the rest of the suite. CI fetches first
-//! and sets `SWEX_REQUIRE_MODEL=1`, which turns a missing model into a failure.
+//! and sets `SWEX_REQUIRE_MODEL=1`, which turns a missing model into a failure (the one rule of
+//! `swex_testkit`).
 
 use swex_engine::dense::{
     DenseError, DenseIndex, Embedder, EmbedderConfig, EmbeddingCache, IndexOptions, TextUnit,
@@ -12,13 +13,7 @@ use swex_engine::dense::{
 fn embedder(config: EmbedderConfig) -> Option<Embedder> {
     match Embedder::open(&default_cache_root(), &config) {
         Ok(embedder) => Some(embedder),
-        Err(e) if e.is_absent() => {
-            if std::env::var_os("SWEX_REQUIRE_MODEL").is_some_and(|v| v == "1") {
-                panic!("SWEX_REQUIRE_MODEL=1 but the model assets are absent: {e}");
-            }
-            eprintln!("skipped: run `swex models fetch` ({e})");
-            None
-        }
+        Err(e) if e.is_absent() => swex_testkit::available(swex_testkit::Needs::Model, Err(e)),
         Err(e) => panic!("the model is installed but does not load: {e}"),
     }
 }

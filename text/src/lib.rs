@@ -6,6 +6,8 @@
 //! - [`python`]: [`decode_utf8_ignore`] (`errors="ignore"`), Python's whitespace
 //!   ([`python::split_whitespace`], [`python::is_blank`]).
 //! - [`glob`]: the one path-glob syntax of every backend ([`Glob`]).
+//! - [`paths`]: what a repository path says about a file ([`paths::path_role`]: test, docs,
+//!   example, vendored, generated or bundled, declaration stub, barrel).
 //!
 //! Invariant: std only, no dependencies — the plugin SDK re-exports this crate as
 //! `swex_plugin::text`, and a plugin author depends on the SDK alone. Nothing here knows about
@@ -25,6 +27,7 @@
 
 pub mod glob;
 pub mod lines;
+pub mod paths;
 pub mod python;
 
 pub use glob::{Glob, GlobError};

@@ -183,13 +183,15 @@ unsafe fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
     let (pa, pb) = (a.as_ptr(), b.as_ptr());
     let mut acc = [_mm256_setzero_ps(); 4];
     let mut i = 0;
-    // SAFETY (all loads): `i + 32 <= len` (or `i + 8 <= len` below) and both slices hold at
-    // least `len` floats; unaligned loads accept any address.
+    // Every load below reads 8 floats inside both slices (each holds at least `len`); unaligned
+    // loads accept any address.
     while i + 32 <= len {
         for (lane, sum) in acc.iter_mut().enumerate() {
             let offset = i + lane * 8;
             *sum = _mm256_fmadd_ps(
+                // SAFETY: `offset + 8 <= i + 32 <= len`.
                 unsafe { _mm256_loadu_ps(pa.add(offset)) },
+                // SAFETY: `offset + 8 <= i + 32 <= len`.
                 unsafe { _mm256_loadu_ps(pb.add(offset)) },
                 *sum,
             );
@@ -198,7 +200,9 @@ unsafe fn dot_avx2(a: &[f32], b: &[f32]) -> f32 {
     }
     while i + 8 <= len {
         acc[0] = _mm256_fmadd_ps(
+            // SAFETY: `i + 8 <= len`.
             unsafe { _mm256_loadu_ps(pa.add(i)) },
+            // SAFETY: `i + 8 <= len`.
             unsafe { _mm256_loadu_ps(pb.add(i)) },
             acc[0],
         );

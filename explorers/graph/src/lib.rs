@@ -147,16 +147,10 @@ pub fn resolve_path<'f>(hint: &str, files: &'f [FileEntry]) -> Option<&'f str> {
     None
 }
 
-/// Test files rank lower: the issue is usually about the code they test.
+/// Test files rank lower: the issue is usually about the code they test (the one rule of
+/// `swex_plugin::text::paths`).
 pub fn is_test_path(path: &str) -> bool {
-    let file = path.rsplit('/').next().unwrap_or(path);
-    path.starts_with("tests/")
-        || path.starts_with("test/")
-        || path.contains("/tests/")
-        || path.contains("/test/")
-        || file.starts_with("test_")
-        || file.ends_with("_test.py")
-        || file == "tests.py"
+    swex_plugin::text::paths::path_role(path).test
 }
 
 /// One candidate region with its provenance.

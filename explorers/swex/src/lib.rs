@@ -319,7 +319,7 @@ impl Explorer for Swex {
                         "names": f.features.names,
                         "dirs": f.features.dirs,
                         "doc": rank::is_doc_path(&f.path),
-                        "init": f.path.ends_with("__init__.py"),
+                        "init": swex_plugin::text::paths::path_role(&f.path).barrel,
                         "vendor": rank::is_vendored_path(&f.path),
                     })
                     .to_string(),

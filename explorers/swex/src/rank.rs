@@ -17,6 +17,7 @@
 use crate::issue::{Issue, is_stop, normalise};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
+use swex_plugin::text::paths::path_role;
 use swex_plugin::types::{DefinitionEntry, FileEntry, SearchHit};
 
 /// Weights of the linear file score. Zero switches a signal off.
@@ -99,61 +100,27 @@ pub struct RankedFile {
     pub line_count: Option<u32>,
 }
 
-/// Test code by path convention, across the languages the engine parses.
+/// Test code by path convention, across the languages the engine parses (the one rule of
+/// `swex_plugin::text::paths`, which the engine's search uses too).
 pub fn is_test_path(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    let file = lower.rsplit('/').next().unwrap_or(&lower);
-    let stem = file.split('.').next().unwrap_or(file);
-    let in_test_dir = lower.split('/').rev().skip(1).any(|d| {
-        matches!(
-            d,
-            "test" | "tests" | "testing" | "__tests__" | "spec" | "specs"
-        )
-    });
-    in_test_dir
-        || stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("_tests")
-        || stem.ends_with("_spec")
-        || file.contains(".test.")
-        || file.contains(".spec.")
-        || file == "conftest.py"
-        || (stem.ends_with("test") && stem.len() > 4 && file.ends_with(".java"))
+    path_role(path).test
 }
 
+/// Documentation: `doc/`, `docs/` folders and prose files (`.rst`, `.md`, `.txt`, …), and rendered
+/// `.html` outside template folders.
 pub fn is_doc_path(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    lower.starts_with("doc/")
-        || lower.starts_with("docs/")
-        || lower.contains("/doc/")
-        || lower.contains("/docs/")
-        || [".rst", ".md", ".txt", ".html"]
-            .iter()
-            .any(|e| lower.ends_with(e))
+    path_role(path).docs
+        || path.to_ascii_lowercase().ends_with(".html") && !path.contains("templates/")
 }
 
-/// Third-party or generated code kept in the repository: minified bundles, versioned copies of
-/// libraries in static folders, `vendor/` trees. Its words match issues by accident (a bundled
-/// `underscore-1.13.1.js` mentions every common identifier) and a fix never edits it.
+/// Code a fix never edits, kept in the repository for other reasons: vendored copies of other
+/// projects (`vendor/`, `third_party/`, `node_modules/`, a top-level `deps/`, versioned copies in
+/// `static/`) and generated or bundled files (`dist/`, `build/`, `*.min.js`, bundles,
+/// `single_include/`, amalgamations, lock files). Their words match issues by accident (a bundled
+/// `underscore-1.13.1.js` mentions every common identifier). Demoted, still searchable.
 pub fn is_vendored_path(path: &str) -> bool {
-    let lower = path.to_ascii_lowercase();
-    let file = lower.rsplit('/').next().unwrap_or(&lower);
-    let in_dir =
-        |dir: &str| lower.starts_with(&format!("{dir}/")) || lower.contains(&format!("/{dir}/"));
-    file.contains(".min.")
-        || [
-            "vendor",
-            "vendored",
-            "_vendor",
-            "third_party",
-            "thirdparty",
-            "node_modules",
-        ]
-        .iter()
-        .any(|d| in_dir(d))
-        || (in_dir("static")
-            && (file.ends_with(".js") || file.ends_with(".css"))
-            && file.chars().any(|c| c.is_ascii_digit()))
+    let role = path_role(path);
+    role.vendored || role.generated
 }
 
 /// Files an explorer may return as code to read: source files of any parsed language plus
@@ -436,7 +403,7 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
             if is_doc_path(&path) {
                 score -= weights.doc_penalty;
             }
-            if path.ends_with("__init__.py") {
+            if path_role(&path).barrel {
                 score -= weights.init_penalty;
             }
             if is_vendored_path(&path) {
@@ -509,6 +476,9 @@ mod tests {
             ("sphinx/themes/basic/static/searchtools.js", false),
             ("sphinx/builders/html/__init__.py", false),
             ("lib/vendors.py", false),
+            ("dist/zod.min.js", true),
+            ("single_include/nlohmann/json.hpp", true),
+            ("Cargo.lock", true),
         ] {
             assert_eq!(is_vendored_path(path), expected, "{path}");
         }

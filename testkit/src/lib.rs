@@ -1,0 +1,149 @@
+//! swex-testkit: one rule for tests that need something from outside the repository.
+//!
+//! Some tests need the embedding model (`swex models fetch`) or the shared benchmark data
+//! (`../shared/data` next to the checkout). When it is absent, such a test either **skips
+//! loudly** — it prints `skipped: <test needs>: <reason>` to stderr and passes — or, when the
+//! environment asks for it, **fails** with the same reason:
+//!
+//! | needs | required when | data folder |
+//! |---|---|---|
+//! | [`Needs::Model`] | `SWEX_REQUIRE_MODEL=1` | (the model cache) |
+//! | [`Needs::SharedData`] | `SWEX_REQUIRE_DATA=1` | `SWEX_SHARED_DATA`, else `../shared/data` |
+//! | [`Needs::McpClient`] | `SWEX_REQUIRE_MCP_CLIENT=1` | (`SWEX_MCP_PYTHON`) |
+//!
+//! `scripts/test` (what CI runs) installs all three and sets every variable: there nothing is
+//! skipped at all.
+//!
+//! ```
+//! # fn model() -> Result<u32, String> { Ok(7) }
+//! // In a test: run only with the model, or say why not.
+//! let Some(model) = swex_testkit::available(swex_testkit::Needs::Model, model()) else {
+//!     return;
+//! };
+//! assert_eq!(model, 7);
+//! ```
+
+use std::fmt::Display;
+use std::path::PathBuf;
+
+/// What a test needs from outside the repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// ONNX Runtime and the default embedding model (`swex models fetch`).
+    Model,
+    /// The benchmark data folder (`dev.jsonl`, trajectories, ...).
+    SharedData,
+    /// A Python with the official MCP SDK (`scripts/fetch-mcp-client`).
+    McpClient,
+}
+
+impl Needs {
+    /// The variable that turns an absence into a failure.
+    pub fn required_by(self) -> &'static str {
+        match self {
+            Needs::Model => "SWEX_REQUIRE_MODEL",
+            Needs::SharedData => "SWEX_REQUIRE_DATA",
+            Needs::McpClient => "SWEX_REQUIRE_MCP_CLIENT",
+        }
+    }
+
+    fn what(self) -> &'static str {
+        match self {
+            Needs::Model => "the embedding model (run `swex models fetch`)",
+            Needs::SharedData => {
+                "the shared benchmark data (../shared/data next to the checkout, or SWEX_SHARED_DATA)"
+            }
+            Needs::McpClient => "the MCP Python SDK (run `scripts/fetch-mcp-client`)",
+        }
+    }
+
+    /// Whether the environment requires it.
+    pub fn is_required(self) -> bool {
+        std::env::var_os(self.required_by()).is_some_and(|v| v == "1")
+    }
+}
+
+/// `Some(value)` when `found` holds it; otherwise skips loudly (`None`), or panics with the reason
+/// when [`Needs::is_required`].
+pub fn available<T, E: Display>(needs: Needs, found: Result<T, E>) -> Option<T> {
+    match found {
+        Ok(value) => Some(value),
+        Err(reason) => {
+            let message = format!("{}: {reason}", needs.what());
+            if needs.is_required() {
+                panic!("{}=1 but {message}", needs.required_by());
+            }
+            eprintln!(
+                "skipped: needs {message} ({}=1 makes this a failure)",
+                needs.required_by()
+            );
+            None
+        }
+    }
+}
+
+/// The shared data folder: `SWEX_SHARED_DATA`, else `shared/data` next to the checkout.
+pub fn shared_data_dir() -> PathBuf {
+    std::env::var_os("SWEX_SHARED_DATA").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"),
+        PathBuf::from,
+    )
+}
+
+/// The shared data folder when it holds every one of `files` (by [`available`]'s rule).
+pub fn shared_data(files: &[&str]) -> Option<PathBuf> {
+    let dir = shared_data_dir();
+    let missing: Vec<&str> = files
+        .iter()
+        .copied()
+        .filter(|f| !dir.join(f).exists())
+        .collect();
+    let found = if missing.is_empty() {
+        Ok(dir)
+    } else {
+        Err(format!("{} lacks {}", dir.display(), missing.join(", ")))
+    };
+    available(Needs::SharedData, found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn present_things_are_given_and_absent_ones_skipped_or_required() {
+        for needs in [Needs::Model, Needs::SharedData, Needs::McpClient] {
+            assert_eq!(available::<_, String>(needs, Ok(3)), Some(3));
+            let absent = std::panic::catch_unwind(|| available::<u32, _>(needs, Err("absent")));
+            if needs.is_required() {
+                let message = absent.expect_err("required and absent must fail");
+                let message = message.downcast_ref::<String>().unwrap();
+                assert!(message.contains(needs.required_by()), "{message}");
+                assert!(message.contains("absent"), "{message}");
+            } else {
+                assert_eq!(absent.unwrap(), None);
+            }
+        }
+    }
+
+    #[test]
+    fn shared_data_names_every_missing_file() {
+        let dir = shared_data_dir();
+        let lacking = ["no-such-file.jsonl", "nor-this.json"];
+        let found = std::panic::catch_unwind(|| shared_data(&lacking));
+        match found {
+            Ok(found) => {
+                assert!(!Needs::SharedData.is_required());
+                assert_eq!(found, None);
+            }
+            Err(message) => {
+                let message = message.downcast_ref::<String>().unwrap();
+                assert!(message.contains(&dir.display().to_string()), "{message}");
+                assert!(
+                    message.contains("no-such-file.jsonl, nor-this.json"),
+                    "{message}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! What a repository path says about a file: its role (source, test, documentation, example,
+//! vendored, generated or bundled, declaration stub, re-export barrel), from folder names and the
+//! file-name conventions of the common languages — never from contents, so it costs nothing.
+//!
+//! One rule for every reader: the engine's ranked code search demotes by it, and the `swex`
+//! explorer ranks by it (through the SDK, `swex_plugin::text::paths`). Vendored, generated and
+//! bundled files stay searchable; rankers only weigh them down.
+//!
+//! ```
+//! use swex_text::paths::path_role;
+//!
+//! assert!(path_role("tests/test_core.py").test);
+//! assert!(path_role("third_party/zlib/inflate.c").vendored);
+//! assert!(path_role("single_include/nlohmann/json.hpp").generated);
+//! assert!(path_role("package-lock.json").generated);
+//! assert_eq!(path_role("src/click/core.py"), Default::default());
+//! ```
+
+/// A file's role, as its path tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct PathRole {
+    pub test: bool,
+    pub docs: bool,
+    pub example: bool,
+    pub vendored: bool,
+    pub generated: bool,
+    /// `.d.ts` declaration stubs.
+    pub declaration: bool,
+    /// Package re-export and metadata files (`__init__.py`, `package-info.java`, `mod.rs` is not
+    /// one: it usually holds code).
+    pub barrel: bool,
+}
+
+const TEST_DIRS: [&str; 8] = [
+    "test",
+    "tests",
+    "__tests__",
+    "spec",
+    "specs",
+    "testing",
+    "testdata",
+    "test_helpers",
+];
+const DOC_DIRS: [&str; 4] = ["doc", "docs", "documentation", "man"];
+const EXAMPLE_DIRS: [&str; 8] = [
+    "example",
+    "examples",
+    "samples",
+    "sample",
+    "demo",
+    "demos",
+    "docs_src",
+    "benchmarks",
+];
+const VENDOR_DIRS: [&str; 9] = [
+    "vendor",
+    "vendored",
+    "_vendor",
+    "third_party",
+    "thirdparty",
+    "third-party",
+    "node_modules",
+    "bower_components",
+    "external",
+];
+/// Folders that hold copies of other projects only at the top of a checkout (`deps/` of Node.js or
+/// Redis); deeper down the same name is usually code of the project's own (`core/deps/`).
+const TOP_VENDOR_DIRS: [&str; 1] = ["deps"];
+/// Build outputs, bundles and generated amalgamations: what a build or a release script wrote.
+const GENERATED_DIRS: [&str; 5] = ["dist", "build", "single_include", "amalgamation", "_build"];
+/// Lock files: written by package managers, never by hand.
+const LOCK_FILES: [&str; 9] = [
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "pnpm-lock.yaml",
+    "go.sum",
+    "cargo.lock",
+    "yarn.lock",
+    "poetry.lock",
+    "pipfile.lock",
+    "composer.lock",
+];
+const DOC_EXTENSIONS: [&str; 6] = ["md", "rst", "txt", "adoc", "markdown", "org"];
+
+/// Test files by name, across languages: `test_x.py`, `x_test.go`, `XTest.java`, `XTests.cs`,
+/// `x.test.ts`, `x.spec.js`, `x_spec.rb`, `XSpec.scala`, `XSuite.scala`, `x_test.exs`, `x.bats`.
+fn is_test_file_name(name: &str) -> bool {
+    let (stem, extension) = name.rsplit_once('.').unwrap_or((name, ""));
+    let stem_lower = stem.to_ascii_lowercase();
+    if matches!(stem_lower.as_str(), "test" | "tests")
+        || stem_lower.starts_with("test_")
+        || stem_lower.ends_with("_test")
+        || stem_lower.ends_with("_tests")
+        || stem_lower.ends_with("_spec")
+        || stem_lower.ends_with(".test")
+        || stem_lower.ends_with(".spec")
+        || stem_lower.ends_with("-test")
+        || stem_lower.ends_with("-spec")
+        || extension == "bats"
+    {
+        return true;
+    }
+    // PascalCase conventions: `FooTest`, `FooTests`, `FooSpec`, `FooSuite`, `TestFoo` (not
+    // `Test` alone, nor words such as `Contest` or `Latest`).
+    let pascal = stem.starts_with(|c: char| c.is_ascii_uppercase());
+    pascal
+        && ["Test", "Tests", "Spec", "Suite", "IT"]
+            .iter()
+            .any(|suffix| stem.len() > suffix.len() && stem.ends_with(suffix))
+        || stem.len() > 4
+            && stem.starts_with("Test")
+            && stem[4..].starts_with(|c: char| c.is_ascii_uppercase())
+}
+
+fn is_generated_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".min.js")
+        || lower.ends_with(".min.css")
+        || lower.ends_with(".min.mjs")
+        || lower.ends_with(".bundle.js")
+        || lower.ends_with(".pb.go")
+        || lower.ends_with("_pb2.py")
+        || lower.ends_with(".pb.h")
+        || lower.ends_with(".pb.cc")
+        || lower.contains(".generated.")
+        || lower.contains(".g.")
+        || lower.contains("amalgamat")
+        || lower.ends_with(".lock")
+        || LOCK_FILES.contains(&lower.as_str())
+}
+
+/// A versioned copy of a library in a static folder (`static/underscore-1.13.1.js`): vendored in
+/// all but name.
+fn is_versioned_static_asset(dirs_lower: &[String], name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    dirs_lower.iter().any(|d| d == "static")
+        && (lower.ends_with(".js") || lower.ends_with(".css"))
+        && lower.chars().any(|c| c.is_ascii_digit())
+}
+
+/// The role of the file at `path` (repository-relative, `/` separators).
+pub fn path_role(path: &str) -> PathRole {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    let name = parts.pop().unwrap_or("");
+    let dirs_lower: Vec<String> = parts.iter().map(|d| d.to_ascii_lowercase()).collect();
+    let in_dir = |names: &[&str]| dirs_lower.iter().any(|d| names.contains(&d.as_str()));
+    let extension = name.rsplit_once('.').map_or("", |(_, e)| e);
+    PathRole {
+        test: in_dir(&TEST_DIRS) || is_test_file_name(name) || name == "conftest.py",
+        docs: in_dir(&DOC_DIRS)
+            || DOC_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str()),
+        example: in_dir(&EXAMPLE_DIRS),
+        vendored: in_dir(&VENDOR_DIRS)
+            || dirs_lower
+                .first()
+                .is_some_and(|d| TOP_VENDOR_DIRS.contains(&d.as_str()))
+            || is_versioned_static_asset(&dirs_lower, name),
+        generated: in_dir(&GENERATED_DIRS) || is_generated_name(name),
+        declaration: name.ends_with(".d.ts"),
+        barrel: matches!(name, "__init__.py" | "package-info.java"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_come_from_folders_and_file_names() {
+        let check = |path: &str, expected: &str| {
+            let r = path_role(path);
+            let mut got = Vec::new();
+            for (flag, name) in [
+                (r.test, "test"),
+                (r.docs, "docs"),
+                (r.example, "example"),
+                (r.vendored, "vendored"),
+                (r.generated, "generated"),
+                (r.declaration, "declaration"),
+                (r.barrel, "barrel"),
+            ] {
+                if flag {
+                    got.push(name);
+                }
+            }
+            assert_eq!(got.join(","), expected, "{path}");
+        };
+        check("src/click/core.py", "");
+        check("tests/test_core.py", "test");
+        check("pkg/router_test.go", "test");
+        check("src/test/java/a/RangeTest.java", "test");
+        check("Dapper.Tests/QueryTests.cs", "test");
+        check("core/src/test/scala/cats/EvalSuite.scala", "test");
+        check("src/cart.spec.ts", "test");
+        check("spec/rack/request_spec.rb", "test");
+        check("test/plug/conn_test.exs", "test");
+        check("test/run.bats", "test");
+        check("tokio/src/time/tests.rs", "test");
+        check("src/Contest.java", "");
+        check("src/Latest.java", "");
+        check("src/TestUtils.java", "test");
+        check("docs/guide.md", "docs");
+        check("README.md", "docs");
+        check("examples/app.py", "example");
+        check("docs_src/first.py", "example");
+        check("vendor/lib/x.go", "vendored");
+        check("api/x.pb.go", "generated");
+        check("dist/zod.min.js", "generated");
+        check("types/index.d.ts", "declaration");
+        check("aiohttp/__init__.py", "barrel");
+        check("tests/conftest.py", "test");
+        check("conftest.py", "test");
+        check("deps/zlib/inflate.c", "vendored");
+        check("src/core/deps/resolve.rs", "");
+        check("pip/_vendor/requests/models.py", "vendored");
+        check(
+            "sphinx/themes/basic/static/underscore-1.13.1.js",
+            "vendored",
+        );
+        check("sphinx/themes/basic/static/searchtools.js", "");
+        check("dist/index.cjs", "generated");
+        check("build/lib/pkg/core.py", "generated");
+        check("single_include/nlohmann/json.hpp", "generated");
+        check("sqlite3-amalgamation.c", "generated");
+        check("Cargo.lock", "generated");
+        check("package-lock.json", "generated");
+        check("web/app.bundle.js", "generated");
+        check("lib/vendors.py", "");
+        check("src/builder.py", "");
+    }
+}
