@@ -8,7 +8,8 @@
 //!   tests) with name lookup and personalised PageRank.
 //! - [`scan`]: which files of a snapshot are indexed, and their text (diagnostics for the rest).
 //! - [`lexical`]: the code-aware analyzer, the issue query builder and BM25 over chunks (tantivy).
-//! - [`cache`]: the content-addressed on-disk cache (analyses, stat manifests, lexical pools).
+//! - [`cache`]: the content-addressed on-disk cache (analyses, stat manifests, lexical pools);
+//!   [`formats`]: every on-disk format version, in one place.
 //! - [`index`]: [`index::Engine`] opens a snapshot into a [`index::SnapshotIndex`], the API
 //!   explorers query (files, lines, chunks, lexical search, definitions, graph, grep).
 //! - [`search`]: ranked code search for short queries over those indexes (diversified,
@@ -22,6 +23,7 @@
 pub mod analysis;
 pub mod cache;
 pub mod dense;
+pub mod formats;
 pub mod graph;
 pub mod index;
 pub mod lang;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, SystemTime};
 use swex_engine::analysis::Language;
-use swex_engine::cache::CACHE_FORMAT_VERSION;
+use swex_engine::formats::CACHE_FORMAT_VERSION;
 use swex_engine::index::{Engine, EngineConfig, Progress, SearchFilters, SnapshotIndex, Stage};
 use swex_engine::lexical::pool::WriterOptions;
 use swex_engine::scan::DiagnosticKind;

@@ -33,3 +33,33 @@ pub mod python;
 pub use glob::{Glob, GlobError};
 pub use lines::{LineIndex, bytes_line_count, line_count, newline_line_count, split_lines};
 pub use python::decode_utf8_ignore;
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary (for
+/// cutting long lines without splitting a character).
+pub fn cut_to_bytes(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn cuts_on_character_boundaries() {
+        for (text, max, expected) in [
+            ("abc", 5, "abc"),
+            ("abc", 2, "ab"),
+            ("aé", 2, "a"),
+            ("aé", 3, "aé"),
+            ("日本", 4, "日"),
+            ("", 0, ""),
+        ] {
+            assert_eq!(super::cut_to_bytes(text, max), expected, "{text:?} {max}");
+        }
+    }
+}

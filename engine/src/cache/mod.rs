@@ -36,14 +36,12 @@ pub mod entry;
 pub mod pack;
 
 use crate::analysis::{FileAnalysis, Language};
+use crate::formats::CACHE_FORMAT_VERSION;
 use crate::scan::{ContentHash, FileStamp};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-
-/// Version of the cache layout and entry formats. Bump it whenever an on-disk format changes.
-pub const CACHE_FORMAT_VERSION: u32 = 1;
 
 const KIND_MANIFEST: [u8; 4] = *b"ROOT";
 const KIND_POOL_KEYS: [u8; 4] = *b"KEYS";

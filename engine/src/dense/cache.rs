@@ -36,7 +36,6 @@ use super::model::ModelIdentity;
 use super::{DenseError, Embedder};
 
 const MAGIC: &[u8; 8] = b"SWEXEMB1";
-const FORMAT_VERSION: u32 = 1;
 const HEADER_LEN: usize = 48;
 const KEY_LEN: usize = 32;
 const CHECK_LEN: usize = 8;
@@ -392,7 +391,7 @@ impl EmbeddingCache {
     fn header(&self) -> Vec<u8> {
         let mut header = Vec::with_capacity(HEADER_LEN);
         header.extend_from_slice(MAGIC);
-        header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        header.extend_from_slice(&crate::formats::EMBEDDING_CACHE_VERSION.to_le_bytes());
         header.extend_from_slice(&(self.identity.dim as u32).to_le_bytes());
         header.extend_from_slice(&self.hash_key);
         header

@@ -22,10 +22,6 @@ use fastembed::{InitOptionsUserDefined, TextEmbedding, TokenizerFiles, UserDefin
 use super::model::{ModelFiles, ModelIdentity, ModelSpec};
 use super::{DenseError, assets, models_dir};
 
-/// Version of the text layout built by [`passage_text`]; part of every identity, so changing the
-/// layout never reuses vectors of the old one.
-const TEXT_FORMAT_VERSION: u32 = 1;
-
 /// How much of a chunk is embedded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TextUnit {
@@ -173,7 +169,7 @@ impl Embedder {
             .max(8);
 
         let mut hasher = blake3::Hasher::new();
-        hasher.update(&TEXT_FORMAT_VERSION.to_le_bytes());
+        hasher.update(&crate::formats::PASSAGE_TEXT_VERSION.to_le_bytes());
         for part in [
             &onnx,
             &tokenizer,

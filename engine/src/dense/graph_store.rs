@@ -40,8 +40,6 @@ use serde::{Deserialize, Serialize};
 use super::DenseError;
 use super::index::UnitCosine;
 
-/// Version of the stored layout and of what the key covers; a change makes old graphs unfindable.
-const FORMAT_VERSION: u32 = 1;
 /// hnsw_rs's dump files are `<basename>.hnsw.graph` and `<basename>.hnsw.data`.
 const BASENAME: &str = "hnsw";
 const GRAPH_FILE: &str = "hnsw.hnsw.graph";
@@ -72,7 +70,7 @@ impl GraphKey {
     pub fn of(vectors: &[f32], dim: usize, params: &GraphParams) -> GraphKey {
         let mut hasher = blake3::Hasher::new();
         hasher.update(b"swex-hnsw-graph");
-        hasher.update(&FORMAT_VERSION.to_le_bytes());
+        hasher.update(&crate::formats::GRAPH_STORE_VERSION.to_le_bytes());
         hasher.update(std::any::type_name::<UnitCosine>().as_bytes());
         for value in [
             dim,
@@ -191,7 +189,7 @@ impl GraphStore {
     pub fn stored_bytes(&self, key: &GraphKey) -> Option<u64> {
         let bytes = fs::read(self.graph_dir(key).join(MANIFEST)).ok()?;
         let manifest: GraphManifest = serde_json::from_slice(&bytes).ok()?;
-        (manifest.format == FORMAT_VERSION && &manifest.key == key)
+        (manifest.format == crate::formats::GRAPH_STORE_VERSION && &manifest.key == key)
             .then_some(manifest.graph_file.bytes + manifest.data_file.bytes)
     }
 
@@ -226,7 +224,7 @@ impl GraphStore {
             Ok(m) => m,
             Err(e) => return self.invalid(key, format!("{}: {e}", manifest_path.display())),
         };
-        if manifest.format != FORMAT_VERSION
+        if manifest.format != crate::formats::GRAPH_STORE_VERSION
             || &manifest.key != key
             || manifest.count != count
             || manifest.dim != dim
@@ -325,7 +323,7 @@ impl GraphStore {
             Err(_) => return Err(self.save_error("hnsw_rs panicked while dumping".into())),
         }
         let manifest = GraphManifest {
-            format: FORMAT_VERSION,
+            format: crate::formats::GRAPH_STORE_VERSION,
             key: key.clone(),
             count,
             dim,

@@ -441,19 +441,6 @@ impl SnapshotIndex {
         Ok(texts)
     }
 
-    fn chunk_hit(&self, chunk_id: u32, score: f32) -> Option<ChunkHit> {
-        let (path, chunk) = self.chunk(chunk_id)?;
-        Some(ChunkHit {
-            path: path.to_string(),
-            start: chunk.start,
-            end: chunk.end,
-            kind: chunk.kind,
-            name: chunk.name.clone(),
-            score,
-            chunk_id,
-        })
-    }
-
     /// Whether a chunk passes the filters (the same rules as lexical search).
     fn passes(&self, chunk_id: u32, filters: &SearchFilters) -> bool {
         let Some((file, chunk)) = self.locate(chunk_id) else {

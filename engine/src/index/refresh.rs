@@ -35,9 +35,10 @@
 //! chunks, definitions, diagnostics, search hits and scores); the tests check it after edits,
 //! additions, deletions, renames and type changes.
 
+use super::build::{ChunkTable, ReadOutcome, TextFile, analyse_text, ms_since};
 use super::{
-    ChunkNumbering, Engine, FileInfo, IndexError, IndexStats, NoProgress, Progress, ReadOutcome,
-    SnapshotIndex, Stage, TextFile, dense, ms_since, stop_if_cancelled,
+    Engine, FileInfo, IndexError, IndexStats, NoProgress, Progress, SnapshotIndex, Stage, dense,
+    stop_if_cancelled,
 };
 use crate::analysis::FileAnalysis;
 use crate::cache::{RACY_WINDOW_NS, StoredAnalysis};
@@ -390,7 +391,7 @@ impl Engine {
         let analysed: Vec<(TextFile, StoredAnalysis)> = to_analyse
             .into_par_iter()
             .map(|file| {
-                let stored = self.analyse_text(&file);
+                let stored = analyse_text(&file, &self.config.analyze);
                 (file, stored)
             })
             .collect();
@@ -454,11 +455,11 @@ impl Engine {
         };
         let registry = self.layout.pools();
         let pool_id = old.stats.pool.id.clone();
-        let ChunkNumbering {
+        let ChunkTable {
             first_chunk,
-            chunk_keys,
-            chunk_ids,
-        } = ChunkNumbering::new(order.iter().map(keys_of), &registry.pool_dir(&pool_id))?;
+            keys: chunk_keys,
+            ids: chunk_ids,
+        } = ChunkTable::new(order.iter().map(keys_of), &registry.pool_dir(&pool_id))?;
         let mut stats = IndexStats::default();
         let new_keys: HashSet<u64> = new_files
             .iter()

@@ -82,10 +82,6 @@ pub use detect::detect_language;
 use crate::analysis::{FileAnalysis, Language};
 use extract::Grammar;
 
-/// Version of the analysis output. Bump on every change that alters what [`analyze`] returns for
-/// some input; caches of [`FileAnalysis`] must include it in their key.
-pub const ANALYZER_VERSION: u32 = 4;
-
 /// Tunables of [`analyze`]. Part of an analysis cache key, hence `Hash` and serde.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(default)]

@@ -780,14 +780,7 @@ impl GrepMatch {
 
     /// `line` cut to [`GrepMatch::TEXT_MAX_BYTES`] bytes, on a character boundary.
     pub fn cut_text(line: &str) -> &str {
-        if line.len() <= Self::TEXT_MAX_BYTES {
-            return line;
-        }
-        let mut end = Self::TEXT_MAX_BYTES;
-        while !line.is_char_boundary(end) {
-            end -= 1;
-        }
-        &line[..end]
+        crate::text::cut_to_bytes(line, Self::TEXT_MAX_BYTES)
     }
 }
 

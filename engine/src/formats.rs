@@ -1,0 +1,98 @@
+//! Every on-disk format version of the engine, in one place.
+//!
+//! Each number names what it covers and where it takes effect; bump it whenever what it covers
+//! changes, so that no cache of another version is ever read as this one's (old data is left in
+//! place, unused, and can be deleted):
+//!
+//! | version | covers | takes effect in |
+//! |---|---|---|
+//! | [`CACHE_FORMAT_VERSION`] | the cache layout, root manifests, analysis packs, pool key files | the `index-v{N}/` directory ([`crate::cache`]) |
+//! | [`ANALYZER_VERSION`] | what [`crate::lang::analyze`] returns for a file | the analysis tag of `roots-*`/`pools-*` directories ([`analysis_tag`]) |
+//! | [`TOKENIZER_VERSION`] | the lexical analyser and the pool's tantivy schema | the `pools-*-t{N}` directory |
+//! | [`EMBEDDING_CACHE_VERSION`] | the segments of the embedding cache | each segment's header ([`crate::dense::cache`]) |
+//! | [`PASSAGE_TEXT_VERSION`] | the text embedded for a chunk ([`crate::dense::passage_text`]) | every model identity, so vectors of another layout are never reused |
+//! | [`GRAPH_STORE_VERSION`] | stored HNSW graphs and what their key covers | each stored graph's manifest and key ([`crate::dense::graph_store`]) |
+//!
+//! The analysis tag also covers the analyser's options ([`AnalyzeOptions`]), serialised: a new
+//! option or value gives a new tag.
+
+use crate::lang::AnalyzeOptions;
+use serde::Serialize;
+
+/// The cache layout and entry formats.
+pub const CACHE_FORMAT_VERSION: u32 = 1;
+
+/// The analysis output: bump on every change that alters what [`crate::lang::analyze`] returns
+/// for some input.
+pub const ANALYZER_VERSION: u32 = 4;
+
+/// The lexical analyser and pool schema. 2: the CJK bigram field.
+pub const TOKENIZER_VERSION: u32 = 2;
+
+/// The embedding cache's segment layout.
+pub const EMBEDDING_CACHE_VERSION: u32 = 1;
+
+/// The layout of the text embedded for a chunk; part of every model identity.
+pub const PASSAGE_TEXT_VERSION: u32 = 1;
+
+/// The stored HNSW graphs' layout and what their key covers.
+pub const GRAPH_STORE_VERSION: u32 = 1;
+
+/// What the analysis tag hashes: the analyser version and its options, serialised as JSON (not
+/// their `Debug` output, which is not a format).
+#[derive(Serialize)]
+struct AnalysisIdentity<'a> {
+    analyzer_version: u32,
+    options: &'a AnalyzeOptions,
+}
+
+/// Identifies the analyser and its options in cache paths: `a{ANALYZER_VERSION}-{hash}`.
+pub fn analysis_tag(options: &AnalyzeOptions) -> String {
+    let identity = AnalysisIdentity {
+        analyzer_version: ANALYZER_VERSION,
+        options,
+    };
+    let json = serde_json::to_vec(&identity).expect("analysis options serialize");
+    let hash = blake3::hash(&json);
+    format!("a{ANALYZER_VERSION}-{}", &hash.to_hex()[..8])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn analysis_tags_follow_the_serialised_options() {
+        let default = analysis_tag(&AnalyzeOptions::default());
+        assert!(
+            default.starts_with(&format!("a{ANALYZER_VERSION}-")),
+            "{default}"
+        );
+        assert_eq!(default.len(), format!("a{ANALYZER_VERSION}-").len() + 8);
+        // Deterministic, and every option counts.
+        assert_eq!(analysis_tag(&AnalyzeOptions::default()), default);
+        let wider = AnalyzeOptions {
+            window_lines: 61,
+            ..AnalyzeOptions::default()
+        };
+        let longer = AnalyzeOptions {
+            max_chunk_lines: 151,
+            ..AnalyzeOptions::default()
+        };
+        assert_ne!(analysis_tag(&wider), default);
+        assert_ne!(analysis_tag(&longer), default);
+        assert_ne!(analysis_tag(&wider), analysis_tag(&longer));
+        // The tag hashes this JSON, field names included: renaming a field is a new tag.
+        let json = serde_json::to_string(&AnalysisIdentity {
+            analyzer_version: ANALYZER_VERSION,
+            options: &AnalyzeOptions::default(),
+        })
+        .unwrap();
+        assert_eq!(
+            json,
+            format!(
+                r#"{{"analyzer_version":{ANALYZER_VERSION},"options":{{"window_lines":60,"max_chunk_lines":150}}}}"#
+            )
+        );
+    }
+}

@@ -1,0 +1,375 @@
+//! The snapshot API explorers reach through the host: files, lines, chunks, lexical search,
+//! definitions, the code graph (built on first use), path resolution, grep, diagnostics and
+//! statistics of one [`SnapshotIndex`]. Everything here reads the finished index (and the
+//! snapshot directory, for text); nothing builds or writes caches.
+
+use super::build::NO_DOCUMENT;
+use super::{
+    ChunkHit, DefinitionHit, FileInfo, GREP_LINE_MAX, GrepHit, IndexError, IndexStats,
+    SearchFilters, SnapshotIndex,
+};
+use crate::analysis::{Chunk, FileAnalysis};
+use crate::graph::CodeGraph;
+use crate::lexical::LexicalQuery;
+use crate::lexical::pool::PoolView;
+use crate::scan::Diagnostic;
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::path::Path;
+use swex_text::{Glob, split_lines};
+
+impl SnapshotIndex {
+    /// The canonical snapshot root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Indexed files, in path order.
+    pub fn files(&self) -> &[FileInfo] {
+        &self.files
+    }
+
+    pub fn file(&self, path: &str) -> Option<&FileInfo> {
+        self.by_path.get(path).map(|&i| &self.files[i as usize])
+    }
+
+    pub(super) fn file_index(&self, path: &str) -> Result<usize, IndexError> {
+        self.by_path
+            .get(path)
+            .map(|&i| i as usize)
+            .ok_or_else(|| IndexError::UnknownFile(path.to_string()))
+    }
+
+    /// The analysis of an indexed file.
+    pub fn analysis(&self, path: &str) -> Option<&FileAnalysis> {
+        self.by_path.get(path).map(|&i| &*self.analyses[i as usize])
+    }
+
+    /// The chunks of an indexed file (ordered, covering every line).
+    pub fn chunks_of(&self, path: &str) -> Option<&[Chunk]> {
+        self.analysis(path).map(|a| a.chunks.as_slice())
+    }
+
+    /// Number of chunks; chunk ids are `0..num_chunks()`.
+    pub fn num_chunks(&self) -> u32 {
+        self.total_chunks
+    }
+
+    /// File index and chunk of a chunk id.
+    pub(super) fn locate(&self, chunk_id: u32) -> Option<(usize, &Chunk)> {
+        if chunk_id >= self.total_chunks {
+            return None;
+        }
+        let file = self.first_chunk.partition_point(|&first| first <= chunk_id) - 1;
+        let chunk = self.analyses[file]
+            .chunks
+            .get((chunk_id - self.first_chunk[file]) as usize)?;
+        Some((file, chunk))
+    }
+
+    /// Path and chunk of a chunk id.
+    pub fn chunk(&self, chunk_id: u32) -> Option<(&str, &Chunk)> {
+        self.locate(chunk_id)
+            .map(|(file, chunk)| (self.files[file].path.as_str(), chunk))
+    }
+
+    /// A content key of a chunk: a 64-bit hash of its path, kind, name, symbols and text (and
+    /// rank among identical chunks of its file), stable across snapshots that share the chunk;
+    /// `None` for blank chunks, which have no lexical document. Caches of per-chunk data
+    /// (embeddings) can use it.
+    pub fn chunk_key(&self, chunk_id: u32) -> Option<u64> {
+        self.chunk_keys
+            .get(chunk_id as usize)
+            .copied()
+            .filter(|&k| k != NO_DOCUMENT)
+    }
+
+    /// The text of a chunk (read from the snapshot).
+    pub fn chunk_text(&self, chunk_id: u32) -> Result<String, IndexError> {
+        let (path, chunk) = self
+            .chunk(chunk_id)
+            .ok_or_else(|| IndexError::UnknownFile(format!("chunk #{chunk_id}")))?;
+        Ok(self.read_lines(path, chunk.start, chunk.end)?.join("\n"))
+    }
+
+    /// Lines `start..=end` of an indexed file, without terminators, exactly as the benchmark sees
+    /// them: the file decoded as UTF-8 with invalid bytes dropped (Python's `errors="ignore"`) and
+    /// split like `str.splitlines()` (see [`swex_text::lines`]). `end` is clamped to the file,
+    /// and `start > end` gives no lines.
+    pub fn read_lines(&self, path: &str, start: u32, end: u32) -> Result<Vec<String>, IndexError> {
+        self.file_index(path)?;
+        let text = self.read_text(path)?;
+        let start = start.max(1);
+        if end < start {
+            return Ok(Vec::new());
+        }
+        Ok(split_lines(&text)
+            .into_iter()
+            .skip(start as usize - 1)
+            .take((end - start) as usize + 1)
+            .map(str::to_owned)
+            .collect())
+    }
+
+    /// The file's text as the benchmark reads it: UTF-8 with invalid bytes dropped. (The analyses
+    /// saw replacement characters there instead; neither is a line boundary, so lines agree.)
+    fn read_text(&self, path: &str) -> Result<String, IndexError> {
+        let bytes = std::fs::read(self.root.join(path)).map_err(|source| IndexError::Read {
+            path: path.to_string(),
+            source,
+        })?;
+        Ok(swex_text::decode_utf8_ignore(&bytes))
+    }
+
+    /// BM25 search over chunks (best first).
+    pub fn lexical_search(
+        &self,
+        query: &LexicalQuery,
+        limit: usize,
+        filters: &SearchFilters,
+    ) -> Result<Vec<ChunkHit>, IndexError> {
+        let allowed: Option<Vec<bool>> = (!filters.is_empty()).then(|| {
+            self.files
+                .iter()
+                .map(|f| {
+                    filters
+                        .path_glob
+                        .as_ref()
+                        .is_none_or(|g| g.is_match(&f.path))
+                        && (filters.languages.is_empty()
+                            || f.language.is_some_and(|l| filters.languages.contains(&l)))
+                })
+                .collect()
+        });
+        let accept = |chunk_id: u32| -> bool {
+            let Some((file, chunk)) = self.locate(chunk_id) else {
+                return false;
+            };
+            allowed.as_ref().is_none_or(|a| a[file])
+                && (filters.kinds.is_empty() || filters.kinds.contains(&chunk.kind))
+        };
+        let hits = self
+            .lexical
+            .search(query, &self.lexical_config, limit, &accept)?;
+        Ok(hits
+            .into_iter()
+            .filter_map(|(chunk_id, score)| self.chunk_hit(chunk_id, score))
+            .collect())
+    }
+
+    /// [`SnapshotIndex::lexical_search`] for free text (issue text, a phrase), through the issue
+    /// query builder.
+    pub fn search_text(
+        &self,
+        text: &str,
+        limit: usize,
+        filters: &SearchFilters,
+    ) -> Result<Vec<ChunkHit>, IndexError> {
+        let query = LexicalQuery::from_text(text, &self.lexical_config);
+        self.lexical_search(&query, limit, filters)
+    }
+
+    /// BM25 search for weighted terms (the issue parser's, possibly reweighted by the caller).
+    pub fn search_terms(
+        &self,
+        terms: &[swex_issue::WeightedTerm],
+        limit: usize,
+        filters: &SearchFilters,
+    ) -> Result<Vec<ChunkHit>, IndexError> {
+        let query = LexicalQuery::from_terms(terms, &self.lexical_config);
+        self.lexical_search(&query, limit, filters)
+    }
+
+    /// The hit of chunk `chunk_id` with `score` (lexical and dense search).
+    pub(super) fn chunk_hit(&self, chunk_id: u32, score: f32) -> Option<ChunkHit> {
+        let (path, chunk) = self.chunk(chunk_id)?;
+        Some(ChunkHit {
+            path: path.to_string(),
+            start: chunk.start,
+            end: chunk.end,
+            kind: chunk.kind,
+            name: chunk.name.clone(),
+            score,
+            chunk_id,
+        })
+    }
+
+    /// The code graph of the snapshot (built on first call, then shared).
+    pub fn graph(&self) -> &CodeGraph {
+        self.graph.get_or_init(|| {
+            let files: Vec<(&str, &FileAnalysis)> = self
+                .files
+                .iter()
+                .zip(&self.analyses)
+                .map(|(f, a)| (f.path.as_str(), &**a))
+                .collect();
+            CodeGraph::build(&files)
+        })
+    }
+
+    /// The position in [`SnapshotIndex::files`] of a chunk's file.
+    pub(crate) fn chunk_file(&self, chunk_id: u32) -> Option<usize> {
+        self.locate(chunk_id).map(|(file, _)| file)
+    }
+
+    /// The snapshot's lexical view (postings and vocabulary for ranked search).
+    pub(crate) fn lexical_view(&self) -> &PoolView {
+        &self.lexical
+    }
+
+    /// The tables of ranked search, built on first use.
+    pub(crate) fn search_aids(&self) -> &crate::search::SearchAids {
+        self.search_aids
+            .get_or_init(|| crate::search::SearchAids::build(self))
+    }
+
+    /// Whether [`SnapshotIndex::graph`] has been built already.
+    pub fn graph_is_built(&self) -> bool {
+        self.graph.get().is_some()
+    }
+
+    /// Definitions named `name`: bare (`save`), qualified (`Model.save`; `.`, `::`, `#` and `\`
+    /// interchangeable) or a dotted suffix of a module-qualified name, as
+    /// [`CodeGraph::definitions_named`] resolves them. In path then line order.
+    pub fn definitions(&self, name: &str) -> Vec<DefinitionHit> {
+        let Some(query) = crate::graph::DefinitionQuery::new(name) else {
+            return Vec::new();
+        };
+        let table = self.definition_table.get_or_init(|| {
+            let mut table: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+            for (file, analysis) in self.analyses.iter().enumerate() {
+                for (index, definition) in analysis.definitions.iter().enumerate() {
+                    table
+                        .entry(definition.name.clone())
+                        .or_default()
+                        .push((file as u32, index as u32));
+                }
+            }
+            table
+        });
+        let Some(candidates) = table.get(query.bare()) else {
+            return Vec::new();
+        };
+        let mut hits: Vec<DefinitionHit> = candidates
+            .iter()
+            .filter_map(|&(file, index)| {
+                let path = &self.files[file as usize].path;
+                let definition = &self.analyses[file as usize].definitions[index as usize];
+                query
+                    .matches(&definition.qualified_name, path)
+                    .then(|| DefinitionHit {
+                        path: path.clone(),
+                        start: definition.start,
+                        end: definition.end,
+                        kind: definition.kind,
+                        name: definition.name.clone(),
+                        qualified_name: definition.qualified_name.clone(),
+                    })
+            })
+            .collect();
+        hits.sort_by(|a, b| a.path.cmp(&b.path).then(a.start.cmp(&b.start)));
+        hits
+    }
+
+    /// Indexed files whose path ends with the normalised hint (whole path components), best
+    /// (longest hint match, then shortest path) first. Turns traceback paths into snapshot paths.
+    pub fn resolve_path(&self, hint: &str) -> Vec<&str> {
+        let hint = swex_issue::paths::normalize_path_hint(hint);
+        let mut components: Vec<&str> = hint.split('/').filter(|c| !c.is_empty()).collect();
+        while !components.is_empty() {
+            let suffix = components.join("/");
+            let mut found: Vec<&str> = self
+                .files
+                .iter()
+                .map(|f| f.path.as_str())
+                .filter(|p| *p == suffix || p.ends_with(&format!("/{suffix}")))
+                .collect();
+            if !found.is_empty() {
+                found.sort_by_key(|p| (p.len(), *p));
+                return found;
+            }
+            // Drop leading components that are outside the repository (`/home/u/proj/`).
+            components.remove(0);
+            if components.len() == 1 && !hint.is_empty() {
+                // A bare file name is still a useful hint; stop after trying it.
+                let name = components[0];
+                let mut found: Vec<&str> = self
+                    .files
+                    .iter()
+                    .map(|f| f.path.as_str())
+                    .filter(|p| p.rsplit('/').next() == Some(name))
+                    .collect();
+                found.sort_by_key(|p| (p.len(), *p));
+                return found;
+            }
+        }
+        Vec::new()
+    }
+
+    /// Lines matching `pattern` (a regular expression), in path then line order, at most `limit`;
+    /// `path_glob` restricts the files.
+    pub fn grep(
+        &self,
+        pattern: &str,
+        path_glob: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<GrepHit>, IndexError> {
+        let regex = regex::Regex::new(pattern)?;
+        // A match inside a line is a match in the whole text, so the whole text can rule a file
+        // out at once, except for anchored patterns: `^`/`$`/`\A`/`\z` mean line edges here.
+        let whole_text_prefilter = !(pattern.contains('^')
+            || pattern.contains('$')
+            || pattern.contains("\\A")
+            || pattern.contains("\\z"));
+        let glob = path_glob.map(Glob::new).transpose()?;
+        let candidates: Vec<&FileInfo> = self
+            .files
+            .iter()
+            .filter(|f| glob.as_ref().is_none_or(|g| g.is_match(&f.path)))
+            .collect();
+        let mut hits = Vec::new();
+        // Batches in path order, searched in parallel, stop as soon as the limit is reached.
+        for batch in candidates.chunks(128) {
+            if hits.len() >= limit {
+                break;
+            }
+            let found: Vec<Vec<GrepHit>> = batch
+                .par_iter()
+                .map(|file| {
+                    let Ok(text) = self.read_text(&file.path) else {
+                        return Vec::new();
+                    };
+                    if whole_text_prefilter && !regex.is_match(&text) {
+                        return Vec::new();
+                    }
+                    let mut out = Vec::new();
+                    for (n, line) in split_lines(&text).into_iter().enumerate() {
+                        if out.len() >= limit {
+                            break;
+                        }
+                        if regex.is_match(line) {
+                            out.push(GrepHit {
+                                path: file.path.clone(),
+                                line: n as u32 + 1,
+                                text: swex_text::cut_to_bytes(line, GREP_LINE_MAX).to_string(),
+                            });
+                        }
+                    }
+                    out
+                })
+                .collect();
+            hits.extend(found.into_iter().flatten());
+        }
+        hits.truncate(limit);
+        Ok(hits)
+    }
+
+    /// Files not indexed or indexed with a caveat, in path order.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    pub fn stats(&self) -> &IndexStats {
+        &self.stats
+    }
+}
