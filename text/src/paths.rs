@@ -66,8 +66,12 @@ const VENDOR_DIRS: [&str; 9] = [
 /// Folders that hold copies of other projects only at the top of a checkout (`deps/` of Node.js or
 /// Redis); deeper down the same name is usually code of the project's own (`core/deps/`).
 const TOP_VENDOR_DIRS: [&str; 1] = ["deps"];
-/// Build outputs, bundles and generated amalgamations: what a build or a release script wrote.
-const GENERATED_DIRS: [&str; 5] = ["dist", "build", "single_include", "amalgamation", "_build"];
+/// Bundles and generated amalgamations: what a build or a release script wrote, wherever they sit.
+const GENERATED_DIRS: [&str; 3] = ["dist", "single_include", "amalgamation"];
+/// Build output folders, counted only at the top of a checkout: deeper down the same names hold
+/// real code often enough (`pip/_internal/operations/build/`), and build output below the top is
+/// almost always ignored by the checkout's own rules, which the index respects.
+const TOP_GENERATED_DIRS: [&str; 2] = ["build", "_build"];
 /// Lock files: written by package managers, never by hand.
 const LOCK_FILES: [&str; 9] = [
     "package-lock.json",
@@ -155,7 +159,11 @@ pub fn path_role(path: &str) -> PathRole {
                 .first()
                 .is_some_and(|d| TOP_VENDOR_DIRS.contains(&d.as_str()))
             || is_versioned_static_asset(&dirs_lower, name),
-        generated: in_dir(&GENERATED_DIRS) || is_generated_name(name),
+        generated: in_dir(&GENERATED_DIRS)
+            || dirs_lower
+                .first()
+                .is_some_and(|d| TOP_GENERATED_DIRS.contains(&d.as_str()))
+            || is_generated_name(name),
         declaration: name.ends_with(".d.ts"),
         barrel: matches!(name, "__init__.py" | "package-info.java"),
     }
@@ -220,6 +228,9 @@ mod tests {
         check("sphinx/themes/basic/static/searchtools.js", "");
         check("dist/index.cjs", "generated");
         check("build/lib/pkg/core.py", "generated");
+        check("_build/html/index.js", "generated");
+        check("src/pip/_internal/operations/build/wheel.py", "");
+        check("packages/ui/dist/index.js", "generated");
         check("single_include/nlohmann/json.hpp", "generated");
         check("sqlite3-amalgamation.c", "generated");
         check("Cargo.lock", "generated");
