@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use swex_bench::results::read_results;
+use swex_testkit::git;
 
 /// `n` instances `org__repo-<i>`, snapshots under `repos/` with `a.py` (40 lines) and `b.py`.
 fn fixture(dir: &Path, n: usize) -> PathBuf {
@@ -306,23 +307,6 @@ fn shards_merge_to_the_full_run_and_conflicts_are_refused() {
         !root.join("conflict").exists(),
         "nothing written on a conflict"
     );
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .args(["-c", "commit.gpgsign=false"])
-        .args(args)
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "git {args:?}");
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 /// A git repository `source` with `a.py` (40 lines), a benchmark of one row `instance_id` at its

@@ -379,15 +379,7 @@ fn every_command_exits_quietly_when_stdout_is_closed() {
 }
 
 fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}");
+    swex_testkit::git(dir, args);
 }
 
 /// In this project's own checkout after a build, swex-base indexed 1,956 files of `target/`.

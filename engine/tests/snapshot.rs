@@ -21,20 +21,8 @@ fn git(dir: &Path, args: &[&str]) -> String {
 
 fn git_with_input(dir: &Path, args: &[&str], input: Option<&[u8]>) -> String {
     use std::io::Write;
-    let mut child = Command::new("git")
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
-        .args([
-            "-c",
-            "init.defaultBranch=main",
-            "-c",
-            "commit.gpgsign=false",
-        ])
+    let mut child = swex_testkit::git_command(dir)
+        .args(["-c", "init.defaultBranch=main"])
         .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

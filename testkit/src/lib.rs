@@ -24,7 +24,8 @@
 //! ```
 
 use std::fmt::Display;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// What a test needs from outside the repository.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +105,34 @@ pub fn shared_data(files: &[&str]) -> Option<PathBuf> {
         Err(format!("{} lacks {}", dir.display(), missing.join(", ")))
     };
     available(Needs::SharedData, found)
+}
+
+/// `git` run in `dir`, isolated from the machine's configuration: no global or system config, a
+/// fixed identity, no commit signing. Fixture repositories come out the same on every machine.
+pub fn git_command(dir: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .args(["-c", "commit.gpgsign=false"]);
+    command
+}
+
+/// Runs [`git_command`] with `args`; panics with git's stderr unless it succeeds. Its stdout,
+/// trimmed.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = git_command(dir).args(args).output().expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 #[cfg(test)]
