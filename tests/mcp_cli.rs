@@ -155,14 +155,20 @@ fn malformed_input_gets_errors_and_stdout_stays_protocol_only() {
     let cache = tempfile::tempdir().unwrap();
     small_repo(repo.path());
     let mut server = Server::start(&[repo.path().to_str().unwrap()], cache.path());
-    // Garbage before the handshake is ignored (no id to answer).
+    // Lines that are not JSON get a parse error (id null, as JSON-RPC says), before the
+    // handshake too.
     server.send_raw("this is not json");
+    let response = server.receive();
+    assert_eq!(response["error"]["code"], -32700, "{response}");
+    assert_eq!(response["id"], Value::Null, "{response}");
     server.initialize();
     server.send_raw("{\"truncated\": ");
-    // Well-formed JSON of the wrong shape: an Invalid Request error.
-    server.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "oops"}));
     let response = server.receive();
-    assert!(response.get("error").is_some(), "{response}");
+    assert_eq!(response["error"]["code"], -32700, "{response}");
+    // Well-formed JSON of the wrong shape: invalid params, with the request's id.
+    server.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "oops"}));
+    let response = server.response(7);
+    assert_eq!(response["error"]["code"], -32602, "{response}");
     // An unknown method and an unknown tool: JSON-RPC errors with a clear message.
     server.send(json!({"jsonrpc": "2.0", "id": 8, "method": "tools/frobnicate"}));
     assert!(server.response(8).get("error").is_some());
@@ -228,6 +234,233 @@ fn a_client_that_goes_away_mid_call_leaves_the_server_to_exit_cleanly() {
     assert!(ok, "exit status; stderr:\n{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
     // The index build in flight was stopped, not waited for.
-    assert!(stderr.contains("search: cancelled"), "{stderr}");
+    assert!(
+        stderr.contains("search: work stopped after cancellation"),
+        "{stderr}"
+    );
     eprintln!("exited {:?} after the client went away", started.elapsed());
+}
+
+/// The error code of a JSON-RPC error answer, or the tool error text of a tool result.
+fn outcome(response: &Value) -> String {
+    if let Some(code) = response["error"]["code"].as_i64() {
+        return format!(
+            "{code} {}",
+            response["error"]["message"].as_str().unwrap_or("")
+        );
+    }
+    if response["result"]["isError"] == true {
+        return format!(
+            "tool error {}",
+            response["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or("")
+        );
+    }
+    "ok".into()
+}
+
+#[test]
+fn the_server_serves_only_the_repositories_it_was_given() {
+    let repo = tempfile::tempdir().unwrap();
+    let other = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    small_repo(repo.path());
+    write(
+        other.path(),
+        "secret.txt",
+        "the other repository's secret\n",
+    );
+    let mut server = Server::start(&["--lazy", repo.path().to_str().unwrap()], cache.path());
+    server.initialize();
+    let other_dir = other.path().to_str().unwrap();
+    let cases = [
+        (
+            call(2, "read", json!({"path": "secret.txt", "repo": other_dir})),
+            "tool error `",
+        ),
+        (
+            call(3, "read", json!({"path": "passwd", "repo": "/etc"})),
+            "tool error `/etc` is not served",
+        ),
+        (
+            call(4, "search", json!({"query": "root", "repo": "/etc"})),
+            "tool error `/etc` is not served",
+        ),
+        (
+            call(5, "search", json!({"query": "root", "under": "/etc"})),
+            "tool error `/etc` is outside the repository",
+        ),
+        (
+            call(6, "search", json!({"query": "root", "under": "../.."})),
+            "tool error `../..` is outside the repository",
+        ),
+        (
+            call(
+                7,
+                "read",
+                json!({"path": "app/models.py", "repo": repo.path()}),
+            ),
+            "ok",
+        ),
+    ];
+    for (i, (request, expected)) in cases.into_iter().enumerate() {
+        server.send(request);
+        let got = outcome(&server.response(i as i64 + 2));
+        assert!(got.starts_with(expected), "call {}: {got}", i + 2);
+    }
+    let (ok, stderr) = server.wait_exit(Duration::from_secs(20));
+    assert!(ok, "{stderr}");
+    // Nothing of the other directories was indexed: only the served repository's cache exists.
+    assert!(!stderr.contains("/etc:"), "{stderr}");
+
+    // With --allow-any-repo, another directory is served on request.
+    let mut server = Server::start(
+        &["--lazy", "--allow-any-repo", repo.path().to_str().unwrap()],
+        cache.path(),
+    );
+    server.initialize();
+    server.send(call(
+        2,
+        "read",
+        json!({"path": "secret.txt", "repo": other_dir}),
+    ));
+    let response = server.response(2);
+    assert_eq!(outcome(&response), "ok", "{response}");
+    assert_eq!(
+        response["result"]["structuredContent"]["lines"][0],
+        "the other repository's secret"
+    );
+    let (ok, stderr) = server.wait_exit(Duration::from_secs(20));
+    assert!(ok, "{stderr}");
+}
+
+#[test]
+fn every_request_gets_one_answer_with_its_id_and_answers_are_bounded() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    small_repo(repo.path());
+    // A file of long lines: 2000 lines of 400 bytes, 800 kB in one `read` without a cap.
+    let long: String = (0..2000)
+        .map(|i| format!("{i}{}\n", "y".repeat(400)))
+        .collect();
+    write(repo.path(), "data/long.txt", &long);
+    let mut server = Server::start(&[repo.path().to_str().unwrap()], cache.path());
+    server.initialize();
+    // `arguments` of the wrong JSON type: invalid params (-32602) with the id, not -32601.
+    for (id, arguments) in [(2, json!("app/models.py")), (3, json!([1])), (4, json!(5))] {
+        server.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                           "params": {"name": "read", "arguments": arguments}}));
+        let got = outcome(&server.response(id));
+        assert!(
+            got.starts_with("-32602 invalid params: arguments must be an object"),
+            "{got}"
+        );
+    }
+    // A message over the size limit: refused with its id, read in bounded memory.
+    let huge = "x".repeat(5 << 20);
+    server.send(call(5, "search", json!({"query": huge})));
+    let got = outcome(&server.response(5));
+    assert!(got.starts_with("-32600 message of"), "{got}");
+    // A text argument over the tool's limit: a tool error naming the field.
+    server.send(call(6, "search", json!({"query": "q".repeat(20_000)})));
+    let got = outcome(&server.response(6));
+    assert!(
+        got.contains("query: 20000 bytes is over the limit"),
+        "{got}"
+    );
+    // Answers are capped: by default, and lower when asked.
+    for (id, max_bytes) in [(7, None), (8, Some(4096))] {
+        let mut arguments = json!({"path": "data/long.txt"});
+        if let Some(max) = max_bytes {
+            arguments["max_bytes"] = json!(max);
+        }
+        server.send(call(id, "read", arguments));
+        let response = server.response(id);
+        let cap = max_bytes.unwrap_or(64 * 1024);
+        let result = &response["result"];
+        let size = result["content"][0]["text"].as_str().unwrap().len()
+            + result["structuredContent"].to_string().len();
+        assert!(size <= cap, "{size} bytes over {cap}");
+        assert_eq!(
+            result["structuredContent"]["truncated"]["max_bytes"], cap,
+            "{response}"
+        );
+        assert!(
+            result["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("answer cut at")
+        );
+    }
+    server.send(call(
+        9,
+        "read",
+        json!({"path": "app/models.py", "max_bytes": 10}),
+    ));
+    let got = outcome(&server.response(9));
+    assert!(
+        got.starts_with("tool error bad arguments for `read`: max_bytes"),
+        "{got}"
+    );
+    let (ok, stderr) = server.wait_exit(Duration::from_secs(20));
+    assert!(ok, "{stderr}");
+}
+
+#[test]
+fn a_second_request_with_an_id_in_flight_is_refused_with_that_id() {
+    // A repository big enough that the first call (which builds its index) is in flight when
+    // the second arrives: its progress notifications say so.
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    for i in 0..1500 {
+        let body: String = (0..30)
+            .map(|j| format!("def function_{i}_{j}(value):\n    return value + {j}\n\n"))
+            .collect();
+        write(repo.path(), &format!("pkg{}/module_{i}.py", i % 20), &body);
+    }
+    let mut server = Server::start(&["--lazy", repo.path().to_str().unwrap()], cache.path());
+    server.initialize();
+    server.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "definition", "arguments": {"name": "function_7_3"},
+            "_meta": {"progressToken": "build"}
+        }}),
+    );
+    loop {
+        let message = server.receive();
+        assert!(
+            message.get("id").is_none(),
+            "answered before the test: {message}"
+        );
+        if message["method"] == "notifications/progress" {
+            break;
+        }
+    }
+    server.send(call(2, "read", json!({"path": "pkg0/module_0.py"})));
+    // The refusal comes first (the build is still running), with the id; then the first call's
+    // answer.
+    let refused = loop {
+        let message = server.receive();
+        if message.get("id").is_some() {
+            break message;
+        }
+    };
+    assert_eq!(refused["id"], 2, "{refused}");
+    let got = outcome(&refused);
+    assert!(
+        got.starts_with("-32600 request id 2 is already in flight"),
+        "{got}"
+    );
+    let answer = server.response(2);
+    assert_eq!(outcome(&answer), "ok", "{answer}");
+    assert_eq!(
+        answer["result"]["structuredContent"]["total"], 1,
+        "{answer}"
+    );
+    // Answered, the id is free again.
+    server.send(call(2, "read", json!({"path": "pkg0/module_0.py"})));
+    assert_eq!(outcome(&server.response(2)), "ok");
+    let (ok, stderr) = server.wait_exit(Duration::from_secs(30));
+    assert!(ok, "{stderr}");
 }

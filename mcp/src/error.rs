@@ -18,6 +18,11 @@ pub enum ToolError {
         "no file `{path}` in the index of {root} (it may not exist, or be binary, too large or ignored)"
     )]
     NoSuchFile { path: String, root: String },
+    /// `repo` names a directory the server was not started on (see `RepoScope`).
+    #[error(
+        "`{repo}` is not served: this server answers only on the repositories it was started with ({served}); start `swex mcp` with that repository (or with --allow-any-repo, which is unsafe with agents)"
+    )]
+    NotServed { repo: String, served: String },
     /// `repo` names nothing the server serves or can open.
     #[error("{0}")]
     UnknownRepository(String),

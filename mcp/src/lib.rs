@@ -26,14 +26,18 @@
 //!     engine: swex_engine::index::EngineConfig::default(),
 //!     explorer: explorer(), // e.g. the registry's `swex`, instantiated
 //!     warm: true,
+//!     scope: swex_mcp::RepoScope::Given, // only the repositories above
 //! })?;
 //! # Ok::<(), swex_mcp::ServeError>(())
 //! ```
 
 pub mod error;
+pub mod fit;
+pub mod gate;
 pub mod repos;
 pub mod server;
 pub mod tools;
 
 pub use error::ToolError;
+pub use repos::RepoScope;
 pub use server::{INSTRUCTIONS, ServeError, ServerOptions, SwexServer, serve_stdio};

@@ -109,14 +109,31 @@ impl Repo {
     }
 }
 
+/// Which directories a server answers on.
+///
+/// An MCP server acts for an agent that may follow instructions injected into what it reads, so
+/// by default it serves only the repositories the user named at start; a call naming any other
+/// directory is refused. [`RepoScope::AnyDirectory`] (`swex mcp --allow-any-repo`) lets a call
+/// name any directory, which is then indexed and served: unsafe with agents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RepoScope {
+    /// Only the repositories given at start.
+    #[default]
+    Given,
+    /// Any directory a call names (and the user can read).
+    AnyDirectory,
+}
+
 /// The served repositories; the first is the default.
 pub struct Repos {
     served: Mutex<Vec<Arc<Repo>>>,
+    scope: RepoScope,
 }
 
 impl Repos {
-    /// Serves `roots` (each must be a directory).
-    pub fn new(roots: &[PathBuf]) -> Result<Repos, ToolError> {
+    /// Serves `roots` (each must be a directory); calls may name other directories only with
+    /// [`RepoScope::AnyDirectory`].
+    pub fn new(roots: &[PathBuf], scope: RepoScope) -> Result<Repos, ToolError> {
         let mut served: Vec<Arc<Repo>> = Vec::new();
         for root in roots {
             let repo = Repo::new(root)?;
@@ -126,6 +143,7 @@ impl Repos {
         }
         Ok(Repos {
             served: Mutex::new(served),
+            scope,
         })
     }
 
@@ -136,8 +154,9 @@ impl Repos {
             .clone()
     }
 
-    /// The repository a call names: none → the default; a served repository's name or root; or
-    /// any other directory, which is served from then on.
+    /// The repository a call names: none → the default; a served repository's name or root (as
+    /// given or canonical); any other directory only with [`RepoScope::AnyDirectory`], and it is
+    /// then served from then on. The refusal is decided before anything is read or indexed.
     pub fn resolve(&self, name: Option<&str>) -> Result<Arc<Repo>, ToolError> {
         let mut served = self.served.lock().unwrap_or_else(|e| e.into_inner());
         let names = |served: &[Arc<Repo>]| {
@@ -163,14 +182,21 @@ impl Repos {
         {
             return Ok(repo.clone());
         }
-        let Ok(root) = std::fs::canonicalize(path) else {
+        let root = std::fs::canonicalize(path).ok();
+        if let Some(repo) = served.iter().find(|r| Some(&r.root) == root.as_ref()) {
+            return Ok(repo.clone());
+        }
+        if self.scope == RepoScope::Given {
+            return Err(ToolError::NotServed {
+                repo: name.to_owned(),
+                served: names(&served),
+            });
+        }
+        if root.is_none() {
             return Err(ToolError::UnknownRepository(format!(
                 "no repository `{name}`: it is neither a served repository ({}) nor an existing directory",
                 names(&served)
             )));
-        };
-        if let Some(repo) = served.iter().find(|r| r.root == root) {
-            return Ok(repo.clone());
         }
         let repo = Arc::new(Repo::new(path)?);
         served.push(repo.clone());

@@ -13,7 +13,9 @@
 //! print (from a plugin, say) cannot corrupt the stream.
 
 use crate::error::ToolError;
-use crate::repos::{Freshness, Repos};
+use crate::fit::fit_answer;
+use crate::gate::{Gate, Output, pump_input, pump_output};
+use crate::repos::{Freshness, RepoScope, Repos};
 use crate::tools::{self, Answer, Ctx, TOOLS};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
@@ -28,7 +30,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use swex_engine::index::{Engine, EngineConfig, Progress, Stage};
+use swex_plugin::{ServiceError, ServiceErrorKind, ServiceId};
 use swex_plugin_host::{EngineBackend, ExplorerHandle};
+use swex_plugin_serve::RawServices;
 
 /// What the agent is told at initialisation (also in docs/mcp.md): when to call which tool.
 pub const INSTRUCTIONS: &str = "swex finds the code a task needs in this repository, from a local index kept fresh on every call (your edits are seen by the next call).\n\
@@ -46,6 +50,8 @@ pub struct ServerOptions {
     pub explorer: ExplorerHandle,
     /// Open the repositories' indexes at start, before the first call.
     pub warm: bool,
+    /// Which directories calls may name ([`RepoScope::Given`]: only `repos`).
+    pub scope: RepoScope,
 }
 
 struct Inner {
@@ -137,7 +143,7 @@ impl SwexServer {
         let server = SwexServer {
             inner: Arc::new(Inner {
                 engine: Engine::new(options.engine),
-                repos: Repos::new(&options.repos)?,
+                repos: Repos::new(&options.repos, options.scope)?,
                 explorer: options.explorer,
                 shutdown: Arc::new(AtomicBool::new(false)),
             }),
@@ -171,9 +177,10 @@ impl SwexServer {
     pub fn call_blocking(
         &self,
         name: &str,
-        arguments: Option<serde_json::Map<String, Value>>,
+        mut arguments: Option<serde_json::Map<String, Value>>,
         progress: &dyn Progress,
     ) -> Result<Answer, ToolError> {
+        let max_bytes = tools::take_max_bytes(name, &mut arguments)?;
         let repo_arg = arguments
             .as_ref()
             .and_then(|a| a.get("repo"))
@@ -210,19 +217,29 @@ impl SwexServer {
             ));
         }
         let backend = EngineBackend::new(index.clone());
+        let explorer_services = CancellableServices {
+            inner: &backend,
+            progress,
+        };
         let ctx = Ctx {
             index: &index,
             backend: &backend,
+            explorer_services: &explorer_services,
             given_root: &repo.given,
         };
-        let mut answer = match call {
+        let answer = match call {
             Call::Explore(args) => tools::explore(&ctx, &self.inner.explorer, args),
             Call::Search(args) => tools::search(&ctx, args),
             Call::Definition(args) => tools::definition(&ctx, args),
             Call::References(args) => tools::references(&ctx, args),
             Call::Neighbours(args) => tools::neighbours(&ctx, args),
             Call::Read(args) => tools::read(&ctx, args),
-        }?;
+        };
+        if progress.is_cancelled() {
+            // The work ended because it was told to stop: whatever it made is not an answer.
+            return Err(ToolError::Cancelled);
+        }
+        let mut answer = answer?;
         if let Value::Object(map) = &mut answer.structured {
             map.insert(
                 "index".into(),
@@ -234,14 +251,14 @@ impl SwexServer {
                 .unwrap_or(Value::Null),
             );
         }
-        Ok(answer)
+        Ok(fit_answer(answer, max_bytes))
     }
 
     fn tool_list() -> Vec<Tool> {
         TOOLS
             .iter()
             .map(|spec| {
-                let schema = match (spec.schema)() {
+                let schema = match tools::schema_with_shared_args(spec) {
                     Value::Object(map) => map,
                     _ => serde_json::Map::new(),
                 };
@@ -256,6 +273,36 @@ impl SwexServer {
                     )
             })
             .collect()
+    }
+}
+
+/// The services an explorer sees during one call: the engine backend's, each refused once the
+/// call is cancelled or the session ends, so a cancelled `explore` stops at the explorer's next
+/// service call instead of running to the end. (The explorer's own work between two service
+/// calls cannot be interrupted; it is linear in the issue, which is capped.)
+struct CancellableServices<'a> {
+    inner: &'a EngineBackend,
+    progress: &'a dyn Progress,
+}
+
+impl RawServices for CancellableServices<'_> {
+    fn call(&self, service: ServiceId, args: &[u8]) -> Result<Vec<u8>, ServiceError> {
+        if self.progress.is_cancelled() {
+            return Err(ServiceError::new(
+                service,
+                ServiceErrorKind::Failed,
+                "the call was cancelled",
+            ));
+        }
+        RawServices::call(self.inner, service, args)
+    }
+
+    fn contains_file(&self, path: &str) -> bool {
+        RawServices::contains_file(self.inner, path)
+    }
+
+    fn line_count(&self, path: &str) -> Option<u64> {
+        RawServices::line_count(self.inner, path)
     }
 }
 
@@ -315,11 +362,14 @@ impl ServerHandler for SwexServer {
         let work = tokio::task::spawn_blocking(move || {
             let started = Instant::now();
             let result = server.call_blocking(&tool, arguments, &progress);
+            let ms = started.elapsed().as_secs_f64() * 1e3;
             match &result {
-                Ok(_) => log(&format!(
-                    "{tool}: {:.1} ms",
-                    started.elapsed().as_secs_f64() * 1e3
-                )),
+                Ok(_) => log(&format!("{tool}: {ms:.1} ms")),
+                Err(ToolError::Cancelled) => {
+                    log(&format!(
+                        "{tool}: work stopped after cancellation, {ms:.1} ms"
+                    ));
+                }
                 Err(err) => log(&format!("{tool}: {err}")),
             }
             result
@@ -355,11 +405,39 @@ impl ServerHandler for SwexServer {
 }
 
 /// Serves `options` over stdin/stdout until the client closes stdin (or the session fails);
-/// in-flight work is cancelled then. Logs go to stderr.
+/// in-flight work is cancelled then and not waited for. Logs go to stderr.
+///
+/// Messages pass the [`gate`](crate::gate) both ways: client lines are checked (size, JSON,
+/// duplicate ids, `tools/call` shape) before the SDK reads them through a pipe, and the SDK's
+/// lines go out through the gate, which notes the answered ids.
 pub fn serve_stdio(options: ServerOptions) -> Result<(), ServeError> {
     let warm = options.warm;
     let server = SwexServer::new(options)?;
     let protocol_out = take_stdout().map_err(ServeError::Stdout)?;
+    let (sdk_in, to_sdk) = std::io::pipe().map_err(ServeError::Stdout)?;
+    let (from_sdk, sdk_out) = std::io::pipe().map_err(ServeError::Stdout)?;
+    let gate = Arc::new(Gate::new());
+    let output: Output = Arc::new(std::sync::Mutex::new(Box::new(protocol_out)));
+    {
+        let (gate, output) = (gate.clone(), output.clone());
+        let shutdown = server.inner.shutdown.clone();
+        // Not joined: when the SDK ends the session first, it may still wait on stdin.
+        std::thread::Builder::new()
+            .name("mcp-gate-in".into())
+            .spawn(move || pump_input(&gate, std::io::stdin(), to_sdk, &output, &shutdown))
+            .map_err(ServeError::Runtime)?;
+    }
+    let (written, all_written) = std::sync::mpsc::channel::<()>();
+    {
+        let (gate, output) = (gate.clone(), output.clone());
+        std::thread::Builder::new()
+            .name("mcp-gate-out".into())
+            .spawn(move || {
+                pump_output(&gate, from_sdk, &output);
+                let _ = written.send(());
+            })
+            .map_err(ServeError::Runtime)?;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -370,11 +448,10 @@ pub fn serve_stdio(options: ServerOptions) -> Result<(), ServeError> {
             let warming = server.clone();
             tokio::task::spawn_blocking(move || warming.warm_up());
         }
-        let input = StopAtEof {
-            inner: tokio::io::stdin(),
-            shutdown: server.inner.shutdown.clone(),
-        };
-        let transport = (input, tokio::fs::File::from_std(protocol_out));
+        let transport = (
+            tokio::fs::File::from_std(pipe_file(sdk_in)),
+            tokio::fs::File::from_std(pipe_file(sdk_out)),
+        );
         let running = server
             .clone()
             .serve(transport)
@@ -388,36 +465,25 @@ pub fn serve_stdio(options: ServerOptions) -> Result<(), ServeError> {
         Ok(())
     });
     server.shut_down();
-    // Blocking work still running (an index build) has been told to stop; do not wait long.
-    runtime.shutdown_timeout(std::time::Duration::from_secs(5));
+    // Work still running (an index build, an explorer) has been told to stop and stops at its
+    // next check; what it writes to the cache is atomic, so it is not waited for.
+    runtime.shutdown_background();
+    // The runtime held the SDK's end of the output pipe: the last answers go out, then the
+    // writer ends (waited for briefly: a blocking task still holding the pipe must not keep
+    // the process alive).
+    let _ = all_written.recv_timeout(std::time::Duration::from_secs(2));
     result
 }
 
-/// The client's input; its end (the client closed it, or died) is the end of the session, so
-/// work in flight is told to stop at once rather than after the SDK's drain of pending answers.
-struct StopAtEof<R> {
-    inner: R,
-    shutdown: Arc<AtomicBool>,
+/// A pipe end as a file, for tokio's file I/O.
+#[cfg(unix)]
+fn pipe_file(end: impl Into<std::os::fd::OwnedFd>) -> std::fs::File {
+    std::fs::File::from(end.into())
 }
 
-impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for StopAtEof<R> {
-    fn poll_read(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        let polled = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
-        let ended = match &polled {
-            std::task::Poll::Ready(Ok(())) => buf.filled().len() == before,
-            std::task::Poll::Ready(Err(_)) => true,
-            std::task::Poll::Pending => false,
-        };
-        if ended && buf.remaining() > 0 {
-            self.shutdown.store(true, Ordering::Relaxed);
-        }
-        polled
-    }
+#[cfg(not(unix))]
+fn pipe_file(end: impl Into<std::os::windows::io::OwnedHandle>) -> std::fs::File {
+    std::fs::File::from(end.into())
 }
 
 /// The process's stdout for protocol messages only: returns a handle on it and points file
@@ -451,4 +517,127 @@ fn take_stdout() -> std::io::Result<std::fs::File> {
     let handle = std::io::stdout().as_raw_handle();
     // SAFETY: the handle is the process's stdout, valid for its lifetime.
     Ok(unsafe { std::fs::File::from_raw_handle(handle) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use swex_plugin::{Explorer, ExplorerError, Request, Response, Services};
+
+    /// Calls services until one fails: without cancellation reaching the services, it would
+    /// run as long as the host lets it.
+    struct Looper;
+
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+    impl Explorer for Looper {
+        const NAME: &'static std::ffi::CStr = c"looper";
+        const DESCRIPTION: &'static std::ffi::CStr = c"calls services until one fails";
+        fn create(_: &Value) -> Result<Self, ExplorerError> {
+            Ok(Looper)
+        }
+        fn explore(&self, _: &Request, services: &Services<'_>) -> Result<Response, ExplorerError> {
+            for _ in 0..100_000 {
+                CALLS.fetch_add(1, Ordering::Relaxed);
+                if let Err(e) = services.list_files(None) {
+                    return Err(ExplorerError::Failed(e.to_string()));
+                }
+            }
+            Ok(Response::new(Vec::new()))
+        }
+    }
+
+    mod looper {
+        swex_plugin::export_vtable!(super::Looper);
+    }
+
+    /// Cancelled after `after` questions.
+    struct CancelAfter {
+        asked: AtomicUsize,
+        after: usize,
+    }
+
+    impl Progress for CancelAfter {
+        fn report(&self, _: Stage, _: u64, _: u64) {}
+        fn is_cancelled(&self) -> bool {
+            self.asked.fetch_add(1, Ordering::Relaxed) >= self.after
+        }
+    }
+
+    #[test]
+    fn a_cancelled_explore_stops_at_the_explorers_next_service_call() {
+        let repo = tempfile::tempdir().unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(repo.path().join("a.py"), "x = 1\n").unwrap();
+        let plugin =
+            swex_plugin_host::ExplorerPlugin::builtin(looper::swex_explorer_vtable).unwrap();
+        let server = SwexServer::new(ServerOptions {
+            repos: vec![repo.path().to_path_buf()],
+            engine: EngineConfig {
+                cache_dir: cache.path().to_path_buf(),
+                ..EngineConfig::default()
+            },
+            explorer: ExplorerHandle::InProcess(plugin.instantiate(&Value::Null).unwrap()),
+            warm: false,
+            scope: RepoScope::Given,
+        })
+        .unwrap();
+        let arguments = serde_json::json!({"issue": "anything"});
+        let cancel = CancelAfter {
+            asked: AtomicUsize::new(0),
+            after: 50,
+        };
+        let result = server.call_blocking("explore", arguments.as_object().cloned(), &cancel);
+        assert!(
+            matches!(result, Err(ToolError::Cancelled)),
+            "{:?}",
+            result.err()
+        );
+        let calls = CALLS.load(Ordering::Relaxed);
+        assert!(
+            calls < 100,
+            "the explorer went on for {calls} service calls"
+        );
+    }
+
+    #[test]
+    fn only_the_given_repositories_are_served() {
+        let served = tempfile::tempdir().unwrap();
+        let other = tempfile::tempdir().unwrap();
+        let given = Repos::new(&[served.path().to_path_buf()], RepoScope::Given).unwrap();
+        let name = served.path().file_name().unwrap().to_str().unwrap();
+        let check = |repos: &Repos, asked: &str, expected: &str| {
+            let got = match repos.resolve(Some(asked)) {
+                Ok(repo) => format!("ok {}", repo.root.display()),
+                Err(ToolError::NotServed { .. }) => "not served".into(),
+                Err(ToolError::UnknownRepository(_)) => "unknown".into(),
+                Err(other) => format!("{other}"),
+            };
+            assert!(got.starts_with(expected), "{asked}: {got}");
+        };
+        let root = std::fs::canonicalize(served.path()).unwrap();
+        let ok = format!("ok {}", root.display());
+        check(&given, name, &ok);
+        check(&given, served.path().to_str().unwrap(), &ok);
+        check(&given, &format!("{}/.", served.path().display()), &ok);
+        check(&given, "/etc", "not served");
+        check(&given, other.path().to_str().unwrap(), "not served");
+        check(&given, "/no/such/dir", "not served");
+        check(
+            &given,
+            &format!("{}/..", served.path().display()),
+            "not served",
+        );
+        assert_eq!(given.list().len(), 1, "a refused call serves nothing new");
+        let any = Repos::new(&[served.path().to_path_buf()], RepoScope::AnyDirectory).unwrap();
+        let other_root = std::fs::canonicalize(other.path()).unwrap();
+        check(
+            &any,
+            other.path().to_str().unwrap(),
+            &format!("ok {}", other_root.display()),
+        );
+        check(&any, "/no/such/dir", "unknown");
+        assert_eq!(any.list().len(), 2);
+    }
 }

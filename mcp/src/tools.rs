@@ -19,6 +19,7 @@ use swex_plugin::types::{
     CodeSearchArgs, DefinitionsArgs, Direction, NeighboursArgs, NodeRef, ReadLinesArgs,
 };
 use swex_plugin_host::{EngineBackend, ExplorerHandle, ServiceBackend};
+use swex_plugin_serve::RawServices;
 
 /// Most regions `explore` returns.
 pub const MAX_TOP_K: usize = 50;
@@ -146,6 +147,46 @@ pub struct ToolSpec {
     pub title: &'static str,
     pub description: &'static str,
     pub schema: fn() -> Value,
+    /// The longest text argument the tool takes, in bytes: longer ones are refused before any
+    /// work, so a call's cost is bounded by what the tool needs, not by what a client sends.
+    pub max_text_bytes: usize,
+}
+
+/// The longest issue `explore` takes (a long traceback and log fit many times over).
+pub const MAX_ISSUE_BYTES: usize = 1024 * 1024;
+/// The longest query, name, path or other text argument of every other tool.
+pub const MAX_TEXT_BYTES: usize = 16 * 1024;
+
+/// The argument every tool takes besides its own: the most bytes its answer may have.
+pub const MAX_BYTES_ARG: &str = "max_bytes";
+
+/// A tool's schema with the arguments every tool shares added (`max_bytes`), so that they are
+/// declared once.
+pub fn schema_with_shared_args(spec: &ToolSpec) -> Value {
+    let mut schema = (spec.schema)();
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        properties.insert(
+            MAX_BYTES_ARG.into(),
+            json!({
+                "description": format!(
+                    "The most bytes the answer may take, text and structured content together (default {}, {}-{}); a longer answer is cut and says so.",
+                    crate::fit::DEFAULT_MAX_BYTES,
+                    crate::fit::MIN_MAX_BYTES,
+                    crate::fit::MAX_MAX_BYTES
+                ),
+                "type": ["integer", "null"],
+                "format": "uint",
+                "minimum": crate::fit::MIN_MAX_BYTES,
+                "maximum": crate::fit::MAX_MAX_BYTES,
+            }),
+        );
+    }
+    schema
+}
+
+/// The tool named `name`.
+pub fn tool_spec(name: &str) -> Option<&'static ToolSpec> {
+    TOOLS.iter().find(|t| t.name == name)
 }
 
 fn schema_of<T: JsonSchema>() -> Value {
@@ -159,44 +200,88 @@ pub const TOOLS: &[ToolSpec] = &[
         title: "Find the code a task needs",
         description: "Given an issue or task (bug report, feature request, error message, traceback), returns the ranked code regions to read first (path:start-end, with why each was chosen). Call it first on a new task, then `read` the regions. Set include_text to get their lines right away, and budget to bound how many lines you want in total.",
         schema: schema_of::<ExploreArgs>,
+        max_text_bytes: MAX_ISSUE_BYTES,
     },
     ToolSpec {
         name: "search",
         title: "Search the code",
         description: "Ranked code chunks (functions, classes, windows of text files) matching a query of identifiers, words or an error message, each with its best matching lines. Use it to find where something is handled when you know words that must appear there; for where a name is defined, use `definition`.",
         schema: schema_of::<SearchToolArgs>,
+        max_text_bytes: MAX_TEXT_BYTES,
     },
     ToolSpec {
         name: "definition",
         title: "Where a symbol is defined",
         description: "Where a function, method, class or constant is defined: path:start-end, kind, qualified name and its first line. Accepts a bare name (`save`), a qualified one (`Model.save`) or a dotted module suffix.",
         schema: schema_of::<DefinitionArgs>,
+        max_text_bytes: MAX_TEXT_BYTES,
     },
     ToolSpec {
         name: "references",
         title: "Where a symbol is used",
         description: "Where a symbol is used (calls, type uses, accesses), resolved through the code graph: each using definition with the exact lines. Give `path` when the name is defined in several files.",
         schema: schema_of::<ReferencesArgs>,
+        max_text_bytes: MAX_TEXT_BYTES,
     },
     ToolSpec {
         name: "neighbours",
         title: "Code related to a file or definition",
         description: "The code graph around a file or a definition in it: what it imports and what imports it, its tests (or what it tests), what it uses and what uses it. Use it to see what a change may affect.",
         schema: schema_of::<NeighboursToolArgs>,
+        max_text_bytes: MAX_TEXT_BYTES,
     },
     ToolSpec {
         name: "read",
         title: "Read lines of a file",
         description: "Numbered lines of a file of the repository (at most 2000 per call). Paths are repository-relative; paths outside the repository are refused.",
         schema: schema_of::<ReadArgs>,
+        max_text_bytes: MAX_TEXT_BYTES,
     },
 ];
 
-/// Decodes a tool's arguments, naming the tool and the field in errors.
+/// Takes the shared `max_bytes` argument out of a call's arguments: the answer's byte cap.
+pub fn take_max_bytes(
+    tool: &str,
+    arguments: &mut Option<serde_json::Map<String, Value>>,
+) -> Result<usize, ToolError> {
+    use crate::fit::{DEFAULT_MAX_BYTES, MAX_MAX_BYTES, MIN_MAX_BYTES};
+    let given = arguments.as_mut().and_then(|a| a.remove(MAX_BYTES_ARG));
+    match given {
+        None | Some(Value::Null) => Ok(DEFAULT_MAX_BYTES),
+        Some(value) => match value.as_u64() {
+            Some(n) if (MIN_MAX_BYTES as u64..=MAX_MAX_BYTES as u64).contains(&n) => Ok(n as usize),
+            _ => Err(ToolError::bad(
+                tool,
+                format!(
+                    "{MAX_BYTES_ARG}: {value} is not a whole number from {MIN_MAX_BYTES} to {MAX_MAX_BYTES}"
+                ),
+            )),
+        },
+    }
+}
+
+/// Decodes a tool's arguments, naming the tool and the field in errors. Text arguments longer
+/// than the tool's [`ToolSpec::max_text_bytes`] are refused first.
 pub fn parse_args<T: serde::de::DeserializeOwned>(
     tool: &str,
     arguments: Option<serde_json::Map<String, Value>>,
 ) -> Result<T, ToolError> {
+    let max_text = tool_spec(tool).map_or(MAX_TEXT_BYTES, |spec| spec.max_text_bytes);
+    if let Some(arguments) = &arguments {
+        for (field, value) in arguments {
+            if let Value::String(text) = value
+                && text.len() > max_text
+            {
+                return Err(ToolError::bad(
+                    tool,
+                    format!(
+                        "{field}: {} bytes is over the limit of {max_text} bytes",
+                        text.len()
+                    ),
+                ));
+            }
+        }
+    }
     let value = Value::Object(arguments.unwrap_or_default());
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
@@ -227,14 +312,15 @@ fn required_text<'a>(tool: &str, field: &str, value: &'a str) -> Result<&'a str,
     }
 }
 
-/// A path argument as a repository-relative path of an indexed file. Accepts `./a`, `a\b` and
-/// absolute paths inside the repository; refuses `..` and absolute paths elsewhere.
-pub fn repo_path(
-    index: &SnapshotIndex,
+/// A path argument as a repository-relative path (`/` separators, no `.` parts; empty for the
+/// root itself). Accepts `./a`, `a\\b` and absolute paths inside the repository (under its
+/// canonical root or the root as it was given); refuses `..` and absolute paths elsewhere. The
+/// one rule for every path a tool takes (`path`, `under`).
+pub fn relative_path(
+    root: &std::path::Path,
     given_root: &std::path::Path,
     path: &str,
 ) -> Result<String, ToolError> {
-    let root = index.root();
     let outside = || ToolError::OutsideRepository {
         path: path.to_owned(),
         root: root.display().to_string(),
@@ -258,7 +344,18 @@ pub fn repo_path(
             part => parts.push(part),
         }
     }
-    let relative = parts.join("/");
+    Ok(parts.join("/"))
+}
+
+/// A path argument as a repository-relative path of an indexed file ([`relative_path`], and the
+/// index must hold the file).
+pub fn repo_path(
+    index: &SnapshotIndex,
+    given_root: &std::path::Path,
+    path: &str,
+) -> Result<String, ToolError> {
+    let root = index.root();
+    let relative = relative_path(root, given_root, path)?;
     if relative.is_empty() {
         return Err(ToolError::bad("read", format!("`{path}` names no file")));
     }
@@ -291,6 +388,9 @@ fn numbered(out: &mut String, start: u32, lines: &[String]) {
 pub struct Ctx<'a> {
     pub index: &'a Arc<SnapshotIndex>,
     pub backend: &'a EngineBackend,
+    /// The backend as the explorer sees it: every service call first checks whether the call
+    /// was cancelled, so a cancelled `explore` stops at the explorer's next service call.
+    pub explorer_services: &'a dyn RawServices,
     pub given_root: &'a std::path::Path,
 }
 
@@ -317,7 +417,7 @@ pub fn explore(
     let mut request = Request::new("mcp", issue, top_k);
     request.line_budget = args.budget;
     request.repo_root = Some(ctx.index.root().display().to_string());
-    let answer = explorer.explore_validated(&request, ctx.backend)?;
+    let answer = explorer.explore_validated(&request, ctx.explorer_services)?;
     let mut text = String::new();
     let mut regions = Vec::new();
     let mut text_left = args.budget.unwrap_or(DEFAULT_TEXT_LINES);
@@ -445,18 +545,10 @@ pub fn search(ctx: &Ctx<'_>, args: SearchToolArgs) -> Result<Answer, ToolError> 
     let tool = "search";
     let query = required_text(tool, "query", &args.query)?;
     let limit = limit(tool, args.limit, 10, MAX_LIMIT)?;
-    let under = match args.under.as_deref().map(str::trim) {
-        None | Some("") | Some(".") => None,
-        Some(dir) => {
-            let dir = dir.trim_matches('/');
-            if dir.split('/').any(|p| p == "..") {
-                return Err(ToolError::OutsideRepository {
-                    path: dir.to_owned(),
-                    root: ctx.index.root().display().to_string(),
-                });
-            }
-            Some(dir.to_owned())
-        }
+    let under = match args.under.as_deref() {
+        None => None,
+        Some(dir) => Some(relative_path(ctx.index.root(), ctx.given_root, dir)?)
+            .filter(|dir| !dir.is_empty()),
     };
     // The host's ranked code search (one best span per file, definitions first, tests and docs
     // demoted unless asked for); dense scores off, so an answer costs milliseconds.

@@ -14,7 +14,8 @@ use swex_plugin_host::ExplorerHandle;
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// Repositories to serve (default: the current directory). The first answers calls that
-    /// name none; a call may name another by name or path, or any other directory.
+    /// name none; a call may name another of them by name or path, and nothing else (see
+    /// --allow-any-repo).
     #[arg(value_name = "REPO")]
     pub repos: Vec<PathBuf>,
     /// The explorer the `explore` tool asks (see `swex explorers`).
@@ -29,6 +30,11 @@ pub struct Args {
     /// Do not open the indexes at start; the first call on each repository opens it.
     #[arg(long)]
     pub lazy: bool,
+    /// Let calls name any directory (`repo`), which is then indexed and served. UNSAFE with
+    /// agents: a prompt-injected agent could read any file you can. Without it, only the
+    /// repositories given here are served.
+    #[arg(long)]
+    pub allow_any_repo: bool,
     #[command(flatten)]
     pub cache: CacheArgs,
 }
@@ -47,6 +53,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         engine: args.cache.config(),
         explorer: ExplorerHandle::InProcess(explorer),
         warm: !args.lazy,
+        scope: if args.allow_any_repo {
+            swex_mcp::RepoScope::AnyDirectory
+        } else {
+            swex_mcp::RepoScope::Given
+        },
     })?;
     Ok(ExitCode::SUCCESS)
 }

@@ -90,7 +90,7 @@ async def main(swex: str):
         cache = work / "cache"
         params = StdioServerParameters(
             command=swex,
-            args=["mcp", str(repo), "--lazy", "--cache-dir", str(cache)],
+            args=["mcp", str(repo), str(other), "--lazy", "--cache-dir", str(cache)],
         )
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
@@ -208,9 +208,14 @@ async def run(session, repo: Path, other: Path):
     await expect_tool_error(session, "read", {"path": "app/views.py"}, "no file",
                             "reading a deleted file is an error")
 
-    # Another repository, by path in the call.
+    # Another served repository, by path in the call; a directory the server was not started
+    # on is refused.
     result = await call(session, "definition", name="other_repo_helper", repo=str(other))
     check(result.structured_content["total"] == 1, "a repository named per call", text_of(result))
+    await expect_tool_error(session, "read", {"path": "passwd", "repo": "/etc"}, "not served",
+                            "a directory not served is refused")
+    await expect_tool_error(session, "search", {"query": "root", "under": "/etc"}, "outside",
+                            "`under` outside the repository is refused")
 
     # Bad input: errors with clear messages, and the server goes on.
     try:
@@ -236,7 +241,7 @@ async def run(session, repo: Path, other: Path):
     await expect_tool_error(session, "neighbours", {"path": "app/nope.py"}, "no file",
                             "neighbours of a missing file")
     await expect_tool_error(session, "search", {"query": "x", "repo": str(repo / "missing")},
-                            "no repository", "an unknown repository")
+                            "not served", "an unknown repository")
     shutil.rmtree(other)
     await expect_tool_error(session, "definition", {"name": "x", "repo": str(other)},
                             "not available", "a vanished repository")
