@@ -188,23 +188,9 @@ impl SwexServer {
             .map(str::to_owned);
         let repo = self.inner.repos.resolve(repo_arg.as_deref())?;
         // Arguments are checked before any index work, so a bad call answers at once.
-        enum Call {
-            Explore(tools::ExploreArgs),
-            Search(tools::SearchToolArgs),
-            Definition(tools::DefinitionArgs),
-            References(tools::ReferencesArgs),
-            Neighbours(tools::NeighboursToolArgs),
-            Read(tools::ReadArgs),
-        }
-        let call = match name {
-            "explore" => Call::Explore(tools::parse_args(name, arguments)?),
-            "search" => Call::Search(tools::parse_args(name, arguments)?),
-            "definition" => Call::Definition(tools::parse_args(name, arguments)?),
-            "references" => Call::References(tools::parse_args(name, arguments)?),
-            "neighbours" => Call::Neighbours(tools::parse_args(name, arguments)?),
-            "read" => Call::Read(tools::parse_args(name, arguments)?),
-            other => return Err(ToolError::Internal(format!("no tool {other}"))),
-        };
+        let spec =
+            tools::tool_spec(name).ok_or_else(|| ToolError::Internal(format!("no tool {name}")))?;
+        let work = (spec.prepare)(name, arguments)?;
         let (index, freshness) = repo.fresh_index(&self.inner.engine, progress)?;
         if let Freshness::Refreshed(report) = &freshness {
             log(&format!(
@@ -223,18 +209,12 @@ impl SwexServer {
         };
         let ctx = Ctx {
             index: &index,
+            explorer: &self.inner.explorer,
             backend: &backend,
             explorer_services: &explorer_services,
             given_root: &repo.given,
         };
-        let answer = match call {
-            Call::Explore(args) => tools::explore(&ctx, &self.inner.explorer, args),
-            Call::Search(args) => tools::search(&ctx, args),
-            Call::Definition(args) => tools::definition(&ctx, args),
-            Call::References(args) => tools::references(&ctx, args),
-            Call::Neighbours(args) => tools::neighbours(&ctx, args),
-            Call::Read(args) => tools::read(&ctx, args),
-        };
+        let answer = work(&ctx);
         if progress.is_cancelled() {
             // The work ended because it was told to stop: whatever it made is not an answer.
             return Err(ToolError::Cancelled);

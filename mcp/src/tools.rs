@@ -141,12 +141,34 @@ pub struct Answer {
     pub structured: Value,
 }
 
-/// One tool as listed to clients.
+/// A call's arguments as the client sent them.
+pub type Arguments = Option<serde_json::Map<String, Value>>;
+
+/// A tool's decoded arguments, ready to run once the repository's index is fresh.
+pub type Prepared = Box<dyn FnOnce(&Ctx<'_>) -> Result<Answer, ToolError> + Send>;
+
+/// A tool's arguments type, which knows how to run the tool: the one place a tool's arguments
+/// meet its handler, so that [`TOOLS`] can declare each tool in one row.
+pub trait ToolArgs: serde::de::DeserializeOwned + JsonSchema + Send + 'static {
+    fn run(self, ctx: &Ctx<'_>) -> Result<Answer, ToolError>;
+}
+
+fn prepare<A: ToolArgs>(tool: &str, arguments: Arguments) -> Result<Prepared, ToolError> {
+    let args: A = parse_args(tool, arguments)?;
+    Ok(Box::new(move |ctx: &Ctx<'_>| args.run(ctx)))
+}
+
+/// One tool: how it is listed to clients and how a call of it is decoded and run. Adding a
+/// tool is a row of [`TOOLS`], its arguments type with [`ToolArgs`], and its row in
+/// docs/mcp.md's table (a test checks the two lists agree).
 pub struct ToolSpec {
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
     pub schema: fn() -> Value,
+    /// Decodes a call's arguments into the work to run (before any index work, so a bad call
+    /// answers at once).
+    pub prepare: fn(&str, Arguments) -> Result<Prepared, ToolError>,
     /// The longest text argument the tool takes, in bytes: longer ones are refused before any
     /// work, so a call's cost is bounded by what the tool needs, not by what a client sends.
     pub max_text_bytes: usize,
@@ -200,6 +222,7 @@ pub const TOOLS: &[ToolSpec] = &[
         title: "Find the code a task needs",
         description: "Given an issue or task (bug report, feature request, error message, traceback), returns the ranked code regions to read first (path:start-end, with why each was chosen). Call it first on a new task, then `read` the regions. Set include_text to get their lines right away, and budget to bound how many lines you want in total.",
         schema: schema_of::<ExploreArgs>,
+        prepare: prepare::<ExploreArgs>,
         max_text_bytes: MAX_ISSUE_BYTES,
     },
     ToolSpec {
@@ -207,6 +230,7 @@ pub const TOOLS: &[ToolSpec] = &[
         title: "Search the code",
         description: "Ranked code chunks (functions, classes, windows of text files) matching a query of identifiers, words or an error message, each with its best matching lines. Use it to find where something is handled when you know words that must appear there; for where a name is defined, use `definition`.",
         schema: schema_of::<SearchToolArgs>,
+        prepare: prepare::<SearchToolArgs>,
         max_text_bytes: MAX_TEXT_BYTES,
     },
     ToolSpec {
@@ -214,6 +238,7 @@ pub const TOOLS: &[ToolSpec] = &[
         title: "Where a symbol is defined",
         description: "Where a function, method, class or constant is defined: path:start-end, kind, qualified name and its first line. Accepts a bare name (`save`), a qualified one (`Model.save`) or a dotted module suffix.",
         schema: schema_of::<DefinitionArgs>,
+        prepare: prepare::<DefinitionArgs>,
         max_text_bytes: MAX_TEXT_BYTES,
     },
     ToolSpec {
@@ -221,6 +246,7 @@ pub const TOOLS: &[ToolSpec] = &[
         title: "Where a symbol is used",
         description: "Where a symbol is used (calls, type uses, accesses), resolved through the code graph: each using definition with the exact lines. Give `path` when the name is defined in several files.",
         schema: schema_of::<ReferencesArgs>,
+        prepare: prepare::<ReferencesArgs>,
         max_text_bytes: MAX_TEXT_BYTES,
     },
     ToolSpec {
@@ -228,6 +254,7 @@ pub const TOOLS: &[ToolSpec] = &[
         title: "Code related to a file or definition",
         description: "The code graph around a file or a definition in it: what it imports and what imports it, its tests (or what it tests), what it uses and what uses it. Use it to see what a change may affect.",
         schema: schema_of::<NeighboursToolArgs>,
+        prepare: prepare::<NeighboursToolArgs>,
         max_text_bytes: MAX_TEXT_BYTES,
     },
     ToolSpec {
@@ -235,9 +262,46 @@ pub const TOOLS: &[ToolSpec] = &[
         title: "Read lines of a file",
         description: "Numbered lines of a file of the repository (at most 2000 per call). Paths are repository-relative; paths outside the repository are refused.",
         schema: schema_of::<ReadArgs>,
+        prepare: prepare::<ReadArgs>,
         max_text_bytes: MAX_TEXT_BYTES,
     },
 ];
+
+impl ToolArgs for ExploreArgs {
+    fn run(self, ctx: &Ctx<'_>) -> Result<Answer, ToolError> {
+        explore(ctx, self)
+    }
+}
+
+impl ToolArgs for SearchToolArgs {
+    fn run(self, ctx: &Ctx<'_>) -> Result<Answer, ToolError> {
+        search(ctx, self)
+    }
+}
+
+impl ToolArgs for DefinitionArgs {
+    fn run(self, ctx: &Ctx<'_>) -> Result<Answer, ToolError> {
+        definition(ctx, self)
+    }
+}
+
+impl ToolArgs for ReferencesArgs {
+    fn run(self, ctx: &Ctx<'_>) -> Result<Answer, ToolError> {
+        references(ctx, self)
+    }
+}
+
+impl ToolArgs for NeighboursToolArgs {
+    fn run(self, ctx: &Ctx<'_>) -> Result<Answer, ToolError> {
+        neighbours(ctx, self)
+    }
+}
+
+impl ToolArgs for ReadArgs {
+    fn run(self, ctx: &Ctx<'_>) -> Result<Answer, ToolError> {
+        read(ctx, self)
+    }
+}
 
 /// Takes the shared `max_bytes` argument out of a call's arguments: the answer's byte cap.
 pub fn take_max_bytes(
@@ -387,6 +451,8 @@ fn numbered(out: &mut String, start: u32, lines: &[String]) {
 /// The server's view of one call: the index and its backend.
 pub struct Ctx<'a> {
     pub index: &'a Arc<SnapshotIndex>,
+    /// The explorer `explore` asks.
+    pub explorer: &'a ExplorerHandle,
     pub backend: &'a EngineBackend,
     /// The backend as the explorer sees it: every service call first checks whether the call
     /// was cancelled, so a cancelled `explore` stops at the explorer's next service call.
@@ -394,11 +460,8 @@ pub struct Ctx<'a> {
     pub given_root: &'a std::path::Path,
 }
 
-pub fn explore(
-    ctx: &Ctx<'_>,
-    explorer: &ExplorerHandle,
-    args: ExploreArgs,
-) -> Result<Answer, ToolError> {
+pub fn explore(ctx: &Ctx<'_>, args: ExploreArgs) -> Result<Answer, ToolError> {
+    let explorer = ctx.explorer;
     let tool = "explore";
     let issue = required_text(tool, "issue", &args.issue)?;
     let top_k = match args.top_k.unwrap_or(5) {
@@ -962,6 +1025,23 @@ mod tests {
         check(".", Err("bad"));
         check("app/missing.py", Err("no such file"));
         check("app", Err("no such file"));
+    }
+
+    #[test]
+    fn the_docs_list_every_tool_in_order() {
+        let docs = include_str!("../../docs/mcp.md");
+        let section = &docs[docs.find("## Tools").unwrap()..];
+        let documented: Vec<&str> = section
+            .lines()
+            .take_while(|l| !l.starts_with("## ") || l.starts_with("## Tools"))
+            .filter_map(|l| l.strip_prefix("| `"))
+            .filter_map(|l| l.split('`').next())
+            .collect();
+        let declared: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+        assert_eq!(
+            documented, declared,
+            "docs/mcp.md's tool table and TOOLS disagree"
+        );
     }
 
     #[test]
