@@ -7,31 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Languages with a tree-sitter analyser. Every other text file is chunked in line windows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Language {
-    Python,
-    JavaScript,
-    TypeScript,
-    Tsx,
-    Go,
-    Rust,
-    Java,
-    C,
-    Cpp,
-    Ruby,
-    Php,
-    Kotlin,
-    Scala,
-    CSharp,
-    Swift,
-    Elixir,
-    Bash,
-    Haskell,
-    Lua,
-    Zig,
-}
+pub use crate::lang::Language;
 
 /// What a chunk is. Definition-level chunks carry the kind of the definition; `Gap` chunks hold the
 /// lines of a source file between definitions (imports, module-level code), and `Window` chunks are

@@ -124,19 +124,9 @@ impl<'a> Resolver<'a> {
             }
             Some(Language::Ruby) => self.ruby(from, &import.module).into_iter().collect(),
             Some(Language::Php) => self.php(from, import),
-            // Imports of these languages are recorded but not resolved to files yet.
-            Some(
-                Language::Kotlin
-                | Language::Scala
-                | Language::CSharp
-                | Language::Swift
-                | Language::Elixir
-                | Language::Bash
-                | Language::Haskell
-                | Language::Lua
-                | Language::Zig,
-            )
-            | None => Vec::new(),
+            // Other languages' imports (Kotlin, Scala, C#, Swift, Elixir, Bash, Haskell, Lua,
+            // Zig, and any language added to the table) are recorded but not resolved to files.
+            _ => Vec::new(),
         };
         targets.retain(|&t| t != from);
         targets.sort_unstable();

@@ -107,16 +107,9 @@ pub(crate) fn subject_of(path: &str, language: Option<Language>) -> Option<Subje
                 .or_else(|| base.strip_prefix("test_"))?;
             pattern(stem, C_FAMILY)
         }
-        // Test pairing for these languages is not implemented yet: no test edges.
-        Language::Kotlin
-        | Language::Scala
-        | Language::CSharp
-        | Language::Swift
-        | Language::Elixir
-        | Language::Bash
-        | Language::Haskell
-        | Language::Lua
-        | Language::Zig => None,
+        // No test pairing for other languages (Kotlin, Scala, C#, Swift, Elixir, Bash, Haskell,
+        // Lua, Zig, and any language added to the table): no test edges.
+        _ => None,
     }
 }
 

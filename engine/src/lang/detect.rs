@@ -1,11 +1,12 @@
 //! Language detection from a file's path and first bytes.
 //!
 //! Order: well-known file names (`Rakefile`, `Gemfile`, `SConstruct`…), then the extension, then
-//! the shebang line. `.h` headers are ambiguous between C and C++; they are read as C++ when the
+//! the shebang line, each looked up in the language table ([`super::table::LANGUAGES`]). `.h` headers are ambiguous between C and C++; they are read as C++ when the
 //! head of the file shows C++ constructs (classes, namespaces, templates, `std::`), else as C.
 //! Everything else (Markdown, configs, data) is `None` and gets line windows. Detection does not
 //! look at file contents beyond the given head and does not know about vendored or generated code.
 
+use super::table::LANGUAGES;
 use crate::analysis::Language;
 
 /// Language of a file from its path (repository-relative or absolute, `/` or `\` separators),
@@ -26,14 +27,10 @@ pub fn detect_language(path: &str, head: &[u8]) -> Option<Language> {
 }
 
 fn by_file_name(file_name: &str) -> Option<Language> {
-    match file_name {
-        "Rakefile" | "Gemfile" | "Guardfile" | "Capfile" | "Vagrantfile" | "Podfile"
-        | "Fastfile" | "Brewfile" | "Berksfile" | "Thorfile" | "Dangerfile" | "config.ru" => {
-            Some(Language::Ruby)
-        }
-        "SConstruct" | "SConscript" => Some(Language::Python),
-        _ => None,
-    }
+    LANGUAGES
+        .iter()
+        .find(|spec| spec.file_names.contains(&file_name))
+        .map(|spec| spec.language)
 }
 
 fn by_extension(extension: &str, head: &[u8]) -> Option<Language> {
@@ -42,38 +39,14 @@ fn by_extension(extension: &str, head: &[u8]) -> Option<Language> {
         "C" | "H" => return Some(Language::Cpp),
         _ => {}
     }
-    let language = match extension.to_ascii_lowercase().as_str() {
-        "py" | "pyi" | "pyw" => Language::Python,
-        "js" | "mjs" | "cjs" | "jsx" => Language::JavaScript,
-        "ts" | "mts" | "cts" => Language::TypeScript,
-        "tsx" => Language::Tsx,
-        "go" => Language::Go,
-        "rs" => Language::Rust,
-        "java" => Language::Java,
-        "c" => Language::C,
-        "h" => {
-            if looks_like_cpp(head) {
-                Language::Cpp
-            } else {
-                Language::C
-            }
-        }
-        "cc" | "cpp" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "h++" | "ipp" | "tpp" | "inl"
-        | "cu" | "cuh" => Language::Cpp,
-        "rb" | "rake" | "gemspec" | "ru" | "rbi" => Language::Ruby,
-        "php" | "phtml" | "php3" | "php4" | "php5" | "php7" | "php8" => Language::Php,
-        "kt" | "kts" => Language::Kotlin,
-        "scala" | "sc" => Language::Scala,
-        "cs" => Language::CSharp,
-        "swift" => Language::Swift,
-        "ex" | "exs" => Language::Elixir,
-        "sh" | "bash" | "bats" => Language::Bash,
-        "hs" | "lhs" => Language::Haskell,
-        "lua" => Language::Lua,
-        "zig" => Language::Zig,
-        _ => return None,
-    };
-    Some(language)
+    let extension = extension.to_ascii_lowercase();
+    if extension == "h" && looks_like_cpp(head) {
+        return Some(Language::Cpp);
+    }
+    LANGUAGES
+        .iter()
+        .find(|spec| spec.extensions.contains(&extension.as_str()))
+        .map(|spec| spec.language)
 }
 
 /// C++-only constructs that are cheap to spot at the start of a header.
@@ -105,17 +78,10 @@ fn by_shebang(head: &[u8]) -> Option<Language> {
         program = basename(words.find(|w| !w.starts_with('-') && !w.contains('='))?);
     }
     let program = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    match program {
-        "python" | "pypy" => Some(Language::Python),
-        "node" | "nodejs" => Some(Language::JavaScript),
-        "ts-node" | "tsx" | "deno" | "bun" => Some(Language::TypeScript),
-        "ruby" => Some(Language::Ruby),
-        "php" => Some(Language::Php),
-        "sh" | "bash" | "dash" | "ksh" | "zsh" | "bats" => Some(Language::Bash),
-        "lua" | "luajit" => Some(Language::Lua),
-        "elixir" => Some(Language::Elixir),
-        _ => None,
-    }
+    LANGUAGES
+        .iter()
+        .find(|spec| spec.interpreters.contains(&program))
+        .map(|spec| spec.language)
 }
 
 fn basename(program: &str) -> &str {

@@ -14,7 +14,7 @@
 //! `\x0b`, `\x1c`–`\x1e`, `\x85`, U+2028 or U+2029 (see [`swex_text::lines`]).
 //!
 //! # Chunking rules
-//! Source files (the 11 [`Language`]s):
+//! Source files (the [`Language`]s of [`LANGUAGES`], one row each):
 //! - Every definition (function, method, class, struct, enum, interface, trait, impl, module,
 //!   namespace, constant, type alias) is recorded in [`FileAnalysis::definitions`] with its exact
 //!   span, its parent and its qualified name: `Class.method` in Python, JavaScript, TypeScript,
@@ -65,6 +65,7 @@ mod ruby;
 mod rust;
 mod scala;
 mod swift;
+mod table;
 mod text;
 mod zig;
 
@@ -78,8 +79,9 @@ use swex_text::LineIndex;
 use tree_sitter::Parser;
 
 pub use detect::detect_language;
+pub use table::{LANGUAGES, Language, LanguageSpec, language_spec};
 
-use crate::analysis::{FileAnalysis, Language};
+use crate::analysis::FileAnalysis;
 use extract::Grammar;
 
 /// Tunables of [`analyze`]. Part of an analysis cache key, hence `Hash` and serde.
@@ -208,52 +210,11 @@ fn manifest_package(path: &str, text: &str) -> Option<String> {
 }
 
 fn grammar_of(language: Language) -> Option<&'static dyn Grammar> {
-    match language {
-        Language::Python => Some(&python::Python),
-        Language::JavaScript | Language::TypeScript | Language::Tsx => {
-            Some(&javascript::JavaScript)
-        }
-        Language::Go => Some(&go::Go),
-        Language::Rust => Some(&rust::Rust),
-        Language::Java => Some(&java::Java),
-        Language::C | Language::Cpp => Some(&c_family::CFamily),
-        Language::Ruby => Some(&ruby::Ruby),
-        Language::Php => Some(&php::Php),
-        Language::Kotlin => Some(&kotlin::Kotlin),
-        Language::Scala => Some(&scala::Scala),
-        Language::CSharp => Some(&csharp::CSharp),
-        Language::Swift => Some(&swift::Swift),
-        Language::Elixir => Some(&elixir::Elixir),
-        Language::Bash => Some(&bash::Bash),
-        Language::Haskell => Some(&haskell::Haskell),
-        Language::Lua => Some(&lua::Lua),
-        Language::Zig => Some(&zig::Zig),
-    }
+    Some(language_spec(language).analyser)
 }
 
 fn ts_language(language: Language) -> tree_sitter::Language {
-    match language {
-        Language::Python => tree_sitter_python::LANGUAGE.into(),
-        Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-        Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-        Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-        Language::Go => tree_sitter_go::LANGUAGE.into(),
-        Language::Rust => tree_sitter_rust::LANGUAGE.into(),
-        Language::Java => tree_sitter_java::LANGUAGE.into(),
-        Language::C => tree_sitter_c::LANGUAGE.into(),
-        Language::Cpp => tree_sitter_cpp::LANGUAGE.into(),
-        Language::Ruby => tree_sitter_ruby::LANGUAGE.into(),
-        Language::Php => tree_sitter_php::LANGUAGE_PHP.into(),
-        Language::Kotlin => tree_sitter_kotlin_ng::LANGUAGE.into(),
-        Language::Scala => tree_sitter_scala::LANGUAGE.into(),
-        Language::CSharp => tree_sitter_c_sharp::LANGUAGE.into(),
-        Language::Swift => tree_sitter_swift::LANGUAGE.into(),
-        Language::Elixir => tree_sitter_elixir::LANGUAGE.into(),
-        Language::Bash => tree_sitter_bash::LANGUAGE.into(),
-        Language::Haskell => tree_sitter_haskell::LANGUAGE.into(),
-        Language::Lua => tree_sitter_lua::LANGUAGE.into(),
-        Language::Zig => tree_sitter_zig::LANGUAGE.into(),
-    }
+    (language_spec(language).grammar)()
 }
 
 /// A reusable parser and the names of its language's node kinds and fields.
