@@ -88,18 +88,62 @@ fn file_position(index: &SnapshotIndex, path: &str) -> Option<usize> {
         .ok()
 }
 
+/// Ranked search: candidates from each signal, files ranked by their combined score, spans
+/// picked in each file, and a grep of the query's names when nothing scored.
 pub(super) fn search(
     index: &SnapshotIndex,
     text: &str,
     options: &SearchOptions,
 ) -> Result<SearchResults, IndexError> {
-    let info = analyze_query(text);
-    let config = &options.config;
-    let aids = index.search_aids();
-    let files = index.files();
-    let filters = &options.filters;
-    let allowed = |pos: usize| {
-        let file = &files[pos];
+    let mut run = SearchRun::new(index, text, options);
+    let lexical_query = run.add_lexical_candidates()?;
+    let whole_file = run.whole_file_bm25(&lexical_query)?;
+    run.add_definitions_named_by_the_query();
+    let (dense_used, dense_note) = run.add_dense_candidates()?;
+    let ranked = run.rank_files(&whole_file, dense_used);
+    let mut hits = run.spans_of(ranked);
+    let mut grep_fallback = false;
+    if hits.is_empty() {
+        hits = grep_fallback_hits(index, &run.info, options, &|pos| run.allowed(pos))?;
+        grep_fallback = !hits.is_empty();
+    }
+    Ok(SearchResults {
+        kind: run.info.kind,
+        hits,
+        dense: dense_used,
+        dense_note,
+        grep_fallback,
+    })
+}
+
+/// One search's state: the query, and what each file has gathered so far.
+struct SearchRun<'a> {
+    index: &'a SnapshotIndex,
+    info: QueryInfo,
+    options: &'a SearchOptions,
+    config: &'a RankConfig,
+    aids: &'a super::SearchAids,
+    files: &'a [crate::index::FileInfo],
+    scores: HashMap<usize, FileScore>,
+}
+
+impl<'a> SearchRun<'a> {
+    fn new(index: &'a SnapshotIndex, text: &str, options: &'a SearchOptions) -> SearchRun<'a> {
+        SearchRun {
+            index,
+            info: analyze_query(text),
+            options,
+            config: &options.config,
+            aids: index.search_aids(),
+            files: index.files(),
+            scores: HashMap::new(),
+        }
+    }
+
+    /// Whether the filters let the file at `pos` through.
+    fn allowed(&self, pos: usize) -> bool {
+        let file = &self.files[pos];
+        let filters = &self.options.filters;
         filters
             .path_glob
             .as_ref()
@@ -108,277 +152,302 @@ pub(super) fn search(
                 || file
                     .language
                     .is_some_and(|l| filters.languages.contains(&l)))
-    };
-    let mut scores: HashMap<usize, FileScore> = HashMap::new();
+    }
 
-    // Lexical candidates: every searching term, whole identifiers above their sub-words.
-    let terms: Vec<WeightedTerm> = info
-        .search_terms()
-        .map(|t| WeightedTerm {
-            text: t.text.clone(),
-            weight: 1.0,
-        })
-        .collect();
-    let lexical_config = LexicalConfig {
-        subword_factor: config.subword_weight,
-        ..LexicalConfig::default()
-    };
-    let mut lexical_query = LexicalQuery::from_terms(&terms, &lexical_config);
-    expand_vocabulary(index, &info, &mut lexical_query, config)?;
-    let hits = index.lexical_search(&lexical_query, config.lexical_candidates, filters)?;
-    let best_lexical = hits.first().map_or(1.0, |h| h.score.max(f32::MIN_POSITIVE));
-    for hit in &hits {
-        if let Some(pos) = file_position(index, &hit.path) {
-            scores
-                .entry(pos)
-                .or_default()
-                .lexical
-                .push((hit.score / best_lexical, hit.chunk_id));
+    /// Lexical candidates: every searching term, whole identifiers above their sub-words, and
+    /// their vocabulary expansions. Returns the query, which the whole-file BM25 reuses.
+    fn add_lexical_candidates(&mut self) -> Result<LexicalQuery, IndexError> {
+        let terms: Vec<WeightedTerm> = self
+            .info
+            .search_terms()
+            .map(|t| WeightedTerm {
+                text: t.text.clone(),
+                weight: 1.0,
+            })
+            .collect();
+        let lexical_config = LexicalConfig {
+            subword_factor: self.config.subword_weight,
+            ..LexicalConfig::default()
+        };
+        let mut lexical_query = LexicalQuery::from_terms(&terms, &lexical_config);
+        expand_vocabulary(self.index, &self.info, &mut lexical_query, self.config)?;
+        let hits = self.index.lexical_search(
+            &lexical_query,
+            self.config.lexical_candidates,
+            &self.options.filters,
+        )?;
+        let best_lexical = hits.first().map_or(1.0, |h| h.score.max(f32::MIN_POSITIVE));
+        for hit in &hits {
+            if let Some(pos) = file_position(self.index, &hit.path) {
+                self.scores
+                    .entry(pos)
+                    .or_default()
+                    .lexical
+                    .push((hit.score / best_lexical, hit.chunk_id));
+            }
         }
+        Ok(lexical_query)
     }
 
-    // The whole file's BM25.
-    let file_lexical = if config.file_lexical > 0.0 {
-        file_bm25(index, &lexical_query, aids.mean_lines, config)?
-    } else {
-        HashMap::new()
-    };
-    let best_file = file_lexical.values().copied().fold(0.0f32, f32::max);
-    for &pos in file_lexical.keys() {
-        scores.entry(pos).or_default();
-    }
-
-    // Definitions named like a query term.
-    for term in info.search_terms() {
-        let weight = if info.kind == QueryKind::Symbol {
-            config.symbol
+    /// The whole file's BM25 for the query (each file with a score becomes a candidate).
+    fn whole_file_bm25(
+        &mut self,
+        lexical_query: &LexicalQuery,
+    ) -> Result<HashMap<usize, f32>, IndexError> {
+        let file_lexical = if self.config.file_lexical > 0.0 {
+            file_bm25(self.index, lexical_query, self.aids.mean_lines, self.config)?
         } else {
-            config.embedded_symbol
-                * match term.shape {
-                    TermShape::Code => 1.0,
-                    TermShape::Capitalised => config.capitalised_symbol_weight,
-                    TermShape::Word => config.word_symbol_weight,
-                }
+            HashMap::new()
         };
-        if weight <= 0.0 {
-            continue;
+        for &pos in file_lexical.keys() {
+            self.scores.entry(pos).or_default();
         }
-        let name_lower = term.name.to_lowercase();
-        let Some(definitions) = aids.names.get(&name_lower) else {
-            continue;
-        };
-        let qualifier: Vec<String> = term.qualifier.iter().map(|q| q.to_lowercase()).collect();
-        // Best strength per file for this term.
-        let mut per_file: HashMap<usize, (f32, u32)> = HashMap::new();
-        for &(file, d) in definitions {
-            let pos = file as usize;
-            if !allowed(pos) {
+        Ok(file_lexical)
+    }
+
+    /// Definitions named like a query term: per term, the strongest definition of each file.
+    fn add_definitions_named_by_the_query(&mut self) {
+        let (config, aids, files, index) = (self.config, self.aids, self.files, self.index);
+        for term in self.info.search_terms() {
+            let weight = if self.info.kind == QueryKind::Symbol {
+                config.symbol
+            } else {
+                config.embedded_symbol
+                    * match term.shape {
+                        TermShape::Code => 1.0,
+                        TermShape::Capitalised => config.capitalised_symbol_weight,
+                        TermShape::Word => config.word_symbol_weight,
+                    }
+            };
+            if weight <= 0.0 {
                 continue;
             }
-            let Some(definition) = index
-                .analysis(&files[pos].path)
-                .and_then(|a| a.definitions.get(d as usize))
-            else {
+            let name_lower = term.name.to_lowercase();
+            let Some(definitions) = aids.names.get(&name_lower) else {
                 continue;
             };
-            let strength = definition_strength(
-                definition,
-                &term.name,
-                &name_lower,
-                &qualifier,
-                &aids.files[pos],
-                config,
-            );
-            let entry = per_file.entry(pos).or_insert((0.0, d));
-            if strength > entry.0 {
-                *entry = (strength, d);
+            let qualifier: Vec<String> = term.qualifier.iter().map(|q| q.to_lowercase()).collect();
+            // Best strength per file for this term.
+            let mut per_file: HashMap<usize, (f32, u32)> = HashMap::new();
+            for &(file, d) in definitions {
+                let pos = file as usize;
+                if !self.allowed(pos) {
+                    continue;
+                }
+                let Some(definition) = index
+                    .analysis(&files[pos].path)
+                    .and_then(|a| a.definitions.get(d as usize))
+                else {
+                    continue;
+                };
+                let strength = definition_strength(
+                    definition,
+                    &term.name,
+                    &name_lower,
+                    &qualifier,
+                    &aids.files[pos],
+                    config,
+                );
+                let entry = per_file.entry(pos).or_insert((0.0, d));
+                if strength > entry.0 {
+                    *entry = (strength, d);
+                }
             }
-        }
-        for (pos, (strength, d)) in per_file {
-            let score = scores.entry(pos).or_default();
-            let value = weight * strength;
-            score.symbol += value;
-            if score.symbol_definition.is_none_or(|(best, _)| value > best) {
-                score.symbol_definition = Some((value, d));
+            for (pos, (strength, d)) in per_file {
+                let score = self.scores.entry(pos).or_default();
+                let value = weight * strength;
+                score.symbol += value;
+                if score.symbol_definition.is_none_or(|(best, _)| value > best) {
+                    score.symbol_definition = Some((value, d));
+                }
             }
         }
     }
 
-    // Dense candidates.
-    let mut dense_used = false;
-    let mut dense_note = None;
-    if options.dense != DenseUse::Off && config.dense > 0.0 && config.dense_candidates > 0 {
+    /// Dense candidates, when the options and the installed model allow: whether they were
+    /// used, and why not when the model is absent.
+    fn add_dense_candidates(&mut self) -> Result<(bool, Option<String>), IndexError> {
+        let (config, options) = (self.config, self.options);
+        if options.dense == DenseUse::Off || config.dense <= 0.0 || config.dense_candidates == 0 {
+            return Ok((false, None));
+        }
         let query = DenseQuery {
-            text: info.text.clone(),
+            text: self.info.text.clone(),
             limit: config.dense_candidates,
             mode: DenseMode::Auto,
-            filters: filters.clone(),
+            filters: options.filters.clone(),
             candidates: Some(config.dense_candidates),
             regions: Vec::new(),
         };
-        match index.dense_search(&query) {
+        match self.index.dense_search(&query) {
             Ok(result) => {
-                dense_used = !result.hits.is_empty();
                 let top = result.hits.first().map_or(0.0, |h| h.score);
                 let bottom = result.hits.last().map_or(0.0, |h| h.score);
                 let span = (top - bottom).max(1e-6);
                 for hit in &result.hits {
-                    let Some(pos) = file_position(index, &hit.path) else {
+                    let Some(pos) = file_position(self.index, &hit.path) else {
                         continue;
                     };
                     let value = (hit.score - bottom) / span;
-                    let score = scores.entry(pos).or_default();
+                    let score = self.scores.entry(pos).or_default();
                     if value > score.dense {
                         score.dense = value;
                         score.dense_chunk = Some(hit.chunk_id);
                     }
                 }
+                Ok((!result.hits.is_empty(), None))
             }
             Err(IndexError::Dense(error))
                 if error.is_absent() && options.dense == DenseUse::Auto =>
             {
-                dense_note = Some(error.to_string());
+                Ok((false, Some(error.to_string())))
             }
-            Err(error) => return Err(error),
+            Err(error) => Err(error),
         }
     }
 
-    // Path words: the share of the query's words the file's name and folder repeat.
-    let keywords: Vec<String> = info
-        .search_terms()
-        .flat_map(|t| {
-            std::iter::once(t.name.to_lowercase())
-                .chain(t.qualifier.iter().map(|q| q.to_lowercase()))
-        })
-        .filter(|w| w.len() >= 3)
-        .collect();
-
-    let mut ranked: Vec<(f32, usize, Signals)> = scores
-        .iter()
-        .filter(|(pos, _)| allowed(**pos))
-        .map(|(&pos, score)| {
-            let aid = &aids.files[pos];
-            let lexical = score.lexical.first().map_or(0.0, |(s, _)| *s)
-                + config.coherence
-                    * score
-                        .lexical
-                        .iter()
-                        .skip(1)
-                        .take(4)
-                        .map(|(s, _)| *s)
-                        .sum::<f32>();
-            let path = if keywords.is_empty() {
-                0.0
-            } else {
-                let matched = keywords
-                    .iter()
-                    .filter(|k| {
-                        aid.words
-                            .iter()
-                            .any(|w| super::paths::words_match(k, w, config.path_min_prefix))
-                    })
-                    .count();
-                matched as f32 / keywords.len() as f32
-            };
-            let role = role_multiplier(&aid.role, &info, options.demote, config);
-            let whole_file = file_lexical
-                .get(&pos)
-                .map_or(0.0, |s| s / best_file.max(1e-6));
-            let signals = Signals {
-                lexical: config.lexical * lexical + config.file_lexical * whole_file,
-                symbol: score.symbol,
-                path: config.path * path,
-                dense: if dense_used {
-                    config.dense * score.dense
-                } else {
-                    0.0
-                },
-                role,
-            };
-            let total = (signals.lexical + signals.symbol + signals.path + signals.dense) * role;
-            (total, pos, signals)
-        })
-        .filter(|(total, _, _)| *total > 0.0)
-        .collect();
-    ranked.sort_by(|a, b| {
-        b.0.total_cmp(&a.0)
-            .then_with(|| files[a.1].path.cmp(&files[b.1].path))
-    });
-
-    let mut out = Vec::new();
-    for (total, pos, signals) in ranked {
-        if out.len() >= options.limit {
-            break;
-        }
-        let score = &scores[&pos];
-        let path = &files[pos].path;
-        let Some(analysis) = index.analysis(path) else {
-            continue;
-        };
-        let mut spans: Vec<(u32, u32, ChunkKind, Option<String>)> = Vec::new();
-        if let Some((_, d)) = score.symbol_definition
-            && let Some(definition) = analysis.definitions.get(d as usize)
-        {
-            spans.push((
-                definition.start,
-                definition.end,
-                definition.kind,
-                Some(definition.qualified_name.clone()),
-            ));
-        }
-        let chunk_ids = score
-            .lexical
+    /// Every candidate file with its combined score (lexical, whole-file, definitions, path
+    /// words, dense; times its role multiplier), best first, ties by path.
+    fn rank_files(
+        &self,
+        file_lexical: &HashMap<usize, f32>,
+        dense_used: bool,
+    ) -> Vec<(f32, usize, Signals)> {
+        let config = self.config;
+        // Path words: the share of the query's words the file's name and folder repeat.
+        let keywords: Vec<String> = self
+            .info
+            .search_terms()
+            .flat_map(|t| {
+                std::iter::once(t.name.to_lowercase())
+                    .chain(t.qualifier.iter().map(|q| q.to_lowercase()))
+            })
+            .filter(|w| w.len() >= 3)
+            .collect();
+        let best_file = file_lexical.values().copied().fold(0.0f32, f32::max);
+        let mut ranked: Vec<(f32, usize, Signals)> = self
+            .scores
             .iter()
-            .map(|(_, id)| *id)
-            .chain(score.dense_chunk);
-        for id in chunk_ids {
-            if spans.len() >= options.per_file.max(1) {
-                break;
-            }
-            let Some((_, chunk)) = index.chunk(id) else {
-                continue;
-            };
-            if spans
-                .iter()
-                .any(|&(s, e, _, _)| s <= chunk.end && chunk.start <= e)
-            {
-                continue;
-            }
-            spans.push((chunk.start, chunk.end, chunk.kind, chunk.name.clone()));
-        }
-        if spans.is_empty()
-            && let Some(chunk) = analysis.chunks.first()
-        {
-            spans.push((chunk.start, chunk.end, chunk.kind, chunk.name.clone()));
-        }
-        for (start, end, kind, name) in spans.into_iter().take(options.per_file.max(1)) {
+            .filter(|(pos, _)| self.allowed(**pos))
+            .map(|(&pos, score)| {
+                let aid = &self.aids.files[pos];
+                let lexical = score.lexical.first().map_or(0.0, |(s, _)| *s)
+                    + config.coherence
+                        * score
+                            .lexical
+                            .iter()
+                            .skip(1)
+                            .take(4)
+                            .map(|(s, _)| *s)
+                            .sum::<f32>();
+                let path = if keywords.is_empty() {
+                    0.0
+                } else {
+                    let matched = keywords
+                        .iter()
+                        .filter(|k| {
+                            aid.words
+                                .iter()
+                                .any(|w| super::paths::words_match(k, w, config.path_min_prefix))
+                        })
+                        .count();
+                    matched as f32 / keywords.len() as f32
+                };
+                let role = role_multiplier(&aid.role, &self.info, self.options.demote, config);
+                let whole_file = file_lexical
+                    .get(&pos)
+                    .map_or(0.0, |s| s / best_file.max(1e-6));
+                let signals = Signals {
+                    lexical: config.lexical * lexical + config.file_lexical * whole_file,
+                    symbol: score.symbol,
+                    path: config.path * path,
+                    dense: if dense_used {
+                        config.dense * score.dense
+                    } else {
+                        0.0
+                    },
+                    role,
+                };
+                let total =
+                    (signals.lexical + signals.symbol + signals.path + signals.dense) * role;
+                (total, pos, signals)
+            })
+            .filter(|(total, _, _)| *total > 0.0)
+            .collect();
+        ranked.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| self.files[a.1].path.cmp(&self.files[b.1].path))
+        });
+        ranked
+    }
+
+    /// The hits of the ranked files, up to the limit: per file its strongest definition, then
+    /// its best chunks that do not overlap, `per_file` spans at most.
+    fn spans_of(&self, ranked: Vec<(f32, usize, Signals)>) -> Vec<SearchHit> {
+        let options = self.options;
+        let mut out = Vec::new();
+        for (total, pos, signals) in ranked {
             if out.len() >= options.limit {
                 break;
             }
-            out.push(SearchHit {
-                path: path.clone(),
-                start,
-                end,
-                kind,
-                name,
-                score: total,
-                signals,
-            });
+            let score = &self.scores[&pos];
+            let path = &self.files[pos].path;
+            let Some(analysis) = self.index.analysis(path) else {
+                continue;
+            };
+            let mut spans: Vec<(u32, u32, ChunkKind, Option<String>)> = Vec::new();
+            if let Some((_, d)) = score.symbol_definition
+                && let Some(definition) = analysis.definitions.get(d as usize)
+            {
+                spans.push((
+                    definition.start,
+                    definition.end,
+                    definition.kind,
+                    Some(definition.qualified_name.clone()),
+                ));
+            }
+            let chunk_ids = score
+                .lexical
+                .iter()
+                .map(|(_, id)| *id)
+                .chain(score.dense_chunk);
+            for id in chunk_ids {
+                if spans.len() >= options.per_file.max(1) {
+                    break;
+                }
+                let Some((_, chunk)) = self.index.chunk(id) else {
+                    continue;
+                };
+                if spans
+                    .iter()
+                    .any(|&(s, e, _, _)| s <= chunk.end && chunk.start <= e)
+                {
+                    continue;
+                }
+                spans.push((chunk.start, chunk.end, chunk.kind, chunk.name.clone()));
+            }
+            if spans.is_empty()
+                && let Some(chunk) = analysis.chunks.first()
+            {
+                spans.push((chunk.start, chunk.end, chunk.kind, chunk.name.clone()));
+            }
+            for (start, end, kind, name) in spans.into_iter().take(options.per_file.max(1)) {
+                if out.len() >= options.limit {
+                    break;
+                }
+                out.push(SearchHit {
+                    path: path.clone(),
+                    start,
+                    end,
+                    kind,
+                    name,
+                    score: total,
+                    signals,
+                });
+            }
         }
+        out
     }
-
-    let mut grep_fallback = false;
-    if out.is_empty() {
-        out = grep_fallback_hits(index, &info, options, &allowed)?;
-        grep_fallback = !out.is_empty();
-    }
-    Ok(SearchResults {
-        kind: info.kind,
-        hits: out,
-        dense: dense_used,
-        dense_note,
-        grep_fallback,
-    })
 }
 
 fn definition_strength(
