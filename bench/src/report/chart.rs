@@ -69,200 +69,259 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The chart as a standalone SVG document.
+/// The chart as a standalone SVG document: frame and title, y axis, x axis, then each series
+/// with its legend entry.
 pub fn svg(chart: &Chart) -> String {
-    let plot_w = WIDTH - LEFT - RIGHT;
-    let plot_h = HEIGHT - TOP - BOTTOM;
-    let y_of = |v: f64| TOP + plot_h * (1.0 - v.clamp(0.0, 1.0));
-    let groups = chart.x_labels.len().max(1) as f64;
-    let group_w = plot_w / groups;
-    let x_center = |i: usize| LEFT + group_w * (i as f64 + 0.5);
-
+    let frame = Frame::of(chart);
     let mut s = String::new();
-    let _ = write!(
-        s,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="{FONT}" role="img" aria-label="{title}">"##,
-        title = escape(&chart.title)
-    );
-    let _ = write!(
-        s,
-        r##"<rect width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/><text x="{}" y="28" font-size="16" font-weight="bold" text-anchor="middle">{}</text>"##,
-        LEFT + plot_w / 2.0,
-        escape(&chart.title)
-    );
-    // Grid and y axis.
-    for tick in 0..=5 {
-        let value = tick as f64 / 5.0;
-        let y = y_of(value);
-        let _ = write!(
-            s,
-            r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#dddddd" stroke-width="1"/><text x="{:.1}" y="{:.1}" font-size="11" text-anchor="end">{value:.1}</text>"##,
-            LEFT + plot_w,
-            LEFT - 6.0,
-            y + 4.0
-        );
-    }
-    let _ = write!(
-        s,
-        r##"<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{:.1}" stroke="#333333"/><line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333333"/>"##,
-        TOP + plot_h,
-        TOP + plot_h,
-        LEFT + plot_w,
-        TOP + plot_h
-    );
-    let _ = write!(
-        s,
-        r##"<text x="16" y="{:.1}" font-size="12" text-anchor="middle" transform="rotate(-90 16 {:.1})">{}</text>"##,
-        TOP + plot_h / 2.0,
-        TOP + plot_h / 2.0,
-        escape(&chart.y_title)
-    );
-    // Log-scale x: from the smallest to the largest x of any point, a decade padded.
-    let xs: Vec<f64> = chart
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.0.max(1.0)))
-        .collect();
-    let (lo, hi) = xs
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
-            (lo.min(x.log10()), hi.max(x.log10()))
-        });
-    let (lo, hi) = if lo.is_finite() {
-        (lo - 0.15, hi + 0.15)
-    } else {
-        (0.0, 1.0)
-    };
-    let x_of = |x: f64| LEFT + plot_w * (x.max(1.0).log10() - lo) / (hi - lo).max(1e-9);
+    frame.header(&mut s, chart);
+    frame.y_axis(&mut s, chart);
     if chart.kind == ChartKind::LogX {
-        for decade in (lo.floor() as i32)..=(hi.ceil() as i32) {
-            for step in [1.0, 3.0] {
-                let tick = step * 10f64.powi(decade);
-                let t = tick.log10();
-                if t < lo || t > hi {
-                    continue;
-                }
-                let x = x_of(tick);
-                let _ = write!(
-                    s,
-                    r##"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="#eeeeee"/><text x="{x:.1}" y="{:.1}" font-size="11" text-anchor="middle">{tick}</text>"##,
-                    TOP + plot_h,
-                    TOP + plot_h + 16.0
-                );
-            }
-        }
+        frame.log_x_ticks(&mut s);
     }
-    // X labels (slanted when many) and title.
-    let slanted = chart.x_labels.len() > 5;
-    for (i, label) in chart.x_labels.iter().enumerate() {
-        let x = x_center(i);
-        let y = TOP + plot_h + 16.0;
-        if slanted {
-            let _ = write!(
-                s,
-                r##"<text x="{x:.1}" y="{y:.1}" font-size="10" text-anchor="end" transform="rotate(-30 {x:.1} {y:.1})">{}</text>"##,
-                escape(label)
-            );
-        } else {
-            let _ = write!(
-                s,
-                r##"<text x="{x:.1}" y="{y:.1}" font-size="11" text-anchor="middle">{}</text>"##,
-                escape(label)
-            );
-        }
-    }
-    let _ = write!(
-        s,
-        r##"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="middle">{}</text>"##,
-        LEFT + plot_w / 2.0,
-        HEIGHT - 10.0,
-        escape(&chart.x_title)
-    );
-    // Series.
-    let n = chart.series.len().max(1) as f64;
+    frame.x_axis(&mut s, chart);
     for (index, series) in chart.series.iter().enumerate() {
         let colour = PALETTE[index % PALETTE.len()];
         match chart.kind {
-            ChartKind::Lines => {
-                let points: Vec<String> = series
-                    .values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| format!("{:.1},{:.1}", x_center(i), y_of(*v)))
-                    .collect();
+            ChartKind::Lines => frame.lines(&mut s, chart, series, colour),
+            ChartKind::LogX => frame.log_x_points(&mut s, series, colour),
+            ChartKind::Bars => frame.bars(&mut s, chart, series, index, colour),
+        }
+        frame.legend_entry(&mut s, index, colour, &series.name);
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// Where things go on a chart: the plot area, the x groups, and the log-x range.
+struct Frame {
+    plot_w: f64,
+    plot_h: f64,
+    group_w: f64,
+    /// Series count, for the bars' width.
+    series: f64,
+    /// The log10 range of the x axis ([`ChartKind::LogX`]).
+    lo: f64,
+    hi: f64,
+}
+
+impl Frame {
+    fn of(chart: &Chart) -> Frame {
+        let plot_w = WIDTH - LEFT - RIGHT;
+        // Log-scale x: from the smallest to the largest x of any point, a decade padded.
+        let (lo, hi) = chart
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0.max(1.0)))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                (lo.min(x.log10()), hi.max(x.log10()))
+            });
+        let (lo, hi) = if lo.is_finite() {
+            (lo - 0.15, hi + 0.15)
+        } else {
+            (0.0, 1.0)
+        };
+        Frame {
+            plot_w,
+            plot_h: HEIGHT - TOP - BOTTOM,
+            group_w: plot_w / chart.x_labels.len().max(1) as f64,
+            series: chart.series.len().max(1) as f64,
+            lo,
+            hi,
+        }
+    }
+
+    fn y_of(&self, v: f64) -> f64 {
+        TOP + self.plot_h * (1.0 - v.clamp(0.0, 1.0))
+    }
+
+    fn x_center(&self, i: usize) -> f64 {
+        LEFT + self.group_w * (i as f64 + 0.5)
+    }
+
+    fn x_of(&self, x: f64) -> f64 {
+        LEFT + self.plot_w * (x.max(1.0).log10() - self.lo) / (self.hi - self.lo).max(1e-9)
+    }
+
+    /// The document's opening, background and title.
+    fn header(&self, s: &mut String, chart: &Chart) {
+        let _ = write!(
+            s,
+            r##"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="{FONT}" role="img" aria-label="{title}">"##,
+            title = escape(&chart.title)
+        );
+        let _ = write!(
+            s,
+            r##"<rect width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/><text x="{}" y="28" font-size="16" font-weight="bold" text-anchor="middle">{}</text>"##,
+            LEFT + self.plot_w / 2.0,
+            escape(&chart.title)
+        );
+    }
+
+    /// Grid lines, y ticks, both axis lines and the y title.
+    fn y_axis(&self, s: &mut String, chart: &Chart) {
+        let (plot_w, plot_h) = (self.plot_w, self.plot_h);
+        for tick in 0..=5 {
+            let value = tick as f64 / 5.0;
+            let y = self.y_of(value);
+            let _ = write!(
+                s,
+                r##"<line x1="{LEFT}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="#dddddd" stroke-width="1"/><text x="{:.1}" y="{:.1}" font-size="11" text-anchor="end">{value:.1}</text>"##,
+                LEFT + plot_w,
+                LEFT - 6.0,
+                y + 4.0
+            );
+        }
+        let _ = write!(
+            s,
+            r##"<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{:.1}" stroke="#333333"/><line x1="{LEFT}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#333333"/>"##,
+            TOP + plot_h,
+            TOP + plot_h,
+            LEFT + plot_w,
+            TOP + plot_h
+        );
+        let _ = write!(
+            s,
+            r##"<text x="16" y="{:.1}" font-size="12" text-anchor="middle" transform="rotate(-90 16 {:.1})">{}</text>"##,
+            TOP + plot_h / 2.0,
+            TOP + plot_h / 2.0,
+            escape(&chart.y_title)
+        );
+    }
+
+    /// Ticks at 1 and 3 of each decade of the log-x range.
+    fn log_x_ticks(&self, s: &mut String) {
+        for decade in (self.lo.floor() as i32)..=(self.hi.ceil() as i32) {
+            for step in [1.0, 3.0] {
+                let tick = step * 10f64.powi(decade);
+                let t = tick.log10();
+                if t < self.lo || t > self.hi {
+                    continue;
+                }
+                let x = self.x_of(tick);
                 let _ = write!(
                     s,
-                    r##"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2.5"/>"##,
-                    points.join(" ")
+                    r##"<line x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{:.1}" stroke="#eeeeee"/><text x="{x:.1}" y="{:.1}" font-size="11" text-anchor="middle">{tick}</text>"##,
+                    TOP + self.plot_h,
+                    TOP + self.plot_h + 16.0
                 );
-                for (i, v) in series.values.iter().enumerate() {
-                    let _ = write!(
-                        s,
-                        r##"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{colour}"><title>{}: {} = {v:.4}</title></circle>"##,
-                        x_center(i),
-                        y_of(*v),
-                        escape(&series.name),
-                        escape(&chart.x_labels[i])
-                    );
-                }
-            }
-            ChartKind::LogX => {
-                let mut points = series.points.clone();
-                points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                if points.len() > 1 {
-                    let line: Vec<String> = points
-                        .iter()
-                        .map(|(x, y, _)| format!("{:.1},{:.1}", x_of(*x), y_of(*y)))
-                        .collect();
-                    let _ = write!(
-                        s,
-                        r##"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"##,
-                        line.join(" ")
-                    );
-                }
-                let radius = if points.len() > 1 { 3.5 } else { 6.0 };
-                for (x, y, label) in &points {
-                    let _ = write!(
-                        s,
-                        r##"<circle cx="{:.1}" cy="{:.1}" r="{radius}" fill="{colour}"><title>{} {}: {:.0} lines, {y:.4}</title></circle>"##,
-                        x_of(*x),
-                        y_of(*y),
-                        escape(&series.name),
-                        escape(label),
-                        x
-                    );
-                }
-            }
-            ChartKind::Bars => {
-                let bar_w = group_w * 0.8 / n;
-                for (i, v) in series.values.iter().enumerate() {
-                    let x = LEFT + group_w * i as f64 + group_w * 0.1 + bar_w * index as f64;
-                    let y = y_of(*v);
-                    let _ = write!(
-                        s,
-                        r##"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{colour}"><title>{}: {} = {v:.4}</title></rect>"##,
-                        bar_w.max(1.0),
-                        (TOP + plot_h - y).max(0.0),
-                        escape(&series.name),
-                        escape(&chart.x_labels[i])
-                    );
-                }
             }
         }
-        // Legend.
+    }
+
+    /// X labels (slanted when many) and the x title.
+    fn x_axis(&self, s: &mut String, chart: &Chart) {
+        let slanted = chart.x_labels.len() > 5;
+        for (i, label) in chart.x_labels.iter().enumerate() {
+            let x = self.x_center(i);
+            let y = TOP + self.plot_h + 16.0;
+            if slanted {
+                let _ = write!(
+                    s,
+                    r##"<text x="{x:.1}" y="{y:.1}" font-size="10" text-anchor="end" transform="rotate(-30 {x:.1} {y:.1})">{}</text>"##,
+                    escape(label)
+                );
+            } else {
+                let _ = write!(
+                    s,
+                    r##"<text x="{x:.1}" y="{y:.1}" font-size="11" text-anchor="middle">{}</text>"##,
+                    escape(label)
+                );
+            }
+        }
+        let _ = write!(
+            s,
+            r##"<text x="{:.1}" y="{:.1}" font-size="12" text-anchor="middle">{}</text>"##,
+            LEFT + self.plot_w / 2.0,
+            HEIGHT - 10.0,
+            escape(&chart.x_title)
+        );
+    }
+
+    /// A series as a polyline with a marker per value.
+    fn lines(&self, s: &mut String, chart: &Chart, series: &Series, colour: &str) {
+        let points: Vec<String> = series
+            .values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| format!("{:.1},{:.1}", self.x_center(i), self.y_of(*v)))
+            .collect();
+        let _ = write!(
+            s,
+            r##"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2.5"/>"##,
+            points.join(" ")
+        );
+        for (i, v) in series.values.iter().enumerate() {
+            let _ = write!(
+                s,
+                r##"<circle cx="{:.1}" cy="{:.1}" r="4" fill="{colour}"><title>{}: {} = {v:.4}</title></circle>"##,
+                self.x_center(i),
+                self.y_of(*v),
+                escape(&series.name),
+                escape(&chart.x_labels[i])
+            );
+        }
+    }
+
+    /// A series' points on the log-x axis, joined when there are several.
+    fn log_x_points(&self, s: &mut String, series: &Series, colour: &str) {
+        let mut points = series.points.clone();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        if points.len() > 1 {
+            let line: Vec<String> = points
+                .iter()
+                .map(|(x, y, _)| format!("{:.1},{:.1}", self.x_of(*x), self.y_of(*y)))
+                .collect();
+            let _ = write!(
+                s,
+                r##"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2"/>"##,
+                line.join(" ")
+            );
+        }
+        let radius = if points.len() > 1 { 3.5 } else { 6.0 };
+        for (x, y, label) in &points {
+            let _ = write!(
+                s,
+                r##"<circle cx="{:.1}" cy="{:.1}" r="{radius}" fill="{colour}"><title>{} {}: {:.0} lines, {y:.4}</title></circle>"##,
+                self.x_of(*x),
+                self.y_of(*y),
+                escape(&series.name),
+                escape(label),
+                x
+            );
+        }
+    }
+
+    /// The `index`-th series' bar in each x group.
+    fn bars(&self, s: &mut String, chart: &Chart, series: &Series, index: usize, colour: &str) {
+        let bar_w = self.group_w * 0.8 / self.series;
+        for (i, v) in series.values.iter().enumerate() {
+            let x = LEFT + self.group_w * i as f64 + self.group_w * 0.1 + bar_w * index as f64;
+            let y = self.y_of(*v);
+            let _ = write!(
+                s,
+                r##"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{colour}"><title>{}: {} = {v:.4}</title></rect>"##,
+                bar_w.max(1.0),
+                (TOP + self.plot_h - y).max(0.0),
+                escape(&series.name),
+                escape(&chart.x_labels[i])
+            );
+        }
+    }
+
+    /// The `index`-th entry of the legend, right of the plot.
+    fn legend_entry(&self, s: &mut String, index: usize, colour: &str, name: &str) {
         let y = TOP + 8.0 + 20.0 * index as f64;
-        let x = LEFT + plot_w + 16.0;
+        let x = LEFT + self.plot_w + 16.0;
         let _ = write!(
             s,
             r##"<rect x="{x:.1}" y="{:.1}" width="12" height="12" fill="{colour}"/><text x="{:.1}" y="{:.1}" font-size="12">{}</text>"##,
             y - 10.0,
             x + 18.0,
             y,
-            escape(&series.name)
+            escape(name)
         );
     }
-    s.push_str("</svg>\n");
-    s
 }
 
 /// Recall against the line budget at `k`: one line per explorer.
