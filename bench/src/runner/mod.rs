@@ -471,7 +471,12 @@ impl Run<'_> {
             let answer = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 explorer.explorer.explore(&request, services.as_ref())
             }))
-            .unwrap_or_else(|panic| Err(format!("explorer panicked: {}", panic_message(&panic))));
+            .unwrap_or_else(|panic| {
+                Err(format!(
+                    "explorer panicked: {}",
+                    swex_plugin::__private::panic_message(&*panic)
+                ))
+            });
             let timings = Timings {
                 snapshot_ms: snapshot.materialised_ms,
                 index_ms,
@@ -587,16 +592,6 @@ fn failure_rows(
 fn plugin_ground_truth(row: &BenchRow) -> swex_plugin::GroundTruth {
     let value = serde_json::to_value(&row.ground_truth).expect("ground truth serialises");
     serde_json::from_value(value).expect("the plugin's ground truth reads any benchmark object")
-}
-
-fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "(no message)".to_string()
-    }
 }
 
 /// Rows in canonical order: benchmark position of the instance (unknown instances last), then

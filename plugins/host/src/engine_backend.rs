@@ -310,6 +310,13 @@ impl ServiceBackend for EngineBackend {
                 DenseMode::Auto => EngineDenseMode::Auto,
                 DenseMode::Full => EngineDenseMode::Full,
                 DenseMode::Rerank => EngineDenseMode::Rerank,
+                other => {
+                    return Err(ServiceError::new(
+                        service,
+                        ServiceErrorKind::InvalidArgs,
+                        format!("dense mode {other:?} is not one this host knows"),
+                    ));
+                }
             },
             filters: under_filter(service, args.search.under.as_deref())?,
             candidates: args.candidates,
@@ -355,6 +362,13 @@ impl ServiceBackend for EngineBackend {
                 (swex_engine::graph::Direction::Outgoing, Direction::Out),
                 (swex_engine::graph::Direction::Incoming, Direction::In),
             ],
+            other => {
+                return Err(ServiceError::new(
+                    service,
+                    ServiceErrorKind::InvalidArgs,
+                    format!("direction {other:?} is not one this host knows"),
+                ));
+            }
         };
         for &(engine_direction, direction) in directions {
             for (id, kind) in graph.neighbours(node, &kinds, engine_direction) {

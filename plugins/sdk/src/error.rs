@@ -13,6 +13,7 @@ use std::fmt;
 /// Why a service call failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ServiceErrorKind {
     /// The arguments were not valid JSON for this service, or asked for something impossible.
     InvalidArgs,
@@ -93,6 +94,7 @@ impl std::error::Error for ServiceError {}
 /// Why an explorer could not be created or could not answer. The host reports the message with
 /// the instance; it never retries on its own.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ExplorerError {
     /// The `create` config is wrong (unknown field, bad value). Names the field.
     InvalidConfig(String),

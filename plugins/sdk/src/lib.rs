@@ -72,5 +72,3 @@ pub use types::{
 pub mod __private {
     pub use crate::export::{panic_message, vtable};
 }
-
-pub use export::panic_message;

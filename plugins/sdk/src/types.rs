@@ -139,6 +139,7 @@ impl Response {
 /// is the one used in messages and in the isolated-mode wire protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ServiceId {
     ListFiles,
     FileInfo,
@@ -452,6 +453,7 @@ pub struct SearchResult {
 /// How `dense_search` finds its hits.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum DenseMode {
     /// The full index when the snapshot has one (every chunk embedded), else `rerank`.
     #[default]
@@ -622,6 +624,7 @@ pub struct GraphNode {
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Direction {
     #[default]
     Out,

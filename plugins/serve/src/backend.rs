@@ -110,6 +110,8 @@ impl<B: ServiceBackend> RawServices for B {
             ServiceId::Grep => typed(service, args, |a| self.grep(a)),
             ServiceId::IssueClues => typed(service, args, |a| self.issue_clues(a)),
             ServiceId::CodeSearch => typed(service, args, |a| self.code_search(a)),
+            // A service newer than this backend knows.
+            _ => Err(self.unavailable(service)),
         }
     }
 

@@ -8,11 +8,12 @@
 
 use std::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use swex_plugin::__private::panic_message;
 use swex_plugin::abi::{
     SWEX_ABI_VERSION, SWEX_ERR_PANIC, SWEX_OK, SwexBuffer, SwexBytes, SwexServiceFn, SwexServices,
 };
 use swex_plugin::types::{FileInfoArgs, FileInfoResult};
-use swex_plugin::{ServiceError, ServiceId, panic_message};
+use swex_plugin::{ServiceError, ServiceId};
 
 /// Answers service calls with raw JSON. Implementations must accept concurrent calls.
 pub trait RawServices: Send + Sync {
