@@ -1,5 +1,5 @@
 //! Parser speed: an issue of ordinary size, and issues of 0.5, 1 and 5 MB of distinct
-//! identifiers, paths and locations (issue 16, item 6: linear work). Run with
+//! identifiers, paths and locations (the work must stay linear in the text). Run with
 //! `cargo bench -p swex-issue --bench parse`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
