@@ -9,22 +9,15 @@
 //! ([`crate::parse()`]) name 22 of the 66 dev issues' paths differently and would move the
 //! explorer's answers.
 
-use crate::clues::FrameStyle;
+use crate::clues::{Frame, FrameStyle};
 use regex::Regex;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-/// A frame of a traceback or stack trace: the file as written, the line, the function.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Frame {
-    pub path: String,
-    pub line: u32,
-    pub function: Option<String>,
-}
-
 /// The names an issue mentions, each kind in order of first mention.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IssueNames {
+    /// Traceback frames, Python's first; other styles' functions by their last name only.
     pub frames: Vec<Frame>,
     /// File paths (`django/db/models/query.py`, `query.py`), without traceback frames' paths.
     pub paths: Vec<String>,
@@ -139,30 +132,19 @@ pub fn parse(issue: &str) -> IssueNames {
     let (python, others): (Vec<_>, Vec<_>) = frames
         .into_iter()
         .partition(|f| f.style == FrameStyle::Python);
-    names.frames = python
-        .into_iter()
-        .map(|f| Frame {
-            path: f.path,
-            line: f.line.unwrap_or(0),
-            function: f.function,
-        })
-        .collect();
+    names.frames = python;
     let mut frame_paths: HashSet<String> = names.frames.iter().map(|f| f.path.clone()).collect();
-    for frame in others {
+    for mut frame in others {
         if !frame_paths.insert(frame.path.clone()) {
             continue;
         }
         // The method name alone: definitions are looked up by their last name.
-        let function = frame
+        frame.function = frame
             .function
             .as_deref()
             .map(|f| f.rsplit(['.', ':']).next().unwrap_or("").to_owned())
             .filter(|f| !f.is_empty());
-        names.frames.push(Frame {
-            path: frame.path,
-            line: frame.line.unwrap_or(0),
-            function,
-        });
+        names.frames.push(frame);
     }
     let frame_suffixes = Suffixes::new(names.frames.iter().map(|f| f.path.as_str()));
     let mut seen_paths = HashSet::new();
@@ -238,7 +220,7 @@ mod tests {
         let frames: Vec<(&str, u32, Option<&str>)> = names
             .frames
             .iter()
-            .map(|f| (f.path.as_str(), f.line, f.function.as_deref()))
+            .map(|f| (f.path.as_str(), f.line.unwrap_or(0), f.function.as_deref()))
             .collect();
         assert_eq!(
             frames,

@@ -236,12 +236,13 @@ impl GraphExplorer {
             };
             // Later frames are nearer the error.
             let weight = 1.0 + position as f64 / frame_count;
+            let line = frame.line.unwrap_or(0);
             let around_line = frame.function.as_deref().and_then(|function| {
                 services
                     .definitions(function)
                     .ok()?
                     .into_iter()
-                    .filter(|d| d.path == path && d.start <= frame.line && frame.line <= d.end)
+                    .filter(|d| d.path == path && d.start <= line && line <= d.end)
                     .min_by_key(|d| d.end - d.start)
             });
             match around_line {
