@@ -1,0 +1,320 @@
+//! End-to-end tests of Python and other command explorers (the public worker protocol,
+//! docs/protocol.md) through the real binary: `swex explore --plugin FILE.py`, `swex bench`,
+//! `swex explorers`, manifests, executables and their failures.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use swex_bench::results::read_results;
+
+fn python() -> Option<PathBuf> {
+    swex_testkit::available(swex_testkit::Needs::Python, swex_testkit::python())
+}
+
+fn swex(dir: &Path, python: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_swex"))
+        .current_dir(dir)
+        .env("SWEX_PYTHON", python)
+        .env_remove("SWEX_PLUGIN_PATH")
+        // No plugins folder of the machine's user.
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .args(args)
+        .output()
+        .expect("swex runs")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A reference-shaped explorer: a function of `(issue, instance_id)` that reads files relative
+/// to the working directory and prints (which must not disturb the protocol).
+const REFERENCE_SHAPED: &str = r#"
+import os
+
+def explore(issue, instance_id):
+    words = {w.strip(".,()").lower() for w in issue.split() if len(w) > 3}
+    found = []
+    for folder, dirs, files in os.walk("."):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.relpath(os.path.join(folder, name))
+            with open(path, errors="ignore") as handle:
+                lines = handle.read().splitlines()
+            for number, line in enumerate(lines, 1):
+                if any(word in line.lower() for word in words):
+                    found.append((path, number, min(number + 2, len(lines))))
+                    print("matched", path, number)
+                    break
+    if instance_id.endswith("-boom"):
+        raise ValueError("boom in " + instance_id)
+    if instance_id.endswith("-hang"):
+        import time
+        time.sleep(600)
+    return found
+"#;
+
+fn snapshot(root: &Path, name: &str, marker: &str) -> PathBuf {
+    let snapshot = root.join("repos").join(name);
+    std::fs::create_dir_all(snapshot.join("pkg")).unwrap();
+    std::fs::write(
+        snapshot.join("pkg/urls.py"),
+        format!("import os\n\n\ndef parse_url(url):\n    # {marker}\n    return url\n"),
+    )
+    .unwrap();
+    std::fs::write(snapshot.join("README.md"), "A package.\nparse_url is documented here.\n").unwrap();
+    std::fs::write(snapshot.join("pkg/other.py"), "x = 1\n".repeat(30)).unwrap();
+    snapshot
+}
+
+#[test]
+fn a_reference_shaped_python_explorer_answers_what_the_function_returns() {
+    let Some(python) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let repo = snapshot(root, "one", "port");
+    std::fs::write(root.join("ref_explorer.py"), REFERENCE_SHAPED).unwrap();
+    let issue = "parse_url() drops the port";
+
+    let out = swex(
+        root,
+        &python,
+        &[
+            "explore", "--plugin", "ref_explorer.py", "--repo", "repos/one", "--no-index",
+            "--json", "-k", "10", "--budget", "none", issue,
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["explorer"], "ref_explorer");
+    let through_swex: Vec<(String, i64, i64)> = answer["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap().to_owned(),
+                r["start"].as_i64().unwrap(),
+                r["end"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+
+    // The same function called directly, in the snapshot, as the reference calls it.
+    let direct = Command::new(&python)
+        .current_dir(&repo)
+        .args([
+            "-c",
+            "import json, sys, importlib.util, contextlib\n\
+             spec = importlib.util.spec_from_file_location('m', sys.argv[1])\n\
+             m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n\
+             with contextlib.redirect_stdout(sys.stderr): r = m.explore(sys.argv[2], 'adhoc')\n\
+             print(json.dumps(r))",
+        ])
+        .arg(root.join("ref_explorer.py"))
+        .arg(issue)
+        .output()
+        .unwrap();
+    assert!(direct.status.success(), "{}", text(&direct));
+    let direct: Vec<(String, i64, i64)> = serde_json::from_slice(&direct.stdout).unwrap();
+    assert_eq!(
+        through_swex, direct,
+        "swex explore must answer exactly what the function returns"
+    );
+    assert_eq!(direct.len(), 2, "{direct:?}");
+}
+
+/// `n` rows over snapshots `org__repo-<suffix>`, each with the ground truth on pkg/urls.py.
+fn bench_file(root: &Path, suffixes: &[&str]) -> PathBuf {
+    let mut lines = String::new();
+    for suffix in suffixes {
+        let id = format!("org__repo-{suffix}");
+        snapshot(root, &id, suffix);
+        let row = serde_json::json!({
+            "instance_id": id,
+            "repo": "org/repo",
+            "problem_statement": "parse_url() drops the port",
+            "ground_truth": {
+                "read_core_files": ["pkg/urls.py"],
+                "read_core_regions": [{"path": "pkg/urls.py", "start": 4, "end": 6}],
+            }
+        });
+        lines.push_str(&format!("{row}\n"));
+    }
+    let bench = root.join("bench.jsonl");
+    std::fs::write(&bench, lines).unwrap();
+    bench
+}
+
+#[test]
+fn bench_runs_a_python_explorer_next_to_built_ins_and_a_failure_costs_one_row() {
+    let Some(python) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    bench_file(root, &["a", "b-boom", "c-hang", "d"]);
+    std::fs::write(root.join("ref_explorer.py"), REFERENCE_SHAPED).unwrap();
+    let args = [
+        "bench", "--bench", "bench.jsonl", "--repos", "repos", "--plugin", "ref_explorer.py",
+        "-e", "ref_explorer,bm25-ref", "-k", "5", "--workers", "2", "--timeout", "3",
+        "--plain", "--output", "out/{explorer}/top{k}.jsonl",
+    ];
+    let out = swex(root, &python, &args);
+    assert!(out.status.success(), "{}", text(&out));
+
+    let rows = read_results(&root.join("out/ref_explorer/top5.jsonl")).unwrap();
+    let by_id = |suffix: &str| {
+        rows.iter()
+            .find(|r| r.row.instance_id == format!("org__repo-{suffix}"))
+            .unwrap_or_else(|| panic!("no row for {suffix}"))
+    };
+    assert_eq!(rows.len(), 4);
+    for ok in ["a", "d"] {
+        let row = by_id(ok);
+        assert!(row.row.error.is_none(), "{row:?}");
+        assert_eq!(row.row.regions[0].path, "README.md", "{row:?}");
+    }
+    let boom = by_id("b-boom").row.error.clone().unwrap();
+    assert!(boom.contains("ValueError: boom in org__repo-b-boom"), "{boom}");
+    assert!(boom.contains("ref_explorer.py"), "the failing line is named: {boom}");
+    let hang = by_id("c-hang").row.error.clone().unwrap();
+    assert!(hang.contains("no answer within 3.0 s"), "{hang}");
+    assert_eq!(
+        read_results(&root.join("out/bm25-ref/top5.jsonl")).unwrap().len(),
+        4,
+        "the built-in ran in the same run"
+    );
+
+    // Resume: the rows are the same explorer build, nothing is rerun or refused.
+    let mut resumed: Vec<&str> = args.to_vec();
+    resumed.push("--resume");
+    let out = swex(root, &python, &resumed);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        read_results(&root.join("out/ref_explorer/top5.jsonl")).unwrap().len(),
+        4
+    );
+}
+
+#[test]
+fn bad_explorers_are_refused_with_the_reason() {
+    let Some(python) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    snapshot(root, "one", "port");
+    let explore = |python: &Path, plugin: &str| {
+        let out = swex(
+            root,
+            python,
+            &["explore", "--plugin", plugin, "--repo", "repos/one", "--no-index", "issue text"],
+        );
+        assert!(!out.status.success(), "{}", text(&out));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+
+    std::fs::write(root.join("no_explore.py"), "def search(issue):\n    return []\n").unwrap();
+    let error = explore(&python, "no_explore.py");
+    assert!(error.contains("does not define `explore`"), "{error}");
+
+    std::fs::write(
+        root.join("wrong_shape.py"),
+        "def explore(issue, instance_id):\n    return [('pkg/urls.py', 1, 2), ('pkg/urls.py', 'x', 3)]\n",
+    )
+    .unwrap();
+    let error = explore(&python, "wrong_shape.py");
+    assert!(
+        error.contains("element 1") && error.contains("start is 'x', not an int"),
+        "{error}"
+    );
+
+    std::fs::write(
+        root.join("ok.py"),
+        "def explore(issue, instance_id):\n    return []\n",
+    )
+    .unwrap();
+    let error = explore(Path::new("/nonexistent/python3"), "ok.py");
+    assert!(
+        error.contains("`/nonexistent/python3` was not found"),
+        "{error}"
+    );
+
+    // An executable that speaks another protocol version.
+    let script = root.join("future-explorer");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nread line\necho '{\"type\":\"ready\",\"protocol\":2,\"name\":\"future\"}'\nread line\n",
+    )
+    .unwrap();
+    make_executable(&script);
+    let error = explore(&python, "future-explorer");
+    assert!(
+        error.contains("protocol version 2") && error.contains("speaks version 1"),
+        "{error}"
+    );
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn command_explorers_are_found_like_plugins() {
+    let Some(python) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    snapshot(root, "one", "port");
+    let folder = root.join("explorers");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("first_lines.py"),
+        "NAME = 'first-lines'\nDESCRIPTION = 'the first line of a file the config names'\n\
+         CONFIG = {}\n\
+         def setup(config):\n    CONFIG.update(config or {})\n\
+         def explore(issue, instance_id):\n    return [(CONFIG.get('file', 'README.md'), 1, 1)]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        folder.join("urls-first-line.json"),
+        r#"{"name": "urls-first-line", "description": "first-lines on pkg/urls.py",
+            "command": ["first_lines.py"], "config": {"file": "pkg/urls.py"}}"#,
+    )
+    .unwrap();
+
+    let out = Command::new(env!("CARGO_BIN_EXE_swex"))
+        .current_dir(root)
+        .env("SWEX_PYTHON", &python)
+        .env("SWEX_PLUGIN_PATH", &folder)
+        .env("XDG_CONFIG_HOME", root.join("config"))
+        .args(["explorers", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    for name in ["first-lines", "urls-first-line"] {
+        let row = rows.iter().find(|r| r["name"] == name).unwrap();
+        assert_eq!(
+            (row["kind"].as_str(), row["found_by"].as_str()),
+            (Some("command"), Some("SWEX_PLUGIN_PATH")),
+            "{row}"
+        );
+    }
+
+    for (name, expected) in [("first-lines", "README.md"), ("urls-first-line", "pkg/urls.py")] {
+        let out = Command::new(env!("CARGO_BIN_EXE_swex"))
+            .current_dir(root)
+            .env("SWEX_PYTHON", &python)
+            .env("SWEX_PLUGIN_PATH", &folder)
+            .env("XDG_CONFIG_HOME", root.join("config"))
+            .args(["explore", "-e", name, "--repo", "repos/one", "--no-index", "--json", "x"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(answer["regions"][0]["path"], expected, "{name}: {answer}");
+    }
+}
