@@ -66,7 +66,11 @@ fn snapshot(root: &Path, name: &str, marker: &str) -> PathBuf {
         format!("import os\n\n\ndef parse_url(url):\n    # {marker}\n    return url\n"),
     )
     .unwrap();
-    std::fs::write(snapshot.join("README.md"), "A package.\nparse_url is documented here.\n").unwrap();
+    std::fs::write(
+        snapshot.join("README.md"),
+        "A package.\nparse_url is documented here.\n",
+    )
+    .unwrap();
     std::fs::write(snapshot.join("pkg/other.py"), "x = 1\n".repeat(30)).unwrap();
     snapshot
 }
@@ -84,8 +88,18 @@ fn a_reference_shaped_python_explorer_answers_what_the_function_returns() {
         root,
         &python,
         &[
-            "explore", "--plugin", "ref_explorer.py", "--repo", "repos/one", "--no-index",
-            "--json", "-k", "10", "--budget", "none", issue,
+            "explore",
+            "--plugin",
+            "ref_explorer.py",
+            "--repo",
+            "repos/one",
+            "--no-index",
+            "--json",
+            "-k",
+            "10",
+            "--budget",
+            "none",
+            issue,
         ],
     );
     assert!(out.status.success(), "{}", text(&out));
@@ -158,9 +172,24 @@ fn bench_runs_a_python_explorer_next_to_built_ins_and_a_failure_costs_one_row() 
     bench_file(root, &["a", "b-boom", "c-hang", "d"]);
     std::fs::write(root.join("ref_explorer.py"), REFERENCE_SHAPED).unwrap();
     let args = [
-        "bench", "--bench", "bench.jsonl", "--repos", "repos", "--plugin", "ref_explorer.py",
-        "-e", "ref_explorer,bm25-ref", "-k", "5", "--workers", "2", "--timeout", "3",
-        "--plain", "--output", "out/{explorer}/top{k}.jsonl",
+        "bench",
+        "--bench",
+        "bench.jsonl",
+        "--repos",
+        "repos",
+        "--plugin",
+        "ref_explorer.py",
+        "-e",
+        "ref_explorer,bm25-ref",
+        "-k",
+        "5",
+        "--workers",
+        "2",
+        "--timeout",
+        "3",
+        "--plain",
+        "--output",
+        "out/{explorer}/top{k}.jsonl",
     ];
     let out = swex(root, &python, &args);
     assert!(out.status.success(), "{}", text(&out));
@@ -178,12 +207,20 @@ fn bench_runs_a_python_explorer_next_to_built_ins_and_a_failure_costs_one_row() 
         assert_eq!(row.row.regions[0].path, "README.md", "{row:?}");
     }
     let boom = by_id("b-boom").row.error.clone().unwrap();
-    assert!(boom.contains("ValueError: boom in org__repo-b-boom"), "{boom}");
-    assert!(boom.contains("ref_explorer.py"), "the failing line is named: {boom}");
+    assert!(
+        boom.contains("ValueError: boom in org__repo-b-boom"),
+        "{boom}"
+    );
+    assert!(
+        boom.contains("ref_explorer.py"),
+        "the failing line is named: {boom}"
+    );
     let hang = by_id("c-hang").row.error.clone().unwrap();
     assert!(hang.contains("no answer within 3.0 s"), "{hang}");
     assert_eq!(
-        read_results(&root.join("out/bm25-ref/top5.jsonl")).unwrap().len(),
+        read_results(&root.join("out/bm25-ref/top5.jsonl"))
+            .unwrap()
+            .len(),
         4,
         "the built-in ran in the same run"
     );
@@ -194,7 +231,9 @@ fn bench_runs_a_python_explorer_next_to_built_ins_and_a_failure_costs_one_row() 
     let out = swex(root, &python, &resumed);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(
-        read_results(&root.join("out/ref_explorer/top5.jsonl")).unwrap().len(),
+        read_results(&root.join("out/ref_explorer/top5.jsonl"))
+            .unwrap()
+            .len(),
         4
     );
 }
@@ -209,13 +248,25 @@ fn bad_explorers_are_refused_with_the_reason() {
         let out = swex(
             root,
             python,
-            &["explore", "--plugin", plugin, "--repo", "repos/one", "--no-index", "issue text"],
+            &[
+                "explore",
+                "--plugin",
+                plugin,
+                "--repo",
+                "repos/one",
+                "--no-index",
+                "issue text",
+            ],
         );
         assert!(!out.status.success(), "{}", text(&out));
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
 
-    std::fs::write(root.join("no_explore.py"), "def search(issue):\n    return []\n").unwrap();
+    std::fs::write(
+        root.join("no_explore.py"),
+        "def search(issue):\n    return []\n",
+    )
+    .unwrap();
     let error = explore(&python, "no_explore.py");
     assert!(error.contains("does not define `explore`"), "{error}");
 
@@ -304,17 +355,178 @@ fn command_explorers_are_found_like_plugins() {
         );
     }
 
-    for (name, expected) in [("first-lines", "README.md"), ("urls-first-line", "pkg/urls.py")] {
+    for (name, expected) in [
+        ("first-lines", "README.md"),
+        ("urls-first-line", "pkg/urls.py"),
+    ] {
         let out = Command::new(env!("CARGO_BIN_EXE_swex"))
             .current_dir(root)
             .env("SWEX_PYTHON", &python)
             .env("SWEX_PLUGIN_PATH", &folder)
             .env("XDG_CONFIG_HOME", root.join("config"))
-            .args(["explore", "-e", name, "--repo", "repos/one", "--no-index", "--json", "x"])
+            .args([
+                "explore",
+                "-e",
+                name,
+                "--repo",
+                "repos/one",
+                "--no-index",
+                "--json",
+                "x",
+            ])
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", text(&out));
         let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(answer["regions"][0]["path"], expected, "{name}: {answer}");
     }
+}
+
+/// A snapshot for the BM25 parity test: windows that overlap, blank windows, files the
+/// reference's policy leaves out, a few repeated words so that idfs go negative.
+fn bm25_snapshot(root: &Path, id: &str, seed: usize) -> PathBuf {
+    let snapshot = root.join("repos").join(id);
+    for folder in ["pkg/sub", "docs", "build", "node_modules/x"] {
+        std::fs::create_dir_all(snapshot.join(folder)).unwrap();
+    }
+    let words = [
+        "parse", "url", "port", "host", "def", "return", "self", "class", "import", "os", "path",
+        "join", "query", "fragment", "scheme", "netloc", "the", "a", "is", "(", ")", ":",
+    ];
+    let mut state = seed as u64 * 2654435761 + 1;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as usize
+    };
+    for (file, lines) in [
+        ("pkg/urls.py", 530),
+        ("pkg/sub/hosts.py", 95),
+        ("docs/guide.md", 40),
+        ("setup.cfg", 12),
+        ("build/gen.py", 50),
+        ("node_modules/x/index.py", 30),
+        ("pkg/app.js", 60),
+    ] {
+        let mut text = String::new();
+        for line in 0..lines {
+            if (line / 7) % 5 == 3 {
+                text.push('\n');
+                continue;
+            }
+            let n = 1 + next() % 9;
+            let tokens: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
+            text.push_str(&tokens.join(" "));
+            text.push('\n');
+        }
+        std::fs::write(snapshot.join(file), text).unwrap();
+    }
+    std::fs::write(snapshot.join("pkg/blank.py"), "\n\n   \n\t\n").unwrap();
+    snapshot
+}
+
+#[test]
+fn the_python_bm25_example_gives_the_regions_and_scores_of_bm25_ref() {
+    let Some(python) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let issues = [
+        "parse url drops the port of the host",
+        "os path join ( ) returns the wrong scheme : fragment",
+        "class query is self",
+    ];
+    let mut lines = String::new();
+    for (i, issue) in issues.iter().enumerate() {
+        let id = format!("org__repo-{i}");
+        bm25_snapshot(root, &id, i);
+        let row = serde_json::json!({
+            "instance_id": id, "repo": "org/repo", "problem_statement": issue,
+            "ground_truth": {"read_core_files": ["pkg/urls.py"],
+                             "read_core_regions": [{"path": "pkg/urls.py", "start": 1, "end": 30}]},
+        });
+        lines.push_str(&format!("{row}\n"));
+    }
+    std::fs::write(root.join("bench.jsonl"), lines).unwrap();
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/python/bm25_py.py");
+    let out = swex(
+        root,
+        &python,
+        &[
+            "bench",
+            "--bench",
+            "bench.jsonl",
+            "--repos",
+            "repos",
+            "--plugin",
+            example.to_str().unwrap(),
+            "-e",
+            "bm25-py,bm25-ref",
+            "-k",
+            "10",
+            "--plain",
+            "--output",
+            "out/{explorer}/top{k}.jsonl",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let regions = |explorer: &str| {
+        let mut rows = read_results(&root.join(format!("out/{explorer}/top10.jsonl"))).unwrap();
+        rows.sort_by(|a, b| a.row.instance_id.cmp(&b.row.instance_id));
+        rows.into_iter()
+            .map(|r| {
+                assert!(r.row.error.is_none(), "{:?}", r.row.error);
+                r.row
+                    .regions
+                    .iter()
+                    .map(|g| (g.path.clone(), g.start, g.end))
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    let python_rows = regions("bm25-py");
+    assert_eq!(python_rows.len(), 3);
+    assert!(python_rows.iter().all(|r| r.len() == 10), "{python_rows:?}");
+    assert_eq!(python_rows, regions("bm25-ref"));
+
+    // Rows keep no scores; `swex explore --json` does: the same bits.
+    let scores = |explorer: &str| {
+        let out = swex(
+            root,
+            &python,
+            &[
+                "explore",
+                "--plugin",
+                example.to_str().unwrap(),
+                "-e",
+                explorer,
+                "--repo",
+                "repos/org__repo-1",
+                "--no-index",
+                "--budget",
+                "none",
+                "--json",
+                "-k",
+                "20",
+                issues[1],
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        answer["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["path"].to_string(),
+                    r["start"].as_i64(),
+                    r["score"].as_f64().map(f64::to_bits),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let python_scores = scores("bm25-py");
+    assert!(python_scores.len() >= 10, "{python_scores:?}");
+    assert_eq!(python_scores, scores("bm25-ref"), "scores agree to the bit");
 }
