@@ -150,12 +150,9 @@ fn boundary(c: &mut Criterion) {
         command
             .args
             .extend(swex_plugin_host::PluginTarget::Builtin("oracle".into()).worker_args());
-        let isolated = swex_plugin_host::IsolatedExplorer::start(
-            command,
-            serde_json::Value::Null,
-            options,
-        )
-        .unwrap();
+        let isolated =
+            swex_plugin_host::IsolatedExplorer::start(command, serde_json::Value::Null, options)
+                .unwrap();
         group.bench_function("isolated_process_oracle", |b| {
             b.iter(|| black_box(isolated.explore(black_box(&oracle), &backend).unwrap()))
         });

@@ -159,7 +159,8 @@ fn stem(path: &Path) -> String {
 /// A module-level `NAME = "..."` (or `DESCRIPTION = "..."`) assignment of a Python file, read
 /// without running it. The SDK reads the same attribute at run time.
 fn python_constant(source: &str, constant: &str) -> Option<String> {
-    let pattern = format!(r#"(?m)^{constant}\s*(?::\s*str\s*)?=\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)')"#);
+    let pattern =
+        format!(r#"(?m)^{constant}\s*(?::\s*str\s*)?=\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)')"#);
     let re = regex::Regex::new(&pattern).expect("a valid pattern");
     let captures = re.captures(source)?;
     captures
@@ -196,7 +197,12 @@ impl CommandExplorer {
                 check_name(path, &name)?;
                 let description = python_constant(&source, "DESCRIPTION")
                     .unwrap_or_else(|| format!("Python explorer {}", stem(path)));
-                Ok(CommandExplorer::python(name, description, absolute.clone(), absolute))
+                Ok(CommandExplorer::python(
+                    name,
+                    description,
+                    absolute.clone(),
+                    absolute,
+                ))
             }
             Some("json") => CommandExplorer::from_manifest(path, &absolute),
             _ if is_executable(path) => {
@@ -223,12 +229,7 @@ impl CommandExplorer {
         }
     }
 
-    fn python(
-        name: String,
-        description: String,
-        path: PathBuf,
-        file: PathBuf,
-    ) -> CommandExplorer {
+    fn python(name: String, description: String, path: PathBuf, file: PathBuf) -> CommandExplorer {
         CommandExplorer {
             name,
             description,
@@ -259,7 +260,10 @@ impl CommandExplorer {
         let mut explorer = if first.ends_with(".py") {
             let file = folder.join(first);
             if !file.is_file() {
-                return Err(bad(format!("its Python file {} does not exist", file.display())));
+                return Err(bad(format!(
+                    "its Python file {} does not exist",
+                    file.display()
+                )));
             }
             let mut explorer = CommandExplorer::python(
                 manifest.name.clone(),
@@ -427,9 +431,9 @@ pub fn python_sdk_dir() -> Result<PathBuf, HostError> {
                 Err(e) => Err(e),
             }
         };
-        write().map(|()| dir.clone()).map_err(|e| {
-            format!("writing the Python SDK to {}: {e}", dir.display())
-        })
+        write()
+            .map(|()| dir.clone())
+            .map_err(|e| format!("writing the Python SDK to {}: {e}", dir.display()))
     });
     dir.clone().map_err(|message| HostError::Io {
         context: message,
@@ -444,13 +448,20 @@ mod tests {
     #[test]
     fn python_names_come_from_a_name_line_or_the_stem() {
         for (source, expected) in [
-            ("NAME = \"my-bm25\"\ndef explore(i, d): return []\n", Some("my-bm25")),
+            (
+                "NAME = \"my-bm25\"\ndef explore(i, d): return []\n",
+                Some("my-bm25"),
+            ),
             ("NAME: str = 'x'\n", Some("x")),
             ("  NAME = 'indented'\n", None),
             ("NAME = compute()\n", None),
             ("OTHER_NAME = 'no'\n", None),
         ] {
-            assert_eq!(python_constant(source, "NAME").as_deref(), expected, "{source:?}");
+            assert_eq!(
+                python_constant(source, "NAME").as_deref(),
+                expected,
+                "{source:?}"
+            );
         }
     }
 
@@ -458,13 +469,23 @@ mod tests {
     fn python_files_manifests_and_bad_files_are_told_apart() {
         let dir = tempfile::tempdir().unwrap();
         let named = dir.path().join("named.py");
-        std::fs::write(&named, "NAME = 'bm25-py'\ndef explore(issue, instance_id):\n    return []\n").unwrap();
+        std::fs::write(
+            &named,
+            "NAME = 'bm25-py'\ndef explore(issue, instance_id):\n    return []\n",
+        )
+        .unwrap();
         let explorer = CommandExplorer::from_path(&named).unwrap();
-        assert_eq!((explorer.name(), explorer.kind()), ("bm25-py", CommandKind::Python));
+        assert_eq!(
+            (explorer.name(), explorer.kind()),
+            ("bm25-py", CommandKind::Python)
+        );
 
         let plain = dir.path().join("plain_one.py");
         std::fs::write(&plain, "def explore(issue, instance_id):\n    return []\n").unwrap();
-        assert_eq!(CommandExplorer::from_path(&plain).unwrap().name(), "plain_one");
+        assert_eq!(
+            CommandExplorer::from_path(&plain).unwrap().name(),
+            "plain_one"
+        );
 
         let none = dir.path().join("none.py");
         std::fs::write(&none, "def search(issue):\n    return []\n").unwrap();

@@ -166,7 +166,10 @@ impl WorkerCommand {
 
     /// swex's own worker for `target`: the running executable with `subcommand` and the
     /// target's arguments.
-    pub fn swex_worker(subcommand: &str, target: &PluginTarget) -> Result<WorkerCommand, HostError> {
+    pub fn swex_worker(
+        subcommand: &str,
+        target: &PluginTarget,
+    ) -> Result<WorkerCommand, HostError> {
         let mut command = WorkerCommand::current_exe(&[subcommand])?;
         command.args.extend(target.worker_args());
         Ok(command)
@@ -629,6 +632,122 @@ impl Drop for IsolatedExplorer {
                 std::thread::sleep(Duration::from_millis(5));
             }
             worker.kill();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use swex_plugin::ServiceErrorKind;
+
+    /// `plugins/protocol/schema.json` and these types say the same: the version, the services,
+    /// the error kinds, and for every message its `type` and required fields.
+    #[test]
+    fn the_published_schema_matches_the_messages() {
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../protocol/schema.json")).unwrap();
+        let defs = &schema["$defs"];
+        assert_eq!(schema["protocol_version"], PROTOCOL_VERSION);
+        let services: Vec<&str> = ServiceId::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(defs["service"]["enum"], serde_json::json!(services));
+        let kinds: Vec<serde_json::Value> = [
+            ServiceErrorKind::InvalidArgs,
+            ServiceErrorKind::NotFound,
+            ServiceErrorKind::Unavailable,
+            ServiceErrorKind::Failed,
+            ServiceErrorKind::Panic,
+        ]
+        .iter()
+        .map(|k| serde_json::to_value(k).unwrap())
+        .collect();
+        assert_eq!(
+            defs["service_error"]["properties"]["kind"]["enum"],
+            serde_json::json!(kinds)
+        );
+
+        let error = ServiceError::new(ServiceId::Grep, ServiceErrorKind::InvalidArgs, "bad");
+        let to_worker = [
+            ToWorker::Init {
+                protocol: PROTOCOL_VERSION,
+                config: serde_json::Value::Null,
+            },
+            ToWorker::Explore {
+                id: 1,
+                request: Request::new("i", "issue", 5),
+            },
+            ToWorker::ServiceResult {
+                id: 2,
+                ok: None,
+                error: Some(error),
+            },
+            ToWorker::Shutdown,
+        ];
+        let from_worker = [
+            FromWorker::Ready {
+                protocol: PROTOCOL_VERSION,
+                name: "x".into(),
+                description: String::new(),
+                abi_version: None,
+            },
+            FromWorker::Fatal {
+                message: "m".into(),
+            },
+            FromWorker::ServiceCall {
+                id: 3,
+                service: ServiceId::ReadLines,
+                args: serde_json::json!({"path": "a.py"}),
+            },
+            FromWorker::ExploreResult {
+                id: 1,
+                response: Some(Response::new(vec![swex_plugin::Region::new("a.py", 1, 2)])),
+                error: None,
+            },
+        ];
+        let check = |side: &str, message: serde_json::Value| {
+            let kind = message["type"].as_str().unwrap().to_owned();
+            let refs: Vec<String> = defs[side]["oneOf"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    r["$ref"]
+                        .as_str()
+                        .unwrap()
+                        .trim_start_matches("#/$defs/")
+                        .to_owned()
+                })
+                .collect();
+            assert!(refs.contains(&kind), "{side} lacks {kind}");
+            let def = &defs[&kind];
+            assert_eq!(def["properties"]["type"]["const"], kind);
+            for field in def["required"].as_array().unwrap() {
+                let field = field.as_str().unwrap();
+                assert!(
+                    message.get(field).is_some(),
+                    "{kind} without {field}: {message}"
+                );
+            }
+            for field in message.as_object().unwrap().keys() {
+                assert!(
+                    def["properties"].get(field).is_some(),
+                    "{kind}.{field} is not in the schema"
+                );
+            }
+            kind
+        };
+        let sent: Vec<String> = to_worker
+            .iter()
+            .map(|m| check("to_worker", serde_json::to_value(m).unwrap()))
+            .collect();
+        let received: Vec<String> = from_worker
+            .iter()
+            .map(|m| check("from_worker", serde_json::to_value(m).unwrap()))
+            .collect();
+        assert_eq!(sent.len() + received.len(), 8, "{sent:?} {received:?}");
+        let request = serde_json::to_value(Request::new("i", "issue", 5)).unwrap();
+        for field in defs["request"]["required"].as_array().unwrap() {
+            assert!(request.get(field.as_str().unwrap()).is_some());
         }
     }
 }

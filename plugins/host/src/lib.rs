@@ -54,11 +54,11 @@ mod plugin;
 mod registry;
 pub mod worker;
 
+pub use command::{CommandExplorer, CommandKind};
 pub use engine_backend::EngineBackend;
 pub use error::{CallFailure, HostError};
 pub use fs_backend::FsBackend;
 pub use instance::ExplorerInstance;
-pub use command::{CommandExplorer, CommandKind};
 pub use isolated::{
     IsolatedExplorer, IsolatedOptions, PROTOCOL_VERSION, PluginTarget, WorkerCommand,
 };

@@ -29,7 +29,11 @@ impl Explorer for Conformance {
         Ok(Conformance)
     }
 
-    fn explore(&self, request: &Request, services: &Services<'_>) -> Result<Response, ExplorerError> {
+    fn explore(
+        &self,
+        request: &Request,
+        services: &Services<'_>,
+    ) -> Result<Response, ExplorerError> {
         let config = &request.config;
         if let Some(text) = config["print"].as_str() {
             // The worker has moved stdout aside: this must not reach the protocol.
@@ -42,7 +46,8 @@ impl Explorer for Conformance {
             let args = serde_json::to_vec(&call["args"]).expect("JSON serializes");
             let outcome = match services.call_raw(service, &args) {
                 Ok(_) => "ok".to_owned(),
-                Err(error) => serde_json::to_value(error.kind).expect("a kind serializes")
+                Err(error) => serde_json::to_value(error.kind)
+                    .expect("a kind serializes")
                     .as_str()
                     .unwrap_or("?")
                     .to_owned(),
@@ -106,7 +111,9 @@ fn main() {
 }
 
 fn repo_path(relative: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(relative)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(relative)
 }
 
 /// Runs every case against a fresh worker each; returns the number of failed cases.
@@ -191,7 +198,9 @@ fn run_case(command: &WorkerCommand, case: &Value) -> Result<(), String> {
                     return Err(format!("exit status {code:?}, expected {status}"));
                 }
                 if let Ok(line) = worker.lines.try_recv() {
-                    return Err(format!("an extra message after the last expected one: {line}"));
+                    return Err(format!(
+                        "an extra message after the last expected one: {line}"
+                    ));
                 }
             } else {
                 return Err(format!("unknown step {step}"));
@@ -217,7 +226,9 @@ fn substitute(value: &Value, captured: &HashMap<String, Value>) -> Value {
                     .collect(),
             )
         }
-        Value::Array(items) => Value::Array(items.iter().map(|v| substitute(v, captured)).collect()),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| substitute(v, captured)).collect())
+        }
         other => other.clone(),
     }
 }
@@ -240,7 +251,9 @@ fn matches(
                     _ => Err(format!("{actual} does not contain {needle:?}")),
                 };
             }
-            let actual_map = actual.as_object().ok_or(format!("{actual} is not an object"))?;
+            let actual_map = actual
+                .as_object()
+                .ok_or(format!("{actual} is not an object"))?;
             for (key, value) in map {
                 let inner = actual_map.get(key).ok_or(format!("no field `{key}`"))?;
                 matches(value, inner, captured).map_err(|why| format!("{key}: {why}"))?;
@@ -248,7 +261,9 @@ fn matches(
             Ok(())
         }
         Value::Array(items) => {
-            let actual_items = actual.as_array().ok_or(format!("{actual} is not an array"))?;
+            let actual_items = actual
+                .as_array()
+                .ok_or(format!("{actual} is not an array"))?;
             if items.len() != actual_items.len() {
                 return Err(format!(
                     "{} elements, expected {}",
