@@ -834,7 +834,7 @@ fn plugin_paths_mean_files_and_failures_say_why() {
     let stderr = String::from_utf8_lossy(&folder.stderr);
     assert_eq!(folder.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("no plugin libraries (*.so, *.dylib, *.dll) in this folder"),
+        stderr.contains("no explorers (*.so, *.dylib, *.dll libraries, *.py files"),
         "{stderr}"
     );
 }
