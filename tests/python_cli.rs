@@ -530,3 +530,77 @@ fn the_python_bm25_example_gives_the_regions_and_scores_of_bm25_ref() {
     assert!(python_scores.len() >= 10, "{python_scores:?}");
     assert_eq!(python_scores, scores("bm25-ref"), "scores agree to the bit");
 }
+
+/// A coding agent as an explorer, configuration only: a scripted fake of Claude Code's JSON
+/// output mode (no network), run by the built-in `command` explorer through `swex bench`; its
+/// answer is parsed as the reference parses `RELEVANT_FILES:` blocks and its token use and cost
+/// land in the row.
+#[test]
+fn an_agent_cli_is_an_explorer_and_its_usage_is_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    bench_file(root, &["a", "b"]);
+    let agent = root.join("fake-claude");
+    std::fs::write(
+        &agent,
+        r#"#!/bin/sh
+# Reads the prompt from its argument like `claude -p PROMPT --output-format json`.
+case "$1" in *"parse_url"*) ;; *) echo "no issue in the prompt" >&2; exit 2 ;; esac
+printf '{"type":"result","result":"I read the code.\\n\\nRELEVANT_FILES:\\n- %s/pkg/urls.py:L4\342\200\223L6\\n- /testbed/README.md\\n- pkg/urls.py:4-6\\n- /elsewhere/x.py:1-2\\n","total_cost_usd":0.25,"usage":{"input_tokens":900,"output_tokens":40}}\n' "$SWEX_REPO"
+"#,
+    )
+    .unwrap();
+    make_executable(&agent);
+    let config = serde_json::json!({
+        "command": [agent.to_str().unwrap(), "{prompt}", "--output-format", "json"],
+        "timeout_secs": 60
+    });
+    let out = Command::new(env!("CARGO_BIN_EXE_swex"))
+        .current_dir(root)
+        .args([
+            "bench",
+            "--bench",
+            "bench.jsonl",
+            "--repos",
+            "repos",
+            "-e",
+            "command",
+            "-k",
+            "5",
+            "--plain",
+            "--output",
+            "out/{explorer}/top{k}.jsonl",
+            "--explorer-config",
+        ])
+        .arg(format!("command={config}"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let rows = read_results(&root.join("out/command/top5.jsonl")).unwrap();
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        let row = &row.row;
+        assert!(row.error.is_none(), "{row:?}");
+        let regions: Vec<(&str, i64, i64)> = row
+            .regions
+            .iter()
+            .map(|r| (r.path.as_str(), r.start, r.end))
+            .collect();
+        assert_eq!(regions, [("pkg/urls.py", 4, 6), ("README.md", 1, -1)]);
+        assert!(
+            row.notes
+                .iter()
+                .any(|n| n.contains("/elsewhere/x.py:1-2`: outside the snapshot")),
+            "{:?}",
+            row.notes
+        );
+        assert!(
+            row.notes.contains(
+                &r#"agent usage: {"cost_usd":0.25,"input_tokens":900,"output_tokens":40}"#
+                    .to_owned()
+            ),
+            "{:?}",
+            row.notes
+        );
+    }
+}
