@@ -603,4 +603,32 @@ printf '{"type":"result","result":"I read the code.\\n\\nRELEVANT_FILES:\\n- %s/
             row.notes
         );
     }
+
+    // The same agent as a named explorer: a manifest giving the built-in `command` explorer
+    // its config, found like any plugin.
+    let manifest = root.join("fake-agent.json");
+    let manifest_text = serde_json::json!({
+        "name": "fake-agent", "description": "Claude Code, scripted", "explorer": "command",
+        "config": config,
+    });
+    std::fs::write(&manifest, manifest_text.to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_swex"))
+        .current_dir(root)
+        .env("XDG_CONFIG_HOME", root.join("config"))
+        .args([
+            "explore",
+            "--plugin",
+            "fake-agent.json",
+            "--repo",
+            "repos/org__repo-a",
+            "--no-index",
+            "--json",
+            "parse_url() drops the port",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["explorer"], "command");
+    assert_eq!(answer["regions"][0]["path"], "pkg/urls.py", "{answer}");
 }

@@ -101,7 +101,10 @@ pub fn python() -> Result<PathBuf, String> {
     if String::from_utf8_lossy(&output.stdout).trim() == "True" {
         Ok(PathBuf::from(interpreter))
     } else {
-        Err(format!("{} is older than 3.9", interpreter.to_string_lossy()))
+        Err(format!(
+            "{} is older than 3.9",
+            interpreter.to_string_lossy()
+        ))
     }
 }
 

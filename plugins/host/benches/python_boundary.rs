@@ -116,7 +116,7 @@ fn main() {
     let read_lines = write("read_lines_py.py", READ_LINES_PY);
     let start_worker = |explorer: &CommandExplorer| {
         IsolatedExplorer::start(
-            explorer.worker_command().unwrap(),
+            explorer.worker_command("__plugin-worker").unwrap(),
             serde_json::Value::Null,
             options.clone(),
         )

@@ -68,23 +68,30 @@ impl CommandKind {
     }
 }
 
-/// A manifest: a command speaking the worker protocol, where to run it and its default config.
+/// A manifest: a command speaking the worker protocol, where to run it and its default config —
+/// or a built-in explorer under another name with a default config (`explorer`; e.g. the
+/// `command` explorer configured for one agent CLI).
 ///
 /// ```json
 /// {"name": "my-explorer", "description": "…", "command": ["./run.sh", "--fast"],
 ///  "cwd": ".", "env": {"MY_VAR": "1"}, "config": {"k1": 1.2}}
+/// {"name": "claude-code", "explorer": "command", "config": {"command": ["claude", "-p", "{prompt}"]}}
 /// ```
 ///
 /// Relative paths (a program containing `/`, a `.py` file, `cwd`) are relative to the
 /// manifest's folder; a bare program name is looked up on `PATH`. A first word ending in `.py`
-/// runs that file under the Python SDK.
+/// runs that file under the Python SDK. A built-in named by `explorer` runs in swex's own worker.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub name: String,
     #[serde(default)]
     pub description: String,
+    #[serde(default)]
     pub command: Vec<String>,
+    /// A built-in explorer to run under this manifest's name and config, instead of `command`.
+    #[serde(default)]
+    pub explorer: Option<String>,
     #[serde(default)]
     pub cwd: Option<String>,
     #[serde(default)]
@@ -103,6 +110,8 @@ pub struct CommandExplorer {
     path: PathBuf,
     /// The Python file to run under the SDK, when it is one.
     python_file: Option<PathBuf>,
+    /// The built-in explorer a manifest names (run in swex's own worker).
+    builtin: Option<String>,
     program: PathBuf,
     args: Vec<OsString>,
     cwd: Option<PathBuf>,
@@ -213,6 +222,7 @@ impl CommandExplorer {
                     name,
                     kind: CommandKind::Executable,
                     python_file: None,
+                    builtin: None,
                     program: absolute.clone(),
                     args: Vec::new(),
                     cwd: None,
@@ -236,6 +246,7 @@ impl CommandExplorer {
             kind: CommandKind::Python,
             path,
             python_file: Some(file),
+            builtin: None,
             program: PathBuf::new(),
             args: Vec::new(),
             cwd: None,
@@ -254,16 +265,57 @@ impl CommandExplorer {
             serde_json::from_str(&text).map_err(|e| bad(format!("not a valid manifest: {e}")))?;
         check_name(path, &manifest.name)?;
         let folder = absolute.parent().unwrap_or(Path::new("/")).to_owned();
-        let Some((first, rest)) = manifest.command.split_first() else {
-            return Err(bad("its `command` is empty".to_owned()));
+        let mut explorer = match (&manifest.explorer, manifest.command.split_first()) {
+            (Some(_), Some(_)) => {
+                return Err(bad(
+                    "it names both a `command` and an `explorer`: give one".to_owned()
+                ));
+            }
+            (None, None) => {
+                return Err(bad(
+                    "it names neither a `command` nor a built-in `explorer`".to_owned(),
+                ));
+            }
+            (Some(builtin), None) => CommandExplorer {
+                name: manifest.name.clone(),
+                description: manifest.description.clone(),
+                kind: CommandKind::Manifest,
+                path: absolute.to_owned(),
+                python_file: None,
+                builtin: Some(builtin.clone()),
+                program: PathBuf::new(),
+                args: Vec::new(),
+                cwd: None,
+                env: Vec::new(),
+                config: serde_json::Value::Null,
+            },
+            (None, Some((first, rest))) => {
+                CommandExplorer::from_command(&manifest, &folder, absolute, first, rest)
+                    .map_err(bad)?
+            }
         };
-        let mut explorer = if first.ends_with(".py") {
+        explorer.kind = CommandKind::Manifest;
+        explorer.cwd = manifest.cwd.as_ref().map(|c| folder.join(c));
+        explorer.env = manifest
+            .env
+            .iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+            .collect();
+        explorer.config = manifest.config;
+        Ok(explorer)
+    }
+
+    fn from_command(
+        manifest: &Manifest,
+        folder: &Path,
+        absolute: &Path,
+        first: &str,
+        rest: &[String],
+    ) -> Result<CommandExplorer, String> {
+        Ok(if first.ends_with(".py") {
             let file = folder.join(first);
             if !file.is_file() {
-                return Err(bad(format!(
-                    "its Python file {} does not exist",
-                    file.display()
-                )));
+                return Err(format!("its Python file {} does not exist", file.display()));
             }
             let mut explorer = CommandExplorer::python(
                 manifest.name.clone(),
@@ -285,22 +337,19 @@ impl CommandExplorer {
                 kind: CommandKind::Manifest,
                 path: absolute.to_owned(),
                 python_file: None,
+                builtin: None,
                 program,
                 args: rest.iter().map(OsString::from).collect(),
                 cwd: None,
                 env: Vec::new(),
                 config: serde_json::Value::Null,
             }
-        };
-        explorer.kind = CommandKind::Manifest;
-        explorer.cwd = manifest.cwd.as_ref().map(|c| folder.join(c));
-        explorer.env = manifest
-            .env
-            .iter()
-            .map(|(k, v)| (OsString::from(k), OsString::from(v)))
-            .collect();
-        explorer.config = manifest.config;
-        Ok(explorer)
+        })
+    }
+
+    /// The built-in explorer a manifest runs under its own name, when it names one.
+    pub fn builtin(&self) -> Option<&str> {
+        self.builtin.as_deref()
     }
 
     pub fn name(&self) -> &str {
@@ -326,8 +375,18 @@ impl CommandExplorer {
     }
 
     /// How to start its worker. For a Python explorer this writes the built-in SDK into the
-    /// cache folder once per process.
-    pub fn worker_command(&self) -> Result<WorkerCommand, HostError> {
+    /// cache folder once per process; a manifest naming a built-in runs swex's own worker, the
+    /// running executable with the subcommand `swex_worker`.
+    pub fn worker_command(&self, swex_worker: &str) -> Result<WorkerCommand, HostError> {
+        if let Some(builtin) = &self.builtin {
+            let mut command = WorkerCommand::swex_worker(
+                swex_worker,
+                &crate::isolated::PluginTarget::Builtin(builtin.clone()),
+            )?;
+            command.cwd = self.cwd.clone();
+            command.env = self.env.clone();
+            return Ok(command);
+        }
         let mut command = match &self.python_file {
             Some(file) => {
                 let sdk = python_sdk_dir()?;
@@ -374,6 +433,16 @@ impl CommandExplorer {
         }
         if self.python_file.is_some() {
             hasher.update(python_sdk_digest().as_bytes());
+        }
+        if self.builtin.is_some() {
+            // The built-in's code is this executable.
+            let exe = std::env::current_exe()
+                .map_err(|e| HostError::io("finding the current executable", e))?;
+            let bytes = std::fs::read(&exe).map_err(|e| HostError::Load {
+                path: exe.clone(),
+                message: format!("reading it to identify the build: {e}"),
+            })?;
+            hasher.update(&bytes);
         }
         Ok(format!(
             "command {} blake3:{}",
@@ -502,6 +571,26 @@ mod tests {
         assert_eq!(explorer.name(), "agent");
         assert_eq!(explorer.default_config(), &serde_json::json!({"k": 2}));
         assert_eq!(explorer.python_file.as_deref(), Some(named.as_path()));
+
+        let alias = dir.path().join("claude-code.json");
+        std::fs::write(
+            &alias,
+            r#"{"name": "claude-code", "explorer": "command", "config": {"command": ["claude"]}}"#,
+        )
+        .unwrap();
+        let explorer = CommandExplorer::from_path(&alias).unwrap();
+        assert_eq!(explorer.builtin(), Some("command"));
+        let worker = explorer.worker_command("__plugin-worker").unwrap();
+        assert_eq!(worker.args[1..], ["--builtin", "command"]);
+
+        let both = dir.path().join("both.json");
+        std::fs::write(
+            &both,
+            r#"{"name": "b", "command": ["x"], "explorer": "command"}"#,
+        )
+        .unwrap();
+        let error = CommandExplorer::from_path(&both).unwrap_err().to_string();
+        assert!(error.contains("give one"), "{error}");
 
         let broken = dir.path().join("broken.json");
         std::fs::write(&broken, r#"{"name": "a b", "command": ["x"]}"#).unwrap();

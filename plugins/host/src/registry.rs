@@ -141,7 +141,7 @@ impl Registered {
                 };
                 crate::WorkerCommand::swex_worker(swex_worker, &target)
             }
-            Registered::Command(command) => command.worker_command(),
+            Registered::Command(command) => command.worker_command(swex_worker),
         }
     }
 

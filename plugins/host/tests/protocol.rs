@@ -102,7 +102,11 @@ fn main() {
         let explorer =
             CommandExplorer::from_path(&repo_path("plugins/python/tests/conformance_explorer.py"))
                 .unwrap();
-        failures += run_suite("python worker", &explorer.worker_command().unwrap(), &suite);
+        failures += run_suite(
+            "python worker",
+            &explorer.worker_command("__plugin-worker").unwrap(),
+            &suite,
+        );
     }
     if failures > 0 {
         eprintln!("{failures} conformance case(s) failed");
