@@ -184,7 +184,8 @@ def describe(exc):
     """``Type: message (at file:line in function)`` of an exception, innermost frame."""
     frames = traceback.extract_tb(exc.__traceback__)
     where = ""
-    if frames:
+    # A shape error names the element already; its frame is the SDK's, not the explorer's.
+    if frames and not isinstance(exc, ExplorerShapeError):
         frame = frames[-1]
         where = " (at {}:{} in {})".format(os.path.basename(frame.filename), frame.lineno, frame.name)
     text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
