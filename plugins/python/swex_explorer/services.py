@@ -85,7 +85,9 @@ class Services:
              case_insensitive: bool = False, limit: int = 100) -> Record:
         """Lines matching a regular expression (Rust ``regex`` syntax): ``matches``
         (``path``, ``line``, ``text``) and ``truncated``."""
-        args = {"pattern": pattern, "case_insensitive": case_insensitive, "limit": limit}
+        args = {"pattern": pattern, "limit": limit}
+        if case_insensitive:
+            args["case_insensitive"] = True
         if path_glob is not None:
             args["path_glob"] = path_glob
         return self.call("grep", args)
@@ -121,11 +123,12 @@ class Services:
         return self.call("definitions", _drop_none({"name": name, "limit": limit}))["definitions"]
 
     def graph_neighbours(self, path: str, name: Optional[str] = None,
-                         edge_kinds: Optional[Sequence[str]] = None, direction: str = "out",
+                         edge_kinds: Optional[Sequence[str]] = None, direction: Optional[str] = None,
                          limit: Optional[int] = None) -> List[Record]:
-        """Neighbours of a file (``name`` ``None``) or of a definition in it, by qualified name:
-        ``node``, ``edge``, ``direction``."""
-        args = {"node": _drop_none({"path": path, "name": name}), "direction": direction}
+        """Neighbours of a file (``name`` ``None``) or of a definition in it, by qualified name,
+        along ``direction`` edges (``out``, the default; ``in``; ``both``): ``node``, ``edge``,
+        ``direction``."""
+        args = _drop_none({"node": _drop_none({"path": path, "name": name}), "direction": direction})
         if edge_kinds:
             args["edge_kinds"] = list(edge_kinds)
         if limit is not None:
