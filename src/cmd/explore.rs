@@ -13,7 +13,7 @@ use std::time::Duration;
 use swex_plugin::Request;
 use swex_plugin_host::{
     EngineBackend, ExplorerHandle, FsBackend, IsolatedExplorer, IsolatedOptions, PluginTarget,
-    RawServices, WorkerCommand,
+    RawServices, WorkerCommand, is_library,
 };
 
 use crate::cmd::explorers::WORKER_SUBCOMMAND;
@@ -152,12 +152,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let single_file = match args.plugins.as_slice() {
         [path] if path.is_file() => Some(path.clone()),
         _ => None,
-    };
-    let is_library = |path: &PathBuf| {
-        matches!(
-            path.extension().and_then(|e| e.to_str()),
-            Some("so" | "dylib" | "dll")
-        )
     };
     let isolated_library = single_file
         .as_ref()

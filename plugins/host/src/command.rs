@@ -123,8 +123,7 @@ pub struct CommandExplorer {
 pub fn is_command_file(path: &Path) -> bool {
     match path.extension().and_then(|e| e.to_str()) {
         Some("py") | Some("json") => true,
-        Some("so") | Some("dylib") | Some("dll") => false,
-        _ => is_executable(path),
+        _ => !crate::registry::is_library(path) && is_executable(path),
     }
 }
 

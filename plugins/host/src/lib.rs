@@ -65,7 +65,7 @@ pub use isolated::{
 pub use plugin::{ExplorerPlugin, PluginSource};
 pub use registry::{
     DiscoveryOptions, Origin, PLUGIN_PATH_ENV, Registered, Registry, RegistryEntry,
-    default_plugin_dir,
+    default_plugin_dir, is_library,
 };
 /// The serving side shared with plugin authors' tests (crate `swex-plugin-serve`).
 pub use swex_plugin_serve::{

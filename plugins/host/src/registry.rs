@@ -168,7 +168,9 @@ pub struct Registry {
     problems: Vec<String>,
 }
 
-fn is_library(path: &Path) -> bool {
+/// True for a plugin library's file name (`.so`, `.dylib`, `.dll`); other explorer files are
+/// command explorers.
+pub fn is_library(path: &Path) -> bool {
     let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     matches!(extension, "so" | "dylib" | "dll")
 }
