@@ -468,45 +468,52 @@ fn python_sdk_digest() -> String {
     hasher.finalize().to_hex()[..16].to_owned()
 }
 
-/// The built-in SDK written out: `<cache dir>/swex/python-sdk/<digest>`, written once (into a
-/// temporary folder renamed into place, so that concurrent processes never see half of it).
+/// The built-in SDK written out: `<cache dir>/swex/python-sdk/<digest>` (or under the temporary
+/// folder when the cache folder cannot be written), written once (into a temporary folder renamed
+/// into place, so that concurrent processes never see half of it).
 pub fn python_sdk_dir() -> Result<PathBuf, HostError> {
     static DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let dir = DIR.get_or_init(|| {
-        let base = dirs::cache_dir()
-            .unwrap_or_else(std::env::temp_dir)
-            .join("swex")
-            .join("python-sdk");
-        let dir = base.join(python_sdk_digest());
-        if dir.join(PYTHON_SDK[0].0).is_file() {
-            return Ok(dir);
+        let mut failures = Vec::new();
+        for base in [dirs::cache_dir(), Some(std::env::temp_dir())]
+            .into_iter()
+            .flatten()
+        {
+            let base = base.join("swex").join("python-sdk");
+            match write_python_sdk(&base) {
+                Ok(dir) => return Ok(dir),
+                Err(e) => failures.push(format!("{}: {e}", base.display())),
+            }
         }
-        let temporary = base.join(format!(".tmp-{}", std::process::id()));
-        let write = || -> std::io::Result<()> {
-            let _ = std::fs::remove_dir_all(&temporary);
-            for (path, text) in PYTHON_SDK {
-                let file = temporary.join(path);
-                std::fs::create_dir_all(file.parent().expect("a file in a folder"))?;
-                std::fs::write(file, text)?;
-            }
-            match std::fs::rename(&temporary, &dir) {
-                Ok(()) => Ok(()),
-                // Another process won the race: its copy is the same.
-                Err(_) if dir.join(PYTHON_SDK[0].0).is_file() => {
-                    let _ = std::fs::remove_dir_all(&temporary);
-                    Ok(())
-                }
-                Err(e) => Err(e),
-            }
-        };
-        write()
-            .map(|()| dir.clone())
-            .map_err(|e| format!("writing the Python SDK to {}: {e}", dir.display()))
+        Err(format!("writing the Python SDK: {}", failures.join("; ")))
     });
     dir.clone().map_err(|message| HostError::Io {
         context: message,
         source: std::io::Error::other("cannot write the Python SDK"),
     })
+}
+
+fn write_python_sdk(base: &Path) -> std::io::Result<PathBuf> {
+    let dir = base.join(python_sdk_digest());
+    if dir.join(PYTHON_SDK[0].0).is_file() {
+        return Ok(dir);
+    }
+    let temporary = base.join(format!(".tmp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&temporary);
+    for (path, text) in PYTHON_SDK {
+        let file = temporary.join(path);
+        std::fs::create_dir_all(file.parent().expect("a file in a folder"))?;
+        std::fs::write(file, text)?;
+    }
+    match std::fs::rename(&temporary, &dir) {
+        Ok(()) => Ok(dir),
+        // Another process won the race: its copy is the same.
+        Err(_) if dir.join(PYTHON_SDK[0].0).is_file() => {
+            let _ = std::fs::remove_dir_all(&temporary);
+            Ok(dir)
+        }
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]
