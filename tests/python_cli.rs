@@ -53,7 +53,10 @@ def explore(issue, instance_id):
     if instance_id.endswith("-boom"):
         raise ValueError("boom in " + instance_id)
     if instance_id.endswith("-hang"):
-        import time
+        import subprocess, time
+        # A grandchild that would outlive a worker killed alone (its command line names the
+        # snapshot, so the test can look for it).
+        subprocess.Popen(["sh", "-c", "sleep 600; echo " + os.getcwd()])
         time.sleep(600)
     return found
 "#;
@@ -217,6 +220,16 @@ fn bench_runs_a_python_explorer_next_to_built_ins_and_a_failure_costs_one_row() 
     );
     let hang = by_id("c-hang").row.error.clone().unwrap();
     assert!(hang.contains("no answer within 3.0 s"), "{hang}");
+    // The hung worker's whole process group was killed: nothing it started lives on.
+    let marker = std::fs::canonicalize(root.join("repos/org__repo-c-hang")).unwrap();
+    let marker = marker.to_str().unwrap();
+    let survivors: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(marker))
+        .collect();
+    assert!(survivors.is_empty(), "{survivors:?}");
     assert_eq!(
         read_results(&root.join("out/bm25-ref/top5.jsonl"))
             .unwrap()
