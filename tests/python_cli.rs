@@ -349,6 +349,14 @@ fn command_explorers_are_found_like_plugins() {
     )
     .unwrap();
 
+    // The plugins folder, `<config dir>/swex/plugins`.
+    let plugins_folder = root.join("config/swex/plugins");
+    std::fs::create_dir_all(&plugins_folder).unwrap();
+    std::fs::write(
+        plugins_folder.join("in_the_folder.py"),
+        "def explore(issue, instance_id):\n    return []\n",
+    )
+    .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_swex"))
         .current_dir(root)
         .env("SWEX_PYTHON", &python)
@@ -359,11 +367,15 @@ fn command_explorers_are_found_like_plugins() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
-    for name in ["first-lines", "urls-first-line"] {
+    for (name, found_by) in [
+        ("first-lines", "SWEX_PLUGIN_PATH"),
+        ("urls-first-line", "SWEX_PLUGIN_PATH"),
+        ("in_the_folder", "plugins folder"),
+    ] {
         let row = rows.iter().find(|r| r["name"] == name).unwrap();
         assert_eq!(
             (row["kind"].as_str(), row["found_by"].as_str()),
-            (Some("command"), Some("SWEX_PLUGIN_PATH")),
+            (Some("command"), Some(found_by)),
             "{row}"
         );
     }
