@@ -107,10 +107,14 @@ fn request(mode: &str) -> Request {
     request
 }
 
-fn worker() -> WorkerCommand {
+/// swex's own worker for `target`.
+fn worker(target: &PluginTarget) -> WorkerCommand {
+    let mut args = vec!["__plugin-worker".into()];
+    args.extend(target.worker_args());
     WorkerCommand {
         program: PathBuf::from(env!("CARGO_BIN_EXE_swex")),
-        args: vec!["__plugin-worker".into()],
+        args,
+        ..WorkerCommand::default()
     }
 }
 
@@ -257,7 +261,7 @@ fn isolated_mode_survives_crashes_aborts_hangs_and_garbage() {
     };
     let target = PluginTarget::Library(rust_plugin().to_owned());
     let explorer =
-        IsolatedExplorer::start(worker(), target, serde_json::Value::Null, options).unwrap();
+        IsolatedExplorer::start(worker(&target), serde_json::Value::Null, options).unwrap();
     assert_eq!(explorer.name(), "fixture-rust");
     let snapshot = snapshot();
     let backend = FsBackend::new(snapshot.path());
@@ -299,8 +303,7 @@ fn isolated_mode_reports_unloadable_plugins_and_bad_configs() {
         &["-DFIXTURE_ABI_VERSION=7"],
     );
     let error = IsolatedExplorer::start(
-        worker(),
-        PluginTarget::Library(wrong),
+        worker(&PluginTarget::Library(wrong)),
         serde_json::Value::Null,
         options.clone(),
     )
@@ -311,8 +314,7 @@ fn isolated_mode_reports_unloadable_plugins_and_bad_configs() {
         "{error}"
     );
     let error = IsolatedExplorer::start(
-        worker(),
-        PluginTarget::Library(rust_plugin().to_owned()),
+        worker(&PluginTarget::Library(rust_plugin().to_owned())),
         serde_json::json!({"mode": "bad-config"}),
         options,
     )
@@ -605,7 +607,7 @@ fn service_errors_reach_the_plugin_with_their_kind() {
     };
     let target = PluginTarget::Library(rust_plugin().to_owned());
     let isolated =
-        IsolatedExplorer::start(worker(), target, serde_json::Value::Null, options).unwrap();
+        IsolatedExplorer::start(worker(&target), serde_json::Value::Null, options).unwrap();
     let answer = isolated.explore(&request("search"), &backend).unwrap();
     assert_eq!(
         answer.regions[0].why.as_deref(),
@@ -832,7 +834,7 @@ fn plugin_paths_mean_files_and_failures_say_why() {
     let stderr = String::from_utf8_lossy(&folder.stderr);
     assert_eq!(folder.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("no plugin libraries (*.so, *.dylib, *.dll) in this folder"),
+        stderr.contains("no explorers (*.so, *.dylib, *.dll libraries, *.py files"),
         "{stderr}"
     );
 }

@@ -4,8 +4,7 @@
 //! (`--task codesearch`: NDCG@10 per query, rows in `results/codesearch/{explorer}.jsonl`; the run
 //! is `swex_bench::codesearch::run`). Argument parsing, explorer setup and printing.
 
-use crate::cmd::explore::WORKER_SUBCOMMAND;
-use crate::cmd::explorers::registry;
+use crate::cmd::explorers::{registry, worker_command};
 use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::Args;
@@ -24,9 +23,7 @@ use swex_bench::runner::{
     parse_top_ks, select_instances,
 };
 use swex_engine::snapshot::RepoLocator;
-use swex_plugin_host::{
-    EngineBackend, IsolatedExplorer, IsolatedOptions, RawServices, WorkerCommand,
-};
+use swex_plugin_host::{EngineBackend, IsolatedExplorer, IsolatedOptions, RawServices, Registered};
 
 /// Which benchmark `--bench` is.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,9 +93,10 @@ pub struct BenchArgs {
     #[arg(long, value_name = "i/N")]
     pub shard: Option<Shard>,
     /// Run explorers in child processes: a crash or hang fails one instance, not the run.
+    /// Command explorers (Python files, manifests, executables) always run so.
     #[arg(long)]
     pub isolated: bool,
-    /// Time limit per explorer call in seconds (isolated mode).
+    /// Time limit per explorer call in seconds (explorers in child processes).
     #[arg(long, default_value_t = 600.0)]
     pub timeout: f64,
     /// Only the first N instances (after --instances).
@@ -113,7 +111,8 @@ pub struct BenchArgs {
     /// Explorers whose requests carry the ground truth [default: oracle]. Repeatable.
     #[arg(long = "ground-truth-for", value_name = "NAME")]
     pub ground_truth_for: Vec<String>,
-    /// A plugin library or a folder of them (repeatable).
+    /// An explorer file — a plugin library, a Python file defining `explore`, a .json manifest,
+    /// an executable speaking the worker protocol — or a folder of them (repeatable).
     #[arg(long = "plugin", value_name = "PATH")]
     pub plugins: Vec<PathBuf>,
     /// Plain progress lines even on a terminal.
@@ -183,53 +182,48 @@ pub(super) fn make_explorers(
     let mut explorers = Vec::new();
     for name in &args.explorers {
         let (default_config, default_sees) = default_setup(name, bench_path);
+        let entry = registry.find(name)?;
+        let default_config = if default_config.is_null() {
+            entry.explorer.default_config()
+        } else {
+            default_config
+        };
         let config = configs.remove(name).unwrap_or(default_config);
         let sees_ground_truth = if args.ground_truth_for.is_empty() {
             default_sees
         } else {
             args.ground_truth_for.contains(name)
         };
-        let entry = registry.find(name)?;
-        let explorer = if args.isolated {
-            let target = entry.target();
-            let command = WorkerCommand::current_exe(&[WORKER_SUBCOMMAND])?;
+        let explorer = if let (false, Registered::Plugin(plugin)) = (args.isolated, &entry.explorer)
+        {
+            HostExplorer::InProcess(
+                plugin
+                    .instantiate(&config)
+                    .with_context(|| format!("creating explorer {name}"))?,
+            )
+        } else {
+            let command = worker_command(&entry.explorer)?;
             let options = IsolatedOptions {
                 timeout: Duration::from_secs_f64(args.timeout),
                 forward_stderr: false,
             };
             let worker_config = config.clone();
             // One worker is started now so that a bad config fails before the run.
-            let first = IsolatedExplorer::start(
-                command.clone(),
-                target.clone(),
-                worker_config.clone(),
-                options.clone(),
-            )
-            .with_context(|| format!("starting explorer {name} in a worker"))?;
+            let first =
+                IsolatedExplorer::start(command.clone(), worker_config.clone(), options.clone())
+                    .with_context(|| format!("starting explorer {name} in a worker"))?;
             let host = HostExplorer::isolated(Box::new(move || {
-                IsolatedExplorer::start(
-                    command.clone(),
-                    target.clone(),
-                    worker_config.clone(),
-                    options.clone(),
-                )
+                IsolatedExplorer::start(command.clone(), worker_config.clone(), options.clone())
             }));
             if let HostExplorer::Isolated { idle, .. } = &host {
                 idle.lock().expect("fresh pool").push(first);
             }
             host
-        } else {
-            HostExplorer::InProcess(
-                entry
-                    .plugin
-                    .instantiate(&config)
-                    .with_context(|| format!("creating explorer {name}"))?,
-            )
         };
         explorers.push(BenchExplorer {
             name: name.clone(),
             config,
-            build: entry.plugin.build_identity()?,
+            build: entry.explorer.build_identity()?,
             sees_ground_truth,
             explorer: Box::new(explorer),
         });

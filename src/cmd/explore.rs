@@ -2,7 +2,7 @@
 //! them (`path:start-end  score  why`, or the validated response as JSON). Also the hidden
 //! `swex __plugin-worker`, the child process of isolated mode.
 
-use crate::cmd::explorers::{builtin_explorers, registry};
+use crate::cmd::explorers::{builtin_explorers, explorer_handle, registry};
 use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
@@ -13,24 +13,24 @@ use std::time::Duration;
 use swex_plugin::Request;
 use swex_plugin_host::{
     EngineBackend, ExplorerHandle, FsBackend, IsolatedExplorer, IsolatedOptions, PluginTarget,
-    RawServices, WorkerCommand,
+    RawServices, WorkerCommand, is_library,
 };
+
+use crate::cmd::explorers::WORKER_SUBCOMMAND;
 
 /// The explorer `swex explore` uses without `--explorer`: swex's own (docs/explorer-swex.md).
 pub const DEFAULT_EXPLORER: &str = "swex";
-
-/// The hidden subcommand isolated mode starts.
-pub const WORKER_SUBCOMMAND: &str = "__plugin-worker";
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
     /// The issue text; `-` or nothing reads it from stdin.
     pub issue: Option<String>,
-    /// Which explorer (see `swex explorers`). Default: the one library given with --plugin, or
+    /// Which explorer (see `swex explorers`). Default: the one file given with --plugin, or
     /// swex.
     #[arg(long, short = 'e')]
     pub explorer: Option<String>,
-    /// A plugin library or a folder of them (repeatable).
+    /// An explorer file — a plugin library, a Python file defining `explore`, a .json manifest,
+    /// an executable speaking the worker protocol — or a folder of them (repeatable).
     #[arg(long = "plugin", value_name = "PATH")]
     pub plugins: Vec<PathBuf>,
     /// The checkout to explore.
@@ -49,10 +49,11 @@ pub struct Args {
     /// The instance id passed to the explorer.
     #[arg(long, default_value = "adhoc")]
     pub instance_id: String,
-    /// Run the explorer in a child process (a crash or hang cannot take swex down).
+    /// Run the explorer in a child process (a crash or hang cannot take swex down). Command
+    /// explorers (Python files, manifests, executables) always run so.
     #[arg(long)]
     pub isolated: bool,
-    /// Time limit in seconds for an isolated explorer.
+    /// Time limit in seconds for an explorer in a child process.
     #[arg(long, default_value_t = 600.0)]
     pub timeout: f64,
     /// Print the validated response as JSON.
@@ -148,34 +149,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("--repo {} is not a directory", repo.display());
     }
 
-    let single_library = match args.plugins.as_slice() {
+    let single_file = match args.plugins.as_slice() {
         [path] if path.is_file() => Some(path.clone()),
         _ => None,
     };
-    let isolated_library = single_library
+    let isolated_library = single_file
         .as_ref()
-        .filter(|_| args.isolated && args.explorer.is_none());
+        .filter(|path| args.isolated && args.explorer.is_none() && is_library(path));
     let handle = if let Some(library) = isolated_library {
         // Nothing of the plugin runs in this process: the worker loads it.
         let library = std::fs::canonicalize(library)?;
         isolated(PluginTarget::Library(library), config, args.timeout)?
     } else {
         let registry = registry(&args.plugins)?;
-        let name = match (&args.explorer, &single_library) {
+        let name = match (&args.explorer, &single_file) {
             (Some(name), _) => name.clone(),
             (None, Some(_)) => registry
                 .explicit()
                 .next()
-                .map(|e| e.plugin.name().to_owned())
-                .context("the --plugin library did not register an explorer")?,
+                .map(|e| e.explorer.name().to_owned())
+                .context("the --plugin file did not register an explorer")?,
             (None, None) => DEFAULT_EXPLORER.to_owned(),
         };
         let entry = registry.find(&name)?;
-        if args.isolated {
-            isolated(entry.target(), config, args.timeout)?
-        } else {
-            ExplorerHandle::InProcess(entry.plugin.instantiate(&config)?)
-        }
+        explorer_handle(
+            &entry.explorer,
+            config,
+            args.isolated,
+            Duration::from_secs_f64(args.timeout),
+            true,
+        )?
     };
 
     let backend: Box<dyn RawServices> = if !args.no_index {
@@ -255,18 +258,22 @@ fn isolated(
     config: serde_json::Value,
     timeout: f64,
 ) -> anyhow::Result<ExplorerHandle> {
-    let command = WorkerCommand::current_exe(&[WORKER_SUBCOMMAND])?;
+    let command = WorkerCommand::swex_worker(WORKER_SUBCOMMAND, &target)?;
     let options = IsolatedOptions {
         timeout: Duration::from_secs_f64(timeout),
         forward_stderr: true,
     };
     Ok(ExplorerHandle::Isolated(IsolatedExplorer::start(
-        command, target, config, options,
+        command, config, options,
     )?))
 }
 
-/// `swex __plugin-worker`: the child side of isolated mode.
-pub fn run_worker() -> anyhow::Result<ExitCode> {
-    let code = swex_plugin_host::worker::run_worker(&builtin_explorers());
+/// `swex __plugin-worker --builtin NAME | --library PATH`: swex's own worker, the child side of
+/// isolated mode.
+pub fn run_worker(args: &[std::ffi::OsString]) -> anyhow::Result<ExitCode> {
+    let Some(target) = PluginTarget::from_worker_args(args) else {
+        bail!("usage: swex {WORKER_SUBCOMMAND} (--builtin NAME | --library PATH)");
+    };
+    let code = swex_plugin_host::worker::run_worker(&target, &builtin_explorers());
     Ok(ExitCode::from(code.clamp(0, 255) as u8))
 }

@@ -1,14 +1,61 @@
-//! `swex explorers`: the explorers this swex can run — built-in ones and plugins found through
-//! `--plugin`, `SWEX_PLUGIN_PATH` and the plugins folder — with their kind, library and ABI
-//! version. Also home of the built-in list and the registry setup every command shares.
+//! `swex explorers`: the explorers this swex can run — built-in ones, plugin libraries and
+//! command explorers (Python files, manifests, executables) found through `--plugin`,
+//! `SWEX_PLUGIN_PATH` and the plugins folder — with their kind, file and ABI version. Also home
+//! of the built-in list, the registry setup and the explorer handles every command shares.
 
 use crate::out::shown;
 use anyhow::Context;
 use clap::Args as ClapArgs;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 use swex_plugin::abi::SwexVTableGetter;
-use swex_plugin_host::{DiscoveryOptions, Registry};
+use swex_plugin_host::{
+    DiscoveryOptions, ExplorerHandle, IsolatedExplorer, IsolatedOptions, Registered, Registry,
+    WorkerCommand,
+};
+
+/// The hidden subcommand that runs swex's own worker (isolated mode's child process).
+pub const WORKER_SUBCOMMAND: &str = "__plugin-worker";
+
+/// How an entry runs as a worker process: swex's own worker for a plugin, the command for a
+/// command explorer.
+pub fn worker_command(explorer: &Registered) -> anyhow::Result<WorkerCommand> {
+    Ok(explorer.worker_command(WORKER_SUBCOMMAND)?)
+}
+
+/// An explorer ready to answer: in this process, or in a worker process when `isolated` is asked
+/// for or the explorer is a command (which always runs as one). `config` `null` takes the
+/// explorer's default config (a manifest's `config`).
+pub fn explorer_handle(
+    explorer: &Registered,
+    config: serde_json::Value,
+    isolated: bool,
+    timeout: Duration,
+    forward_stderr: bool,
+) -> anyhow::Result<ExplorerHandle> {
+    let config = if config.is_null() {
+        explorer.default_config()
+    } else {
+        config
+    };
+    match explorer {
+        Registered::Plugin(plugin) if !isolated => {
+            Ok(ExplorerHandle::InProcess(plugin.instantiate(&config)?))
+        }
+        _ => {
+            let options = IsolatedOptions {
+                timeout,
+                forward_stderr,
+            };
+            Ok(ExplorerHandle::Isolated(IsolatedExplorer::start(
+                worker_command(explorer)?,
+                config,
+                options,
+            )?))
+        }
+    }
+}
 
 /// The explorers linked into this binary, registered through their vtable getters.
 pub fn builtin_explorers() -> Vec<SwexVTableGetter> {
@@ -42,8 +89,8 @@ pub fn registry(plugins: &[PathBuf]) -> anyhow::Result<Registry> {
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// A plugin library or a folder of them (repeatable), on top of SWEX_PLUGIN_PATH and the
-    /// plugins folder.
+    /// An explorer file (a plugin library, a Python file, a .json manifest, an executable) or a
+    /// folder of them (repeatable), on top of SWEX_PLUGIN_PATH and the plugins folder.
     #[arg(long = "plugin", value_name = "PATH")]
     pub plugins: Vec<PathBuf>,
     /// Print JSON instead of a table.
@@ -57,11 +104,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .entries()
         .iter()
         .map(|entry| {
-            let plugin = &entry.plugin;
+            let plugin = &entry.explorer;
             serde_json::json!({
                 "name": plugin.name(),
-                "kind": if plugin.library_path().is_some() { "dynamic" } else { "builtin" },
-                "library": plugin.library_path().map(|p| p.display().to_string()),
+                "kind": plugin.kind(),
+                "library": plugin.path().map(|p| p.display().to_string()),
                 "abi_version": plugin.abi_version(),
                 "found_by": entry.origin.as_str(),
                 "shadowed": entry.shadowed,
@@ -84,7 +131,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "NAME",
         "KIND",
         "ABI",
-        "LIBRARY"
+        "FILE"
     );
     for row in &rows {
         let mut name = row["name"].as_str().unwrap_or("").to_owned();
@@ -96,7 +143,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "{:<name_width$}  {:<8}  {:>3}  {:<40}  {}",
             shown(&name),
             row["kind"].as_str().unwrap_or(""),
-            row["abi_version"].as_u64().unwrap_or(0),
+            row["abi_version"]
+                .as_u64()
+                .map_or_else(|| "-".to_owned(), |v| v.to_string()),
             shown(row["library"].as_str().unwrap_or("-")),
             shown(row["description"].as_str().unwrap_or("")),
         );

@@ -9,7 +9,6 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use swex_plugin_host::ExplorerHandle;
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
@@ -47,11 +46,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let config = read_config(args.config.as_deref())?;
     let registry = registry(&args.plugins)?;
-    let explorer = registry.find(&args.explorer)?.plugin.instantiate(&config)?;
+    let explorer = crate::cmd::explorers::explorer_handle(
+        &registry.find(&args.explorer)?.explorer,
+        config,
+        false,
+        std::time::Duration::from_secs(600),
+        true,
+    )?;
     swex_mcp::serve_stdio(swex_mcp::ServerOptions {
         repos,
         engine: args.cache.config(),
-        explorer: ExplorerHandle::InProcess(explorer),
+        explorer,
         warm: !args.lazy,
         scope: if args.allow_any_repo {
             swex_mcp::RepoScope::AnyDirectory

@@ -58,7 +58,10 @@ pub enum Command {
     Models(models::ModelsArgs),
     /// The child process of `swex explore --isolated` (internal).
     #[command(name = "__plugin-worker", hide = true)]
-    PluginWorker,
+    PluginWorker {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -75,6 +78,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Snapshot(args) => snapshot::run(args),
         Command::Gt(command) => gt::run(command),
         Command::Models(args) => models::run(args),
-        Command::PluginWorker => explore::run_worker(),
+        Command::PluginWorker { args } => explore::run_worker(&args),
     }
 }

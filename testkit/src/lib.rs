@@ -10,8 +10,9 @@
 //! | [`Needs::Model`] | `SWEX_REQUIRE_MODEL=1` | (the model cache) |
 //! | [`Needs::SharedData`] | `SWEX_REQUIRE_DATA=1` | `SWEX_SHARED_DATA`, else `../shared/data` |
 //! | [`Needs::McpClient`] | `SWEX_REQUIRE_MCP_CLIENT=1` | (`SWEX_MCP_PYTHON`) |
+//! | [`Needs::Python`] | `SWEX_REQUIRE_PYTHON=1` | (`SWEX_PYTHON`, else `python3`: [`python`]) |
 //!
-//! `scripts/test` (what CI runs) installs all three and sets every variable: there nothing is
+//! `scripts/test` (what CI runs) installs all of them and sets every variable: there nothing is
 //! skipped at all.
 //!
 //! ```
@@ -36,6 +37,8 @@ pub enum Needs {
     SharedData,
     /// A Python with the official MCP SDK (`scripts/fetch-mcp-client`).
     McpClient,
+    /// A Python 3.9+ interpreter (`$SWEX_PYTHON`, else `python3`), for Python explorers.
+    Python,
 }
 
 impl Needs {
@@ -45,6 +48,7 @@ impl Needs {
             Needs::Model => "SWEX_REQUIRE_MODEL",
             Needs::SharedData => "SWEX_REQUIRE_DATA",
             Needs::McpClient => "SWEX_REQUIRE_MCP_CLIENT",
+            Needs::Python => "SWEX_REQUIRE_PYTHON",
         }
     }
 
@@ -55,6 +59,7 @@ impl Needs {
                 "the shared benchmark data (../shared/data next to the checkout, or SWEX_SHARED_DATA)"
             }
             Needs::McpClient => "the MCP Python SDK (run `scripts/fetch-mcp-client`)",
+            Needs::Python => "Python 3.9 or newer ($SWEX_PYTHON, else python3 on PATH)",
         }
     }
 
@@ -80,6 +85,26 @@ pub fn available<T, E: Display>(needs: Needs, found: Result<T, E>) -> Option<T> 
             );
             None
         }
+    }
+}
+
+/// The Python interpreter Python explorers run with (`$SWEX_PYTHON`, else `python3`), when it
+/// runs and is 3.9 or newer; else the reason.
+pub fn python() -> Result<PathBuf, String> {
+    let interpreter = std::env::var_os("SWEX_PYTHON")
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "python3".into());
+    let output = Command::new(&interpreter)
+        .args(["-c", "import sys; print(sys.version_info >= (3, 9))"])
+        .output()
+        .map_err(|e| format!("{}: {e}", interpreter.to_string_lossy()))?;
+    if String::from_utf8_lossy(&output.stdout).trim() == "True" {
+        Ok(PathBuf::from(interpreter))
+    } else {
+        Err(format!(
+            "{} is older than 3.9",
+            interpreter.to_string_lossy()
+        ))
     }
 }
 

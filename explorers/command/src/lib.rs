@@ -24,9 +24,16 @@
 //! prompt, whose example block comes first), one location per line until a blank line —
 //! `path:10-20`, `path:5` (one line), bare `path` (whole file, `end = -1`); bullets (`-`, `*`,
 //! `1.`), backticks, quotes, bold markers, trailing punctuation and trailing comments (`(...)`,
-//! `# ...`, ` - ...`) are ignored; absolute paths inside the checkout are made relative. Without a
-//! block, `path.ext:N[-M]` mentions in the text are used. Entries with an invalid range are
-//! skipped and reported in the response notes.
+//! `# ...`, ` - ...`) are ignored; `L10-L20`, `path#L10-L20` and en/em dashes are ranges; absolute
+//! paths inside the checkout and `/testbed/...` paths are made relative. Without a block,
+//! `path.ext:N[-M]` mentions in the text are used. Entries with an invalid range and paths outside
+//! the snapshot are skipped and reported in the response notes; a repeated entry (or one inside a
+//! whole file named earlier) is kept once, at its first place.
+//!
+//! JSON output modes are read too: Claude Code's `--output-format json` (one object: the answer
+//! is its `result`, with `usage` and `total_cost_usd`) and Codex's `exec --json` (JSON lines: the
+//! answer is the last `agent_message`, usage summed over `turn.completed` events). Token use and
+//! cost, when reported, become a note `agent usage: {...}` — recorded in `swex bench` rows.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -288,7 +295,8 @@ impl Explorer for CommandExplorer {
     ) -> Result<Response, ExplorerError> {
         let output = self.run(request)?;
         let repo = request.repo_root.as_deref().unwrap_or("");
-        let parsed = parse_relevant_files(&output.stdout, repo);
+        let agent = read_agent_output(&output.stdout);
+        let parsed = parse_relevant_files(&agent.text, repo);
         if !output.status.success() && parsed.regions.is_empty() {
             return Err(ExplorerError::failed(format!(
                 "the command ended with {} and named no location; its stderr ends with: {}",
@@ -303,6 +311,9 @@ impl Explorer for CommandExplorer {
                 .push(format!("the command ended with {}", output.status));
         }
         response.notes.extend(parsed.skipped);
+        if let Some(usage) = agent.usage {
+            response.notes.push(format!("agent usage: {usage}"));
+        }
         if response.regions.is_empty() {
             response
                 .notes
@@ -312,11 +323,104 @@ impl Explorer for CommandExplorer {
     }
 }
 
+/// What an agent answered: the text holding its answer, and its token use and cost when its
+/// output reports them.
+#[derive(Debug, Default, PartialEq)]
+pub struct AgentOutput {
+    pub text: String,
+    pub usage: Option<serde_json::Value>,
+}
+
+/// The answer text and usage of a command's stdout: Claude Code's JSON object (`result`,
+/// `usage`, `total_cost_usd`), Codex's JSON lines (the last `agent_message`, `turn.completed`
+/// usage summed), else the text as it is.
+pub fn read_agent_output(stdout: &str) -> AgentOutput {
+    use serde_json::{Map, Value};
+    let plain = || AgentOutput {
+        text: stdout.to_owned(),
+        usage: None,
+    };
+    if let Ok(Value::Object(object)) = serde_json::from_str::<Value>(stdout.trim()) {
+        let Some(result) = object.get("result").and_then(Value::as_str) else {
+            return plain();
+        };
+        let mut usage = Map::new();
+        if let Some(Value::Object(tokens)) = object.get("usage") {
+            for (key, value) in tokens {
+                if key.ends_with("tokens") && value.is_number() {
+                    usage.insert(key.clone(), value.clone());
+                }
+            }
+        }
+        if let Some(cost) = object
+            .get("total_cost_usd")
+            .or_else(|| object.get("cost_usd"))
+        {
+            usage.insert("cost_usd".to_owned(), cost.clone());
+        }
+        return AgentOutput {
+            text: result.to_owned(),
+            usage: (!usage.is_empty()).then_some(Value::Object(usage)),
+        };
+    }
+    let mut answer = None;
+    let mut usage: Map<String, Value> = Map::new();
+    let mut events = 0;
+    for line in stdout.lines() {
+        let Ok(Value::Object(event)) = serde_json::from_str::<Value>(line.trim()) else {
+            continue;
+        };
+        events += 1;
+        let kind = event.get("type").and_then(Value::as_str).unwrap_or("");
+        let item = event.get("item").or_else(|| event.get("msg"));
+        let item_kind = item.and_then(|i| i.get("type")).and_then(Value::as_str);
+        if (kind == "item.completed" || kind.is_empty()) && item_kind == Some("agent_message") {
+            let item = item.expect("has a type");
+            if let Some(text) = item
+                .get("text")
+                .or_else(|| item.get("message"))
+                .and_then(Value::as_str)
+            {
+                answer = Some(text.to_owned());
+            }
+        }
+        if kind == "turn.completed"
+            && let Some(Value::Object(tokens)) = event.get("usage")
+        {
+            for (key, value) in tokens {
+                if let Some(n) = value.as_u64() {
+                    let total = usage.get(key).and_then(Value::as_u64).unwrap_or(0) + n;
+                    usage.insert(key.clone(), total.into());
+                }
+            }
+        }
+    }
+    match answer {
+        Some(text) if events > 0 => AgentOutput {
+            text,
+            usage: (!usage.is_empty()).then_some(Value::Object(usage)),
+        },
+        _ => plain(),
+    }
+}
+
 /// Regions read from a command's output, and the entries that were skipped (with why).
 #[derive(Debug, Default, PartialEq)]
 pub struct Parsed {
     pub regions: Vec<Region>,
     pub skipped: Vec<String>,
+}
+
+impl Parsed {
+    /// Keeps a region unless the same one, or a whole file holding it, came earlier.
+    fn push(&mut self, region: Region) {
+        let known = self.regions.iter().any(|r| {
+            r.path == region.path && ((r.start, r.end) == (region.start, region.end) || r.end == -1)
+        });
+        if !known {
+            self.regions.push(region);
+        }
+    }
 }
 
 const MARKER: &str = "RELEVANT_FILES:";
@@ -336,7 +440,7 @@ pub fn parse_relevant_files(text: &str, repo_root: &str) -> Parsed {
         );
         for entry in entries {
             match parse_entry(entry, repo_root) {
-                Ok(Some(region)) => parsed.regions.push(region),
+                Ok(Some(region)) => parsed.push(region),
                 Ok(None) => {}
                 Err(why) => parsed.skipped.push(why),
             }
@@ -357,7 +461,7 @@ pub fn parse_relevant_files(text: &str, repo_root: &str) -> Parsed {
             && range.starts_with(|c: char| c.is_ascii_digit() || c == 'L')
             && let Ok(Some(region)) = parse_entry(token, repo_root)
         {
-            parsed.regions.push(region);
+            parsed.push(region);
         }
     }
     parsed
@@ -464,8 +568,14 @@ fn parse_entry(entry: &str, repo_root: &str) -> Result<Option<Region>, String> {
     if let Some(relative) = path.strip_prefix("/testbed/") {
         path = relative.to_owned();
     }
+    if let Some(relative) = path.strip_prefix("./") {
+        path = relative.to_owned();
+    }
     if path.is_empty() {
         return Ok(None);
+    }
+    if path.starts_with('/') || path.split('/').any(|segment| segment == "..") {
+        return Err(format!("skipped `{}`: outside the snapshot", entry.trim()));
     }
     Ok(Some(
         Region::new(path, start, end)
@@ -537,6 +647,83 @@ mod tests {
             &[("src/x.py", 1, 3), ("y.py", 1, -1)],
             0,
         );
+    }
+
+    #[test]
+    fn ranges_with_dashes_and_l_prefixes() {
+        check(
+            "RELEVANT_FILES:\n- a.py:L10-L20\n- b.py:10\u{2013}20\n- c.py:L3\u{2014}L4\n- d.py: L7 \u{2013} L9\n",
+            &[
+                ("a.py", 10, 20),
+                ("b.py", 10, 20),
+                ("c.py", 3, 4),
+                ("d.py", 7, 9),
+            ],
+            0,
+        );
+    }
+
+    #[test]
+    fn paths_outside_the_snapshot_are_dropped_with_a_note() {
+        let parsed = parse_relevant_files(
+            "RELEVANT_FILES:\n- /etc/passwd:1-2\n- ../x.py\n- /repo/../y.py:3\n- /repo/ok.py:4\n",
+            "/repo",
+        );
+        let kept: Vec<&str> = parsed.regions.iter().map(|r| r.path.as_str()).collect();
+        assert_eq!(kept, ["ok.py"]);
+        assert_eq!(parsed.skipped.len(), 3, "{:?}", parsed.skipped);
+        assert!(parsed.skipped[0].contains("`- /etc/passwd:1-2`: outside the snapshot"));
+    }
+
+    #[test]
+    fn duplicates_are_kept_once_in_order() {
+        check(
+            "RELEVANT_FILES:\n- a.py:1-5\n- b.py\n- a.py:1-5\n- b.py:3-4\n- ./a.py:1-5\n- a.py:6-9\n",
+            &[("a.py", 1, 5), ("b.py", 1, -1), ("a.py", 6, 9)],
+            0,
+        );
+    }
+
+    #[test]
+    fn claude_code_json_output_gives_the_answer_and_its_usage() {
+        let stdout = r#"{"type":"result","subtype":"success","is_error":false,"num_turns":7,
+            "result":"Looked around.\n\nRELEVANT_FILES:\n- src/a.py:3-9\n- src/b.py","total_cost_usd":0.0421,
+            "usage":{"input_tokens":1200,"cache_read_input_tokens":300,"output_tokens":250,"server_tool_use":{"web_search_requests":0}}}"#;
+        let agent = read_agent_output(stdout);
+        let parsed = parse_relevant_files(&agent.text, "/repo");
+        assert_eq!(parsed.regions.len(), 2);
+        assert_eq!(
+            agent.usage.unwrap(),
+            serde_json::json!({"input_tokens": 1200, "cache_read_input_tokens": 300,
+                               "output_tokens": 250, "cost_usd": 0.0421})
+        );
+    }
+
+    #[test]
+    fn codex_json_lines_give_the_last_message_and_summed_usage() {
+        let stdout = [
+            r#"{"type":"thread.started","thread_id":"t"}"#,
+            r#"{"type":"item.completed","item":{"id":"i0","type":"agent_message","text":"RELEVANT_FILES:\nwrong.py"}}"#,
+            r#"{"type":"turn.completed","usage":{"input_tokens":100,"cached_input_tokens":10,"output_tokens":5}}"#,
+            r#"{"type":"item.completed","item":{"id":"i1","type":"command_execution","command":"rg x"}}"#,
+            r#"{"type":"item.completed","item":{"id":"i2","type":"agent_message","text":"RELEVANT_FILES:\n- /testbed/x.py:2-3"}}"#,
+            r#"{"type":"turn.completed","usage":{"input_tokens":50,"cached_input_tokens":0,"output_tokens":7}}"#,
+        ]
+        .join("\n");
+        let agent = read_agent_output(&stdout);
+        let parsed = parse_relevant_files(&agent.text, "/repo");
+        let got: Vec<(&str, i64, i64)> = parsed
+            .regions
+            .iter()
+            .map(|r| (r.path.as_str(), r.start, r.end))
+            .collect();
+        assert_eq!(got, [("x.py", 2, 3)]);
+        assert_eq!(
+            agent.usage.unwrap(),
+            serde_json::json!({"input_tokens": 150, "cached_input_tokens": 10, "output_tokens": 12})
+        );
+        // Plain text stays plain.
+        assert_eq!(read_agent_output("RELEVANT_FILES:\na.py\n").usage, None);
     }
 
     #[test]

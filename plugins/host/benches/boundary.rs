@@ -131,9 +131,10 @@ fn boundary(c: &mut Criterion) {
     });
     if let Some(worker) = std::env::var_os("SWEX_WORKER") {
         // A built-in explorer of the worker binary, so the child needs no plugin of its own.
-        let command = swex_plugin_host::WorkerCommand {
+        let mut command = swex_plugin_host::WorkerCommand {
             program: worker.into(),
             args: vec!["__plugin-worker".into()],
+            ..Default::default()
         };
         let options = swex_plugin_host::IsolatedOptions {
             timeout: Duration::from_secs(60),
@@ -146,13 +147,12 @@ fn boundary(c: &mut Criterion) {
                 .collect(),
             extra: Default::default(),
         });
-        let isolated = swex_plugin_host::IsolatedExplorer::start(
-            command,
-            swex_plugin_host::PluginTarget::Builtin("oracle".into()),
-            serde_json::Value::Null,
-            options,
-        )
-        .unwrap();
+        command
+            .args
+            .extend(swex_plugin_host::PluginTarget::Builtin("oracle".into()).worker_args());
+        let isolated =
+            swex_plugin_host::IsolatedExplorer::start(command, serde_json::Value::Null, options)
+                .unwrap();
         group.bench_function("isolated_process_oracle", |b| {
             b.iter(|| black_box(isolated.explore(black_box(&oracle), &backend).unwrap()))
         });

@@ -50,6 +50,19 @@ pub enum HostError {
         expected: u32,
     },
 
+    #[error(
+        "explorer {explorer} speaks worker protocol version {found}, this swex speaks version \
+         {expected} (docs/protocol.md): update the explorer's SDK or swex"
+    )]
+    ProtocolMismatch {
+        explorer: String,
+        found: u32,
+        expected: u32,
+    },
+
+    #[error("{path} is not an explorer swex can run: {message}")]
+    BadCommand { path: PathBuf, message: String },
+
     #[error("plugin {plugin} has a malformed vtable: {message}")]
     BadVTable { plugin: String, message: String },
 

@@ -1,22 +1,26 @@
-//! Isolated mode: an explorer in a child process, so that a plugin that crashes, aborts, hangs or
-//! prints garbage costs one failed instance with a reason, never the run.
+//! Isolated mode and the public worker protocol: an explorer in a child process, so that a plugin
+//! that crashes, aborts, hangs or prints garbage costs one failed instance with a reason, never
+//! the run.
 //!
-//! The child is a worker process (for `swex`, the hidden `swex __plugin-worker` subcommand, which
-//! calls [`crate::worker::run_worker`]). Parent and child speak JSON lines over the child's stdin
-//! and stdout ([`ToWorker`], [`FromWorker`]):
+//! A worker is any program that speaks the protocol of docs/protocol.md (version
+//! [`PROTOCOL_VERSION`], messages [`ToWorker`] and [`FromWorker`], machine-readable schema in
+//! `plugins/protocol/schema.json`): swex's own `swex __plugin-worker` (which loads a library or a
+//! built-in explorer, [`crate::worker::run_worker`]), a Python file run by the Python SDK
+//! (`plugins/python`), or any executable. Parent and child speak JSON lines over the child's
+//! stdin and stdout:
 //!
 //! ```text
-//! parent → init {target, config}          child → ready {name, abi_version} | fatal {message}
+//! parent → init {protocol, config}        child → ready {protocol, name, description} | fatal {message}
 //! parent → explore {id, request}          child → service_call {id, service, args}   (0..n)
 //! parent → service_result {id, ok|error}  child → explore_result {id, response|error}
 //! parent → shutdown
 //! ```
 //!
-//! Service calls are proxied to the parent, which alone holds the snapshot and its indexes. The
-//! worker moves its own stdout to stderr before loading the plugin, so a plugin's prints cannot
-//! corrupt the protocol; anything on the protocol channel that is not a valid message is a
-//! protocol failure. Each call has a time limit; on a timeout, a crash or a protocol failure the
-//! worker is killed, the call fails with the reason (exit status or signal, and the tail of the
+//! Service calls are proxied to the parent, which alone holds the snapshot and its indexes.
+//! Anything on the protocol channel that is not a valid message is a protocol failure (workers
+//! move their own stdout aside so that an explorer's prints cannot corrupt it). Each call has a
+//! time limit; on a timeout, a crash or a protocol failure the worker's whole process group is
+//! killed and reaped, the call fails with the reason (exit status or signal, and the tail of the
 //! worker's stderr), and the next call starts a fresh worker.
 //!
 //! One `IsolatedExplorer` serves one call at a time; use several for parallel runs.
@@ -35,7 +39,12 @@ use std::time::{Duration, Instant};
 use swex_plugin::{Request, Response, ServiceError, ServiceId};
 use swex_plugin_serve::RawServices;
 
-/// Which explorer a worker should load.
+/// The version of the worker protocol this host speaks (docs/protocol.md). Sent in `init`;
+/// a worker answers `ready` with the same number or `fatal` naming both.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Which explorer swex's own worker (`swex __plugin-worker`) should load: given on its command
+/// line ([`PluginTarget::worker_args`]), so that `init` is the same for every worker.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PluginTarget {
@@ -43,6 +52,27 @@ pub enum PluginTarget {
     Builtin(String),
     /// A plugin library.
     Library(PathBuf),
+}
+
+impl PluginTarget {
+    /// The worker's arguments naming this target: `--builtin NAME` or `--library PATH`.
+    pub fn worker_args(&self) -> Vec<OsString> {
+        match self {
+            PluginTarget::Builtin(name) => vec!["--builtin".into(), name.into()],
+            PluginTarget::Library(path) => vec!["--library".into(), path.into()],
+        }
+    }
+
+    /// The target named by a worker's arguments (the inverse of [`PluginTarget::worker_args`]).
+    pub fn from_worker_args(args: &[OsString]) -> Option<PluginTarget> {
+        match args {
+            [flag, value] if flag == "--builtin" => {
+                Some(PluginTarget::Builtin(value.to_string_lossy().into_owned()))
+            }
+            [flag, value] if flag == "--library" => Some(PluginTarget::Library(value.into())),
+            _ => None,
+        }
+    }
 }
 
 impl std::fmt::Display for PluginTarget {
@@ -58,8 +88,11 @@ impl std::fmt::Display for PluginTarget {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ToWorker {
+    /// The first message: the protocol version the host speaks and the explorer's config
+    /// (`null` for none).
     Init {
-        target: PluginTarget,
+        protocol: u32,
+        #[serde(default)]
         config: serde_json::Value,
     },
     Explore {
@@ -80,9 +113,15 @@ pub enum ToWorker {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FromWorker {
+    /// The answer to `init`: the explorer is created and waits for requests.
     Ready {
+        protocol: u32,
         name: String,
-        abi_version: u32,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        description: String,
+        /// The C ABI version of the library a swex worker loaded (absent for other workers).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        abi_version: Option<u32>,
     },
     Fatal {
         message: String,
@@ -102,10 +141,15 @@ pub enum FromWorker {
 }
 
 /// How to start a worker process.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct WorkerCommand {
     pub program: PathBuf,
     pub args: Vec<OsString>,
+    /// Working directory of the worker (default: ours). Python workers change to each request's
+    /// `repo_root` themselves.
+    pub cwd: Option<PathBuf>,
+    /// Extra environment variables.
+    pub env: Vec<(OsString, OsString)>,
 }
 
 impl WorkerCommand {
@@ -116,7 +160,19 @@ impl WorkerCommand {
         Ok(WorkerCommand {
             program,
             args: args.iter().map(OsString::from).collect(),
+            ..WorkerCommand::default()
         })
+    }
+
+    /// swex's own worker for `target`: the running executable with `subcommand` and the
+    /// target's arguments.
+    pub fn swex_worker(
+        subcommand: &str,
+        target: &PluginTarget,
+    ) -> Result<WorkerCommand, HostError> {
+        let mut command = WorkerCommand::current_exe(&[subcommand])?;
+        command.args.extend(target.worker_args());
+        Ok(command)
     }
 }
 
@@ -160,18 +216,31 @@ enum Lost {
 
 impl Worker {
     fn spawn(command: &WorkerCommand, options: &IsolatedOptions) -> Result<Worker, HostError> {
-        let mut child = Command::new(&command.program)
+        let mut process = Command::new(&command.program);
+        process
             .args(&command.args)
+            .envs(command.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| {
-                HostError::io(
-                    format!("starting the worker {}", command.program.display()),
-                    e,
+            .stderr(Stdio::piped());
+        if let Some(cwd) = &command.cwd {
+            process.current_dir(cwd);
+        }
+        // Its own process group, so that a kill also reaches what the worker started (an agent
+        // CLI, a shell): nothing outlives a failed call.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut process, 0);
+        let mut child = process.spawn().map_err(|e| {
+            let what = if e.kind() == std::io::ErrorKind::NotFound {
+                format!(
+                    "starting the worker: `{}` was not found (is it installed and on PATH?)",
+                    command.program.display()
                 )
-            })?;
+            } else {
+                format!("starting the worker {}", command.program.display())
+            };
+            HostError::io(what, e)
+        })?;
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let mut stderr = child.stderr.take().expect("piped");
@@ -249,7 +318,7 @@ impl Worker {
                     std::thread::sleep(Duration::from_millis(10))
                 }
                 _ => {
-                    let _ = self.child.kill();
+                    self.kill_group();
                     break self.child.wait().ok();
                 }
             }
@@ -271,9 +340,22 @@ impl Worker {
         lines[lines.len().saturating_sub(6)..].join(" | ")
     }
 
+    /// Kills the worker and everything it started, then reaps it (no zombie is left behind).
     fn kill(&mut self) {
-        let _ = self.child.kill();
+        self.kill_group();
         let _ = self.child.wait();
+    }
+
+    fn kill_group(&mut self) {
+        #[cfg(unix)]
+        {
+            // The group's id is the worker's pid (`process_group(0)`); it is not reused while
+            // the worker is unreaped or any member of the group lives.
+            let group = -(self.child.id() as i32);
+            // SAFETY: plain signal delivery to a process group we created.
+            unsafe { libc::kill(group, libc::SIGKILL) };
+        }
+        let _ = self.child.kill();
     }
 }
 
@@ -313,10 +395,10 @@ pub fn describe_exit(status: ExitStatus) -> String {
 /// An explorer running in a worker process.
 pub struct IsolatedExplorer {
     command: WorkerCommand,
-    target: PluginTarget,
     config: serde_json::Value,
     options: IsolatedOptions,
     name: String,
+    description: String,
     worker: Mutex<Option<Worker>>,
     next_id: AtomicU64,
 }
@@ -325,53 +407,69 @@ impl std::fmt::Debug for IsolatedExplorer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("IsolatedExplorer")
             .field("name", &self.name)
-            .field("target", &self.target)
+            .field("program", &self.command.program)
             .finish()
     }
 }
 
 impl IsolatedExplorer {
-    /// Starts a worker, loads the explorer in it and creates it with `config`. Fails fast on a
-    /// plugin that cannot be loaded, speaks another ABI or rejects its config.
+    /// Starts a worker, has it create its explorer with `config` and checks the handshake.
+    /// Fails fast on a worker that cannot start, speaks another protocol version, cannot load
+    /// its explorer or rejects its config.
     pub fn start(
         command: WorkerCommand,
-        target: PluginTarget,
         config: serde_json::Value,
         options: IsolatedOptions,
     ) -> Result<IsolatedExplorer, HostError> {
         let mut explorer = IsolatedExplorer {
+            name: command.program.display().to_string(),
+            description: String::new(),
             command,
-            name: target.to_string(),
-            target,
             config,
             options,
             worker: Mutex::new(None),
             next_id: AtomicU64::new(1),
         };
-        let (worker, name) = explorer.spawn()?;
+        let (worker, name, description) = explorer.spawn()?;
         explorer.name = name;
+        explorer.description = description;
         *explorer.worker.get_mut().unwrap() = Some(worker);
         Ok(explorer)
     }
 
+    /// The name the worker gave in its `ready` message.
     pub fn name(&self) -> &str {
         &self.name
     }
 
-    pub fn target(&self) -> &PluginTarget {
-        &self.target
+    /// The description the worker gave in its `ready` message (may be empty).
+    pub fn description(&self) -> &str {
+        &self.description
     }
 
-    fn spawn(&self) -> Result<(Worker, String), HostError> {
+    fn spawn(&self) -> Result<(Worker, String, String), HostError> {
         let mut worker = Worker::spawn(&self.command, &self.options)?;
         let deadline = Instant::now() + self.options.timeout;
         let init = ToWorker::Init {
-            target: self.target.clone(),
+            protocol: PROTOCOL_VERSION,
             config: self.config.clone(),
         };
         let answer = worker.send(&init).and_then(|()| worker.receive(deadline));
         match answer {
-            Ok(FromWorker::Ready { name, .. }) => Ok((worker, name)),
+            Ok(FromWorker::Ready {
+                protocol,
+                name,
+                description,
+                ..
+            }) if protocol == PROTOCOL_VERSION => Ok((worker, name, description)),
+            Ok(FromWorker::Ready { protocol, name, .. }) => {
+                worker.kill();
+                Err(HostError::ProtocolMismatch {
+                    explorer: name,
+                    found: protocol,
+                    expected: PROTOCOL_VERSION,
+                })
+            }
             Ok(FromWorker::Fatal { message }) => {
                 worker.kill();
                 Err(HostError::Create {
@@ -534,6 +632,122 @@ impl Drop for IsolatedExplorer {
                 std::thread::sleep(Duration::from_millis(5));
             }
             worker.kill();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use swex_plugin::ServiceErrorKind;
+
+    /// `plugins/protocol/schema.json` and these types say the same: the version, the services,
+    /// the error kinds, and for every message its `type` and required fields.
+    #[test]
+    fn the_published_schema_matches_the_messages() {
+        let schema: serde_json::Value =
+            serde_json::from_str(include_str!("../../protocol/schema.json")).unwrap();
+        let defs = &schema["$defs"];
+        assert_eq!(schema["protocol_version"], PROTOCOL_VERSION);
+        let services: Vec<&str> = ServiceId::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(defs["service"]["enum"], serde_json::json!(services));
+        let kinds: Vec<serde_json::Value> = [
+            ServiceErrorKind::InvalidArgs,
+            ServiceErrorKind::NotFound,
+            ServiceErrorKind::Unavailable,
+            ServiceErrorKind::Failed,
+            ServiceErrorKind::Panic,
+        ]
+        .iter()
+        .map(|k| serde_json::to_value(k).unwrap())
+        .collect();
+        assert_eq!(
+            defs["service_error"]["properties"]["kind"]["enum"],
+            serde_json::json!(kinds)
+        );
+
+        let error = ServiceError::new(ServiceId::Grep, ServiceErrorKind::InvalidArgs, "bad");
+        let to_worker = [
+            ToWorker::Init {
+                protocol: PROTOCOL_VERSION,
+                config: serde_json::Value::Null,
+            },
+            ToWorker::Explore {
+                id: 1,
+                request: Request::new("i", "issue", 5),
+            },
+            ToWorker::ServiceResult {
+                id: 2,
+                ok: None,
+                error: Some(error),
+            },
+            ToWorker::Shutdown,
+        ];
+        let from_worker = [
+            FromWorker::Ready {
+                protocol: PROTOCOL_VERSION,
+                name: "x".into(),
+                description: String::new(),
+                abi_version: None,
+            },
+            FromWorker::Fatal {
+                message: "m".into(),
+            },
+            FromWorker::ServiceCall {
+                id: 3,
+                service: ServiceId::ReadLines,
+                args: serde_json::json!({"path": "a.py"}),
+            },
+            FromWorker::ExploreResult {
+                id: 1,
+                response: Some(Response::new(vec![swex_plugin::Region::new("a.py", 1, 2)])),
+                error: None,
+            },
+        ];
+        let check = |side: &str, message: serde_json::Value| {
+            let kind = message["type"].as_str().unwrap().to_owned();
+            let refs: Vec<String> = defs[side]["oneOf"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    r["$ref"]
+                        .as_str()
+                        .unwrap()
+                        .trim_start_matches("#/$defs/")
+                        .to_owned()
+                })
+                .collect();
+            assert!(refs.contains(&kind), "{side} lacks {kind}");
+            let def = &defs[&kind];
+            assert_eq!(def["properties"]["type"]["const"], kind);
+            for field in def["required"].as_array().unwrap() {
+                let field = field.as_str().unwrap();
+                assert!(
+                    message.get(field).is_some(),
+                    "{kind} without {field}: {message}"
+                );
+            }
+            for field in message.as_object().unwrap().keys() {
+                assert!(
+                    def["properties"].get(field).is_some(),
+                    "{kind}.{field} is not in the schema"
+                );
+            }
+            kind
+        };
+        let sent: Vec<String> = to_worker
+            .iter()
+            .map(|m| check("to_worker", serde_json::to_value(m).unwrap()))
+            .collect();
+        let received: Vec<String> = from_worker
+            .iter()
+            .map(|m| check("from_worker", serde_json::to_value(m).unwrap()))
+            .collect();
+        assert_eq!(sent.len() + received.len(), 8, "{sent:?} {received:?}");
+        let request = serde_json::to_value(Request::new("i", "issue", 5)).unwrap();
+        for field in defs["request"]["required"].as_array().unwrap() {
+            assert!(request.get(field.as_str().unwrap()).is_some());
         }
     }
 }

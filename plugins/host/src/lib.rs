@@ -7,8 +7,11 @@
 //!   from a built-in getter, ABI version and table size checked before any other call, libraries
 //!   never unloaded. [`ExplorerInstance`]: a created explorer called in process; panics in the
 //!   plugin come back as errors.
-//! - [`IsolatedExplorer`] (module `isolated`, child side in `worker`): the same explorer in a
-//!   child process with a time limit; crashes, aborts, hangs and garbage cost one failed call.
+//! - [`IsolatedExplorer`] (module `isolated`, child side in `worker`): an explorer in a child
+//!   process speaking the public worker protocol (docs/protocol.md) with a time limit; crashes,
+//!   aborts, hangs and garbage cost one failed call. [`CommandExplorer`] (module `command`): an
+//!   explorer that is a program rather than a library — a Python file (run by the Python SDK
+//!   built into this crate), a manifest or an executable — always run that way.
 //! - [`FsBackend`] answers the services from a snapshot directory, [`EngineBackend`] from the
 //!   engine's index of it. The services contract itself — [`RawServices`] / [`ServiceBackend`],
 //!   the C table, [`validate`] (and [`validate_answer`], which also holds an answer to the
@@ -28,7 +31,9 @@
 //! # fn builtins() -> Vec<swex_plugin::abi::SwexVTableGetter> { Vec::new() }
 //! let mut registry = Registry::with_builtins(&builtins())?;
 //! registry.discover(&DiscoveryOptions::from_env(vec!["./libmy_explorer.so".into()]))?;
-//! let explorer = registry.find("my-explorer")?.plugin.instantiate(&serde_json::Value::Null)?;
+//! let swex_plugin_host::Registered::Plugin(plugin) = &registry.find("my-explorer")?.explorer
+//! else { unreachable!("a library") };
+//! let explorer = plugin.instantiate(&serde_json::Value::Null)?;
 //! let snapshot = FsBackend::new("/path/to/checkout");
 //! let request = swex_plugin::Request::new("adhoc", "crash in parse_url", 5);
 //! let answer = swex_plugin_host::ExplorerHandle::InProcess(explorer)
@@ -39,6 +44,7 @@
 //! # Ok::<(), swex_plugin_host::HostError>(())
 //! ```
 
+pub mod command;
 mod engine_backend;
 mod error;
 mod fs_backend;
@@ -48,14 +54,18 @@ mod plugin;
 mod registry;
 pub mod worker;
 
+pub use command::{CommandExplorer, CommandKind};
 pub use engine_backend::EngineBackend;
 pub use error::{CallFailure, HostError};
 pub use fs_backend::FsBackend;
 pub use instance::ExplorerInstance;
-pub use isolated::{IsolatedExplorer, IsolatedOptions, PluginTarget, WorkerCommand};
+pub use isolated::{
+    IsolatedExplorer, IsolatedOptions, PROTOCOL_VERSION, PluginTarget, WorkerCommand,
+};
 pub use plugin::{ExplorerPlugin, PluginSource};
 pub use registry::{
-    DiscoveryOptions, Origin, PLUGIN_PATH_ENV, Registry, RegistryEntry, default_plugin_dir,
+    DiscoveryOptions, Origin, PLUGIN_PATH_ENV, Registered, Registry, RegistryEntry,
+    default_plugin_dir, is_library,
 };
 /// The serving side shared with plugin authors' tests (crate `swex-plugin-serve`).
 pub use swex_plugin_serve::{

@@ -1,13 +1,15 @@
-//! The child side of isolated mode: [`run_worker`] loads one explorer and answers the parent's
-//! requests over stdin/stdout (protocol in [`crate::isolated`]). Service calls are forwarded to
-//! the parent, which holds the snapshot.
+//! swex's own worker, the Rust implementation of the worker protocol (docs/protocol.md, types in
+//! [`crate::isolated`]; the Python SDK in `plugins/python` is its twin): [`run_worker`] loads one
+//! explorer — a library or a built-in, named on its command line — and answers the parent's
+//! requests over stdin/stdout. Service calls are forwarded to the parent, which holds the
+//! snapshot.
 //!
 //! Before loading the plugin the worker keeps a private copy of its stdout for the protocol and
 //! points file descriptor 1 at stderr (Unix), so whatever the plugin prints cannot be mistaken
 //! for a message.
 
 use crate::error::HostError;
-use crate::isolated::{FromWorker, PluginTarget, ToWorker};
+use crate::isolated::{FromWorker, PROTOCOL_VERSION, PluginTarget, ToWorker};
 use crate::plugin::ExplorerPlugin;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Stdin, Write};
@@ -128,10 +130,10 @@ fn load(target: &PluginTarget, builtins: &[SwexVTableGetter]) -> Result<Explorer
     }
 }
 
-/// Runs the worker until the parent says `shutdown` or closes stdin. Returns the process exit
-/// code: 0 after a clean shutdown, 1 when the explorer could not be loaded or created, 2 on a
-/// protocol failure.
-pub fn run_worker(builtins: &[SwexVTableGetter]) -> i32 {
+/// Runs the worker for `target` until the parent says `shutdown` or closes stdin. Returns the
+/// process exit code: 0 after a clean shutdown, 1 when the explorer could not be loaded or
+/// created or the parent speaks another protocol version, 2 on a protocol failure.
+pub fn run_worker(target: &PluginTarget, builtins: &[SwexVTableGetter]) -> i32 {
     let output = match protocol_output() {
         Ok(output) => output,
         Err(e) => {
@@ -146,8 +148,17 @@ pub fn run_worker(builtins: &[SwexVTableGetter]) -> i32 {
     let lock = || channel.lock().unwrap_or_else(|p| p.into_inner());
 
     let init = lock().receive();
-    let (target, config) = match init {
-        Ok(Some(ToWorker::Init { target, config })) => (target, config),
+    let config = match init {
+        Ok(Some(ToWorker::Init { protocol, config })) if protocol == PROTOCOL_VERSION => config,
+        Ok(Some(ToWorker::Init { protocol, .. })) => {
+            let _ = lock().send(&FromWorker::Fatal {
+                message: format!(
+                    "the host speaks worker protocol version {protocol}, this worker speaks \
+                     version {PROTOCOL_VERSION}"
+                ),
+            });
+            return 1;
+        }
         Ok(None) => return 0,
         Ok(Some(other)) => {
             eprintln!("swex plugin worker: expected init, got {other:?}");
@@ -158,7 +169,7 @@ pub fn run_worker(builtins: &[SwexVTableGetter]) -> i32 {
             return 2;
         }
     };
-    let instance = load(&target, builtins).and_then(|plugin| plugin.instantiate(&config));
+    let instance = load(target, builtins).and_then(|plugin| plugin.instantiate(&config));
     let instance = match instance {
         Ok(instance) => instance,
         Err(e) => {
@@ -169,8 +180,10 @@ pub fn run_worker(builtins: &[SwexVTableGetter]) -> i32 {
         }
     };
     let ready = FromWorker::Ready {
+        protocol: PROTOCOL_VERSION,
         name: instance.name().to_owned(),
-        abi_version: instance.plugin().abi_version(),
+        description: instance.plugin().description().to_owned(),
+        abi_version: Some(instance.plugin().abi_version()),
     };
     if lock().send(&ready).is_err() {
         return 2;
