@@ -40,7 +40,9 @@ use crate::cache::{
 };
 use crate::lexical::LexicalError;
 use crate::lexical::pool::{ChunkDoc, LexicalPool, PoolView};
-use crate::scan::{ContentHash, Diagnostic, DiagnosticKind, FileEntry, Loaded, ScanError};
+use crate::scan::{
+    CheckoutRoot, ContentHash, Diagnostic, DiagnosticKind, FileEntry, Loaded, ScanError,
+};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -63,6 +65,8 @@ pub(crate) struct Build<'e> {
     progress: &'e dyn Progress,
     /// The canonical snapshot root.
     root: PathBuf,
+    /// The one reader of its files.
+    checkout: CheckoutRoot,
     started: Instant,
     diagnostics: Vec<Diagnostic>,
     stats: IndexStats,
@@ -154,14 +158,15 @@ impl<'e> Build<'e> {
         progress: &'e dyn Progress,
     ) -> Result<Build<'e>, IndexError> {
         let started = Instant::now();
-        let root = root.canonicalize().map_err(|source| ScanError::Root {
+        let checkout = CheckoutRoot::new(root).map_err(|source| ScanError::Root {
             path: root.display().to_string(),
             source,
         })?;
         Ok(Build {
             engine,
             progress,
-            root,
+            root: checkout.path().to_path_buf(),
+            checkout,
             started,
             diagnostics: Vec::new(),
             stats: IndexStats::default(),
@@ -232,7 +237,7 @@ impl<'e> Build<'e> {
         let outcomes: Vec<ReadOutcome> = files
             .into_par_iter()
             .map(|entry| {
-                let outcome = self.engine.read_one(entry, manifest);
+                let outcome = self.engine.read_one(&self.checkout, entry, manifest);
                 ticker.tick();
                 outcome
             })
@@ -290,6 +295,7 @@ impl<'e> Build<'e> {
     ) -> Result<Vec<AnalysedFile>, IndexError> {
         let t = Instant::now();
         let engine = self.engine;
+        let checkout = &self.checkout;
         let registry = engine.layout.pools();
         let packs = registry.analyses(&pool.id);
         let invalid = AtomicUsize::new(0);
@@ -314,7 +320,7 @@ impl<'e> Build<'e> {
                 let result = match cached {
                     Some(stored) => (file, stored, true),
                     None => {
-                        engine.ensure_text(&mut file, true)?;
+                        engine.ensure_text(checkout, &mut file, true)?;
                         let stored = analyse_text(&file, &engine.config.analyze);
                         (file, stored, false)
                     }
@@ -399,8 +405,13 @@ impl<'e> Build<'e> {
                 // Write through a handle opened under the lock: tantivy's list of managed files
                 // is read at open, and another process may have committed since ours was opened.
                 let writer_pool = LexicalPool::open_or_create(pool.dir())?;
-                stats.pool.docs_added =
-                    engine.index_chunks(&writer_pool, files, &missing, self.progress)?;
+                stats.pool.docs_added = engine.index_chunks(
+                    &self.checkout,
+                    &writer_pool,
+                    files,
+                    &missing,
+                    self.progress,
+                )?;
                 pool.reload()?;
                 view = pool.view(&table.ids)?;
                 if !view.missing_chunks().is_empty() {
@@ -497,6 +508,8 @@ impl<'e> Build<'e> {
         let total_chunks = table.keys.len() as u32;
         SnapshotIndex {
             root: self.root,
+            checkout: self.checkout,
+            max_file_size: self.engine.config.scan.max_file_size,
             files: infos,
             by_path,
             analyses,
@@ -614,6 +627,7 @@ impl Engine {
     /// Step 3 for one file: trusted from the manifest when its stamp matches, else read.
     pub(super) fn read_one(
         &self,
+        checkout: &CheckoutRoot,
         entry: FileEntry,
         manifest: Option<&RootManifest>,
     ) -> ReadOutcome {
@@ -635,7 +649,7 @@ impl Engine {
                 true,
             );
         }
-        match crate::scan::load(&entry, &self.config.scan) {
+        match crate::scan::load(checkout, &entry, &self.config.scan) {
             Loaded::Text(file, diagnostic) => ReadOutcome::Text(
                 TextFile {
                     content_hash: file.content_hash,
@@ -657,11 +671,16 @@ impl Engine {
     /// Reads the file's text if this open has not. With `may_change`, a file whose content
     /// differs from the recorded hash takes the new content (nothing depends on the old one yet);
     /// without, it is an error.
-    fn ensure_text(&self, file: &mut TextFile, may_change: bool) -> Result<(), IndexError> {
+    fn ensure_text(
+        &self,
+        checkout: &CheckoutRoot,
+        file: &mut TextFile,
+        may_change: bool,
+    ) -> Result<(), IndexError> {
         if file.text.is_some() {
             return Ok(());
         }
-        match crate::scan::load(&file.entry, &self.config.scan) {
+        match crate::scan::load(checkout, &file.entry, &self.config.scan) {
             Loaded::Text(loaded, _) => {
                 if loaded.content_hash != file.content_hash {
                     if !may_change {
@@ -837,6 +856,7 @@ impl Engine {
     /// Adds the chunks whose keys are `missing` to the pool.
     pub(super) fn index_chunks(
         &self,
+        checkout: &CheckoutRoot,
         pool: &LexicalPool,
         files: &mut [(TextFile, StoredAnalysis)],
         missing: &HashSet<u64>,
@@ -854,7 +874,7 @@ impl Engine {
             .par_iter_mut()
             .enumerate()
             .filter(|(i, _)| wanted_set.contains(i))
-            .try_for_each(|(_, (file, _))| self.ensure_text(file, false))?;
+            .try_for_each(|(_, (file, _))| self.ensure_text(checkout, file, false))?;
         let total = missing.len() as u64;
         let mut writer = pool.writer(&self.config.writer, missing.len())?;
         let mut done = 0u64;
