@@ -37,6 +37,7 @@ use super::{
 use crate::analysis::{Chunk, FileAnalysis, Language};
 use crate::cache::{
     AnalysisPacks, FileKey, Lookup, MAX_PACKS, ManifestFile, RootManifest, StoredAnalysis,
+    is_read_only,
 };
 use crate::lexical::LexicalError;
 use crate::lexical::pool::{ChunkDoc, LexicalPool, PoolView};
@@ -194,7 +195,12 @@ impl<'e> Build<'e> {
         let mut files = self.analyse(&pool, read.text)?;
         let table = ChunkTable::of(&pool, &files)?;
         let view = self.lexical(&pool, &mut files, &table)?;
-        self.write_manifest(manifest.as_ref(), &files, &read.binary, &pool);
+        self.write_manifest(
+            manifest.as_ref(),
+            (&files, &read.binary),
+            &pool,
+            tree.observed_at_ns(),
+        );
         Ok(self.finish(files, table, view, tree))
     }
 
@@ -435,16 +441,18 @@ impl<'e> Build<'e> {
         Ok(view)
     }
 
-    /// Step 8: rewrites the root's manifest when anything changed (a failed write only costs the
-    /// next open its fast path).
+    /// Step 8: rewrites the root's manifest when anything changed, or when files the previous
+    /// manifest could not trust yet (stamps within the racy window) are old enough now, so that
+    /// the next open trusts them (a failed write only costs the next open its fast path). The
+    /// stamps date from `stamped_at_ns`, the start of this open's walk.
     pub(crate) fn write_manifest(
         &mut self,
         previous: Option<&RootManifest>,
-        files: &[AnalysedFile],
-        binary: &[FileEntry],
+        (files, binary): (&[AnalysedFile], &[FileEntry]),
         pool: &ChosenPool,
+        stamped_at_ns: i64,
     ) {
-        let written_at_ns = crate::scan::now_ns();
+        let written_at_ns = stamped_at_ns;
         let mut manifest_files: Vec<ManifestFile> = files
             .iter()
             .map(|(f, _)| ManifestFile {
@@ -471,8 +479,11 @@ impl<'e> Build<'e> {
             pool: Some(pool.id.clone()),
             files: manifest_files,
         };
-        let unchanged =
-            previous.is_some_and(|m| m.pool == manifest.pool && m.files == manifest.files);
+        let unchanged = previous.is_some_and(|m| {
+            m.pool == manifest.pool
+                && m.files == manifest.files
+                && m.racy_files() == manifest.racy_files()
+        });
         if !unchanged && let Err(err) = self.engine.layout.manifests().put(&self.root, &manifest) {
             note_write_error(&mut self.stats.cache, err.to_string());
         }
@@ -728,18 +739,37 @@ impl Engine {
             .filter(|p| ids.iter().any(|id| id == p))
             .map(|p| (p, registry.keys(p)))
             .filter(|(_, recorded)| overlaps_enough(recorded));
+        // Recording the snapshot's keys only guides later choices: in a cache that cannot be
+        // written (read-only file system, another user's) an existing pool is used without it.
+        let record = |id: &str, cache_stats: &mut CacheStats| -> Result<(), IndexError> {
+            let written = registry.lock_registry().and_then(|_lock| {
+                let mut recorded = registry.keys(id);
+                recorded.extend(keys.iter().copied());
+                registry.write_keys(id, &recorded)
+            });
+            match written {
+                Err(err) if is_read_only(&err) => {
+                    note_write_error(cache_stats, err.to_string());
+                    Ok(())
+                }
+                other => other.map_err(cache_err),
+            }
+        };
         let id = match previous {
             Some((id, recorded)) => {
                 if !keys.is_subset(&recorded) {
-                    let _lock = registry.lock_registry().map_err(cache_err)?;
-                    let mut recorded = registry.keys(id);
-                    recorded.extend(keys.iter().copied());
-                    registry.write_keys(id, &recorded).map_err(cache_err)?;
+                    record(id, cache_stats)?;
                 }
                 id.to_string()
             }
             None => {
-                let _lock = registry.lock_registry().map_err(cache_err)?;
+                // Choosing or creating a pool is done under the registry's lock, unless the cache
+                // cannot be written: then only an existing pool can be chosen.
+                let lock = match registry.lock_registry() {
+                    Ok(lock) => Ok(lock),
+                    Err(err) if is_read_only(&err) => Err(err),
+                    Err(err) => return Err(cache_err(err)),
+                };
                 let mut best: Option<(usize, String, HashSet<u64>)> = None;
                 for id in registry.pool_ids() {
                     let recorded = registry.keys(&id);
@@ -752,10 +782,15 @@ impl Engine {
                     Some((_, id, recorded)) if overlaps_enough(&recorded) => (id, recorded, false),
                     _ => (registry.new_pool_id(), HashSet::new(), true),
                 };
-                // A new pool exists from the moment its keys file does.
-                if new || !keys.is_subset(&recorded) {
-                    recorded.extend(keys.iter().copied());
-                    registry.write_keys(&id, &recorded).map_err(cache_err)?;
+                match lock {
+                    // A new pool exists from the moment its keys file does.
+                    Ok(_lock) if new || !keys.is_subset(&recorded) => {
+                        recorded.extend(keys.iter().copied());
+                        registry.write_keys(&id, &recorded).map_err(cache_err)?;
+                    }
+                    Ok(_) => {}
+                    Err(err) if new => return Err(cache_err(err)),
+                    Err(err) => note_write_error(cache_stats, err.to_string()),
                 }
                 id
             }

@@ -75,6 +75,11 @@ impl TreeState {
         }
     }
 
+    /// When the stamps were last seen to hold (ns since the epoch).
+    pub(crate) fn observed_at_ns(&self) -> i64 {
+        self.observed_at_ns.load(Ordering::Relaxed)
+    }
+
     /// A stamp that may hide a change made in the clock tick it was taken in.
     fn is_racy(&self, stamp: &FileStamp, observed_at_ns: i64) -> bool {
         stamp.mtime_ns >= observed_at_ns.saturating_sub(RACY_WINDOW_NS)
