@@ -874,6 +874,9 @@ pub const BUILTIN_IGNORES: &[&str] = &[
     ".next/",
 ];
 
+/// Ignore files inside a checkout larger than this (1 MiB) are not read.
+const IGNORE_FILE_MAX_SIZE: u64 = 1 << 20;
+
 /// Ignore files, highest precedence first, and whether they bind tracked files.
 const IGNORE_FILES: [(&str, bool); 3] = [
     (".swexignore", true),
@@ -931,6 +934,8 @@ impl IgnoreReport {
 /// about.
 pub struct CheckoutRules {
     root: PathBuf,
+    /// The reader of the ignore files inside the checkout.
+    checkout: CheckoutRoot,
     kind: CheckoutKind,
     /// Files git tracks under the root, and every folder that holds one.
     tracked: Option<(HashSet<String>, HashSet<String>)>,
@@ -955,6 +960,7 @@ impl CheckoutRules {
         let root = checkout.path().to_path_buf();
         let mut rules = CheckoutRules {
             root: root.clone(),
+            checkout: checkout.clone(),
             kind: CheckoutKind::Plain,
             tracked: None,
             outer: Vec::new(),
@@ -1124,11 +1130,37 @@ impl CheckoutRules {
         if let Some(found) = dirs.get(dir) {
             return Arc::clone(found);
         }
-        let abs = self.root.join(dir);
         let loaded: Arc<[Gitignore; 3]> =
-            Arc::new(IGNORE_FILES.map(|(name, _)| matcher(&abs, &[abs.join(name)])));
+            Arc::new(IGNORE_FILES.map(|(name, _)| self.inner_matcher(dir, name)));
         dirs.insert(dir.to_string(), Arc::clone(&loaded));
         loaded
+    }
+
+    /// The matcher of ignore file `name` in folder `dir` (root-relative), read like any file of
+    /// the checkout ([`CheckoutRoot::read`]: bounded, never through a link out of the checkout,
+    /// never a FIFO), line by line as [`GitignoreBuilder::add`] reads a file.
+    fn inner_matcher(&self, dir: &str, name: &str) -> Gitignore {
+        let abs_dir = self.root.join(dir);
+        let mut builder = GitignoreBuilder::new(&abs_dir);
+        let relative = Path::new(dir).join(name);
+        if let Ok(bytes) = self.checkout.read(&relative, IGNORE_FILE_MAX_SIZE) {
+            let from = abs_dir.join(name);
+            for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+                // Lines that are not UTF-8 are skipped, as `GitignoreBuilder::add` does.
+                let Ok(line) = std::str::from_utf8(line) else {
+                    continue;
+                };
+                let line = line.strip_suffix('\r').unwrap_or(line);
+                let line = if i == 0 {
+                    line.trim_start_matches('\u{feff}')
+                } else {
+                    line
+                };
+                // A bad pattern drops that pattern only (as git does).
+                let _ = builder.add_line(Some(from.clone()), line);
+            }
+        }
+        builder.build().unwrap_or_else(|_| Gitignore::empty())
     }
 
     /// `<ignore file, relative to the root when inside it>: <pattern>`.
@@ -1720,6 +1752,38 @@ mod tests {
                 ("src/.gitignore: local.py", 0, 1),
             ]
         );
+    }
+
+    /// Ignore files are read like any file of the checkout: one that is a symlink out of it is
+    /// not read (its lines would otherwise show up as rules in the report), nor is a FIFO.
+    #[cfg(unix)]
+    #[test]
+    fn ignore_files_are_read_by_the_checkout_reader() {
+        let outside = tempfile::tempdir().unwrap();
+        write(outside.path(), "secret", b"top_secret_line.py\n");
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "top_secret_line.py", b"x\n");
+        write(root, "keep.py", b"x\n");
+        std::os::unix::fs::symlink(outside.path().join("secret"), root.join(".gitignore")).unwrap();
+        let mkfifo = std::process::Command::new("mkfifo")
+            .arg(root.join(".ignore"))
+            .status();
+        let (send, receive) = std::sync::mpsc::channel();
+        let walked_root = root.to_path_buf();
+        std::thread::spawn(move || {
+            let _ = send.send(walk(&walked_root, &ScanOptions::default()).unwrap());
+        });
+        let result = receive
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("a FIFO ignore file must not block the walk");
+        assert_eq!(paths(&result), ["keep.py", "top_secret_line.py"]);
+        assert!(result.ignored.rules.is_empty(), "{:?}", result.ignored);
+        let mut expected = vec![(".gitignore".to_string(), DiagnosticKind::SymlinkEscapes)];
+        if mkfifo.is_ok_and(|s| s.success()) {
+            expected.push((".ignore".into(), DiagnosticKind::NotRegularFile));
+        }
+        assert_eq!(kinds(&result), expected);
     }
 
     #[test]
