@@ -28,10 +28,13 @@
 //! it resolves, through every symlink on the way, to a place inside the root. [`walk`], the plugin
 //! host's plain-file backend (`--no-index`) and the line counts of `swex score --repos` all ask it,
 //! so none of them follows a link out of the snapshot, and each says so in a diagnostic
-//! ([`DiagnosticKind::SymlinkEscapes`]).
+//! ([`DiagnosticKind::SymlinkEscapes`]). It is also the one reader of a checkout's files
+//! ([`CheckoutRoot::open`], [`CheckoutRoot::read`]): race-free against symlinks swapped in,
+//! regular files only, never blocking, never more bytes than a limit (its documentation says
+//! exactly what it guarantees).
 //!
-//! [`load`] reads one file: binary files (a NUL byte in the first 8 KiB) and files that grew past
-//! the limit become diagnostics; invalid UTF-8 is decoded lossily and reported; the language comes
+//! [`load`] reads one file through it: binary files (a NUL byte in the first 8 KiB), files that
+//! grew past the limit and files replaced since the walk become diagnostics; invalid UTF-8 is decoded lossily and reported; the language comes
 //! from [`crate::lang::detect_language`]. Neither function fails because of a bad file; only an
 //! unusable root is an error.
 //!

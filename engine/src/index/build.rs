@@ -19,7 +19,8 @@
 //! 7. [`Build::lexical`]: chunks whose keys the pool's index lacks are indexed, under the pool's
 //!    lock ([`crate::lexical::pool`]); a changed file costs only its changed chunks; a damaged pool
 //!    is rebuilt → the snapshot's [`PoolView`].
-//! 8. [`Build::write_manifest`], then [`Build::finish`] assembles the [`SnapshotIndex`].
+//! 8. [`Build::write_manifest`] (when anything changed, or stamps too fresh to trust before are
+//!    old enough now), then [`Build::finish`] assembles the [`SnapshotIndex`].
 //!
 //! [`Engine::refresh`] ([`super::refresh`]) reuses the per-file work of these steps on the files
 //! that changed: [`Engine::read_one`], [`analyse_text`], [`ChunkTable::new`],
