@@ -328,7 +328,10 @@ mod tests {
             swapper_done.store(true, Ordering::SeqCst);
         });
         let mut inside = 0;
-        while !done.load(Ordering::SeqCst) {
+        // One more read after the swaps ended (the file is itself again then).
+        let mut finished = false;
+        while !finished {
+            finished = done.load(Ordering::SeqCst);
             if let Ok(read) = backend.read_lines(ReadLinesArgs::new("b.py")) {
                 assert!(!read.lines.concat().contains("hunter2"), "{read:?}");
                 inside += usize::from(read.lines == ["one"]);
