@@ -372,12 +372,15 @@ impl<'e> Build<'e> {
         }
         self.stats.cache.invalid_entries += packs.damaged_at_open();
         if !damaged.is_empty() || packs.pack_count() + 1 > MAX_PACKS {
-            let _lock = registry
-                .lock_pool(&pool.id)
-                .map_err(cache_error(registry.dir()))?;
-            let tidied = packs.remove_damaged().and_then(|()| {
-                AnalysisPacks::compact(&registry.packs_dir(&pool.id), registry.format_version())
-            });
+            // Tidying only helps later opens: a cache that cannot be written skips it.
+            let tidied = match registry.lock_pool(&pool.id) {
+                Ok(_lock) => packs.remove_damaged().and_then(|()| {
+                    AnalysisPacks::compact(&registry.packs_dir(&pool.id), registry.format_version())
+                        .map(drop)
+                }),
+                Err(err) if is_read_only(&err) => Err(err),
+                Err(err) => return Err(cache_error(registry.dir())(err)),
+            };
             if let Err(err) = tidied {
                 note_write_error(&mut self.stats.cache, err.to_string());
             }
