@@ -174,8 +174,10 @@ pub enum ScanError {
 /// plain-file backend, the benchmark's line counts and the ground truth's snapshot view) goes
 /// through them, and they guarantee, whatever happens to the tree meanwhile:
 ///
-/// - **Containment.** The file opened is inside the root. On Unix the path is resolved one
-///   component at a time from a descriptor of the root (`openat` with `O_NOFOLLOW` on every
+/// - **Containment.** The file opened is inside the root. On Linux the kernel is first asked to
+///   open the path beneath a descriptor of the root (`openat2` with `RESOLVE_BENEATH`, which
+///   refuses every step out); otherwise, and for whatever that refuses, the path is resolved one
+///   component at a time from the root's descriptor (`openat` with `O_NOFOLLOW` on every
 ///   component, directories and the last one alike), so no component can be a symlink the kernel
 ///   follows behind our back: a symlink met on the way, or swapped in after any check, is read
 ///   with `readlinkat` and followed by hand, and `..` pops the directories opened so far. A link
@@ -446,6 +448,11 @@ mod beneath {
     use std::os::unix::ffi::OsStringExt;
     use std::path::{Component, Path, PathBuf};
 
+    /// Tests set it to check the component walk alone (as on Unix systems without `openat2`).
+    #[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
+    pub(super) static WALK_ONLY: std::sync::atomic::AtomicBool =
+        std::sync::atomic::AtomicBool::new(false);
+
     /// Symlinks followed (and returns into the root) before giving up, as the kernel's 40.
     const MAX_LINKS: usize = 40;
 
@@ -501,6 +508,25 @@ mod beneath {
     pub(super) fn open(root: &Path, relative: &Path) -> Result<std::fs::File, ReadRefused> {
         let root_fd = openat(CWD, root, DIR.difference(OFlags::NOFOLLOW), Mode::empty())
             .map_err(std::io::Error::from)?;
+        // Linux resolves the whole path in one call when asked to stay beneath the root
+        // (`openat2` with `RESOLVE_BENEATH`: the kernel refuses any step out, symlinks and `..`
+        // included, and any magic link). Whatever it refuses or cannot do (a symlink as the last
+        // component, an absolute link, an escape, an older kernel) is decided by the walk below,
+        // by the same rule, one component at a time.
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        if !relative.as_os_str().is_empty() && !WALK_ONLY.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            use rustix::fs::{ResolveFlags, openat2};
+            let beneath = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+            match openat2(&root_fd, relative, FILE, Mode::empty(), beneath) {
+                Ok(fd) => return Ok(std::fs::File::from(fd)),
+                // Nothing there beneath the root (a way out and back in is `EXDEV`, not this).
+                Err(rustix::io::Errno::NOENT) => {
+                    return Err(std::io::Error::from(rustix::io::Errno::NOENT).into());
+                }
+                Err(_) => {}
+            }
+        }
         // The folders entered below the root, innermost last, with their names.
         let mut dirs: Vec<(OwnedFd, OsString)> = Vec::new();
         let mut pending = pending_of(relative);
@@ -1535,6 +1561,21 @@ mod tests {
         symlink("loop_a", root.join("loop_b")).unwrap();
         let checkout = CheckoutRoot::new(&root).unwrap();
         let read = |path: &str| checkout.read(Path::new(path), 1 << 20);
+        // With the kernel's `openat2` first (Linux), then with the component walk alone.
+        for walk_only in [false, true] {
+            beneath::WALK_ONLY.store(walk_only, std::sync::atomic::Ordering::Relaxed);
+            the_reader_follows_links_inside_and_never_out_in(&checkout, &root, &read, &outside);
+        }
+        beneath::WALK_ONLY.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    #[cfg(unix)]
+    fn the_reader_follows_links_inside_and_never_out_in(
+        checkout: &CheckoutRoot,
+        root: &Path,
+        read: &dyn Fn(&str) -> Result<Vec<u8>, ReadRefused>,
+        outside: &tempfile::TempDir,
+    ) {
         for inside in [
             "real/a.py",
             "rel.py",
