@@ -552,3 +552,83 @@ fn explore_plans_for_the_line_budget() {
         String::from_utf8_lossy(&bad.stderr)
     );
 }
+
+/// Runs `chmod` with `mode` on `paths`.
+fn chmod(mode: &str, paths: &[&Path]) {
+    let status = Command::new("chmod")
+        .arg(mode)
+        .args(paths)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// A complete cache in a folder this process cannot write (a read-only file system, another
+/// user's cache) still serves an open: no lock, no write is needed, so none is fatal. Root writes
+/// through permission bits, so as root the reading process runs as `nobody` (`setpriv`); the
+/// cache is then another user's, which the kernel refuses exactly as a read-only one
+/// (`EACCES` instead of `EROFS`; the engine treats both alike).
+#[test]
+fn a_complete_cache_that_cannot_be_written_is_still_read() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    // Readable by everyone, writable by nobody but root, before the stamps are taken.
+    chmod("a+rX,go-w", &[repo.path(), cache.path()]);
+    let repo_arg = repo.path().to_str().unwrap();
+    let cold = json(&swex(
+        &["index", "--repo", repo_arg, "--json", "-q"],
+        cache.path(),
+    ));
+    let status = Command::new("chmod")
+        .args(["-R", "a+rX,a-w"])
+        .arg(cache.path())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let uid = Command::new("id").arg("-u").output().unwrap();
+    let as_root = String::from_utf8_lossy(&uid.stdout).trim() == "0";
+    let reader = |args: &[&str]| -> Option<Output> {
+        let mut command = if as_root {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+            c.arg(env!("CARGO_BIN_EXE_swex"));
+            c
+        } else {
+            Command::new(env!("CARGO_BIN_EXE_swex"))
+        };
+        let output = command.args(args).output().ok()?;
+        Some(output)
+    };
+    // Whether the other user can run the binary at all (its folders may be private).
+    let runs = reader(&["--version"]).is_some_and(|o| o.status.success());
+    if !runs {
+        eprintln!("skipped: cannot run swex as another user here (setpriv, permissions)");
+        let _ = Command::new("chmod")
+            .args(["-R", "u+w"])
+            .arg(cache.path())
+            .status();
+        return;
+    }
+    let cache_arg = cache.path().to_str().unwrap();
+    let output = reader(&[
+        "index",
+        "--repo",
+        repo_arg,
+        "--json",
+        "-q",
+        "--cache-dir",
+        cache_arg,
+    ])
+    .unwrap();
+    let _ = Command::new("chmod")
+        .args(["-R", "u+w"])
+        .arg(cache.path())
+        .status();
+    let warm = json(&output);
+    assert_eq!(warm["stats"]["files"], cold["stats"]["files"]);
+    // (The files were just written: their stamps are racy, so they are read again, and the
+    // manifest that would record them cannot be written; that costs only the fast path.)
+    assert_eq!(warm["stats"]["cache"]["analyses_reused"], 4, "{warm:#}");
+    assert_eq!(warm["stats"]["pool"]["docs_added"], 0);
+}

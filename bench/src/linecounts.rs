@@ -14,7 +14,13 @@
 use crate::dataset::{GroundTruth, InputError, load_json_document};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
-use swex_engine::scan::{CheckoutRoot, Unfollowed};
+use swex_engine::scan::{CheckoutRoot, ReadRefused};
+
+/// Files are counted only up to this size (64 MiB): the reference evaluator reads whole files of
+/// any size, and ground-truth files of source code are far below it, but a snapshot's file that
+/// streams (`/proc`-like, reporting size 0) or a huge data file must not exhaust memory. A larger
+/// file gets no count and is listed in [`SnapshotReport::unreadable_files`].
+pub const MAX_COUNTED_FILE_SIZE: u64 = 64 << 20;
 
 /// Line counts of one instance's files: path → number of lines.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -48,7 +54,9 @@ impl FileLineCounts {
     /// snapshot folder, the way the reference runner does. Files that do not exist or cannot be
     /// read get no count (as in the reference) and are listed in the report; paths that would
     /// leave the snapshot (absolute, or with `..`) are never read and are listed too, and so are
-    /// paths that leave it through a symlink (where the reference would follow the link).
+    /// paths that leave it through a symlink (where the reference would follow the link). Files
+    /// are read through the engine's one reader of checkouts
+    /// ([`swex_engine::scan::CheckoutRoot::read`]), at most [`MAX_COUNTED_FILE_SIZE`] bytes.
     pub fn from_snapshot(snapshot: &Path, truth: &GroundTruth) -> (FileLineCounts, SnapshotReport) {
         FileLineCounts::from_paths(snapshot, truth.region_paths())
     }
@@ -69,26 +77,20 @@ impl FileLineCounts {
                 report.unsafe_paths.push(path.to_string());
                 continue;
             }
-            let file = match checkout.as_ref().map(|c| c.resolve(Path::new(path))) {
-                Some(Ok(file)) => file,
-                Some(Err(Unfollowed::Outside(_))) => {
-                    report.escaping_links.push(path.to_string());
-                    continue;
-                }
-                Some(Err(Unfollowed::Broken(_))) | None => {
-                    report.missing_files.push(path.to_string());
-                    continue;
-                }
-            };
-            if !file.is_file() {
+            let Some(checkout) = checkout.as_ref() else {
                 report.missing_files.push(path.to_string());
                 continue;
-            }
-            match std::fs::read(&file) {
+            };
+            match checkout.read(Path::new(path), MAX_COUNTED_FILE_SIZE) {
                 Ok(bytes) => counts.insert(path, swex_text::bytes_line_count(&bytes) as i64),
-                Err(error) => report
+                Err(ReadRefused::Outside(_)) => report.escaping_links.push(path.to_string()),
+                Err(ReadRefused::NotRegular(_)) => report.missing_files.push(path.to_string()),
+                Err(ReadRefused::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {
+                    report.missing_files.push(path.to_string())
+                }
+                Err(refused) => report
                     .unreadable_files
-                    .push((path.to_string(), error.to_string())),
+                    .push((path.to_string(), refused.to_string())),
             }
         }
         (counts, report)

@@ -28,10 +28,13 @@
 //! it resolves, through every symlink on the way, to a place inside the root. [`walk`], the plugin
 //! host's plain-file backend (`--no-index`) and the line counts of `swex score --repos` all ask it,
 //! so none of them follows a link out of the snapshot, and each says so in a diagnostic
-//! ([`DiagnosticKind::SymlinkEscapes`]).
+//! ([`DiagnosticKind::SymlinkEscapes`]). It is also the one reader of a checkout's files
+//! ([`CheckoutRoot::open`], [`CheckoutRoot::read`]): race-free against symlinks swapped in,
+//! regular files only, never blocking, never more bytes than a limit (its documentation says
+//! exactly what it guarantees).
 //!
-//! [`load`] reads one file: binary files (a NUL byte in the first 8 KiB) and files that grew past
-//! the limit become diagnostics; invalid UTF-8 is decoded lossily and reported; the language comes
+//! [`load`] reads one file through it: binary files (a NUL byte in the first 8 KiB), files that
+//! grew past the limit and files replaced since the walk become diagnostics; invalid UTF-8 is decoded lossily and reported; the language comes
 //! from [`crate::lang::detect_language`]. Neither function fails because of a bad file; only an
 //! unusable root is an error.
 //!
@@ -164,6 +167,42 @@ pub enum ScanError {
 }
 
 /// A checkout's root folder, resolved once: see the module documentation for the rule.
+///
+/// It is also the one reader of a checkout's files: [`CheckoutRoot::open`] and
+/// [`CheckoutRoot::read`]. Every read of a file inside a checkout or snapshot (the index build,
+/// the index's `read_lines` and `grep` behind `swex mcp`'s `read` and `search`, the plugin host's
+/// plain-file backend, the benchmark's line counts and the ground truth's snapshot view) goes
+/// through them, and they guarantee, whatever happens to the tree meanwhile:
+///
+/// - **Containment.** The file opened is inside the root. On Linux the kernel is first asked to
+///   open the path beneath a descriptor of the root (`openat2` with `RESOLVE_BENEATH`, which
+///   refuses every step out); otherwise, and for whatever that refuses, the path is resolved one
+///   component at a time from the root's descriptor (`openat` with `O_NOFOLLOW` on every
+///   component, directories and the last one alike), so no component can be a symlink the kernel
+///   follows behind our back: a symlink met on the way, or swapped in after any check, is read
+///   with `readlinkat` and followed by hand, and `..` pops the directories opened so far. A link
+///   or `..` that leaves the root is refused ([`ReadRefused::Outside`]); one that leaves and comes
+///   back (`../root/x`, an absolute link into the root, as [`CheckoutRoot::resolve`] allows) is
+///   resolved by the OS only to decide, then opened again from the root by the same rule. So a
+///   file swapped for a symlink to `/etc/passwd`, or a folder swapped for a symlink to `/`, is
+///   never opened, however the swaps race with the read.
+/// - **Regular files only, never blocking.** The last component is opened with `O_NONBLOCK` and
+///   `O_NOCTTY` and refused unless `fstat` of the opened file says it is a regular file, so a FIFO,
+///   socket or device swapped in neither blocks the reader nor is read
+///   ([`ReadRefused::NotRegular`]).
+/// - **Bounded memory.** [`CheckoutFile::read_to_limit`] never trusts the reported size: it
+///   refuses a file that reports more than the limit without reading it, and reads at most
+///   `limit + 1` bytes of any other into a buffer never larger than that, so files that report
+///   size 0 but stream (`/proc`, `/sys`) or grow while read end as [`ReadRefused::TooLarge`].
+/// - **Identity, where the caller knows it.** [`CheckoutFile::stamp`] is the opened file's own
+///   (`fstat`) stamp; [`load`] refuses a file whose inode is not the one [`walk`] listed
+///   ([`ReadRefused::Replaced`]).
+///
+/// Not covered: a directory already opened on the way that is *renamed* out of the root while a
+/// read is under way (the read then finishes in that directory, which was inside when entered),
+/// hard links (a hard link is the file itself, wherever its other names are), and mounts inside
+/// the checkout. Elsewhere than Unix the path is resolved ([`CheckoutRoot::resolve`]) and then
+/// opened, which is checked but not race-free.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckoutRoot {
     canonical: PathBuf,
@@ -176,36 +215,6 @@ pub enum Unfollowed {
     Outside(PathBuf),
     /// It resolves to nothing (a dangling symlink, a missing file).
     Broken(std::io::Error),
-}
-
-impl CheckoutRoot {
-    /// Resolves `root` itself (which may be, or pass through, a symlink: the user chose it).
-    pub fn new(root: &Path) -> std::io::Result<CheckoutRoot> {
-        Ok(CheckoutRoot {
-            canonical: root.canonicalize()?,
-        })
-    }
-
-    /// The resolved root.
-    pub fn path(&self) -> &Path {
-        &self.canonical
-    }
-
-    /// Where `path` (relative to the root, or absolute under it) really is, when that is inside
-    /// the root. Every symlink on the way is followed to decide, `..` included, as the kernel
-    /// would: a link to a sibling checkout, to `/etc` or to `../..` is [`Unfollowed::Outside`].
-    pub fn resolve(&self, path: &Path) -> Result<PathBuf, Unfollowed> {
-        let target = self
-            .canonical
-            .join(path)
-            .canonicalize()
-            .map_err(Unfollowed::Broken)?;
-        if target.starts_with(&self.canonical) {
-            Ok(target)
-        } else {
-            Err(Unfollowed::Outside(target))
-        }
-    }
 }
 
 impl Unfollowed {
@@ -228,6 +237,372 @@ impl Unfollowed {
             path: path.to_string(),
             kind,
             message,
+        }
+    }
+}
+
+/// Why [`CheckoutRoot::open`] or [`CheckoutRoot::read`] gave no bytes.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadRefused {
+    /// The path leads out of the root (through a symlink or `..`) to this place.
+    #[error("leads outside the snapshot ({}), not followed", .0.display())]
+    Outside(PathBuf),
+    /// The path names a FIFO, socket, device or directory.
+    #[error("not a regular file ({0})")]
+    NotRegular(&'static str),
+    /// More bytes than the limit: `reported` when the file said so before any byte was read,
+    /// `None` when it reported less and streamed or grew past the limit while read.
+    #[error("{}", too_large_message(*.reported, *.limit))]
+    TooLarge { reported: Option<u64>, limit: u64 },
+    /// The file opened is not the one the caller listed (it was replaced since).
+    #[error("replaced since it was listed")]
+    Replaced,
+    /// The file cannot be opened or read (missing, dangling link, permissions, I/O).
+    #[error("cannot read: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+fn too_large_message(reported: Option<u64>, limit: u64) -> String {
+    match reported {
+        Some(size) => format!("{size} bytes, above the {limit} byte limit"),
+        None => format!("more than {limit} bytes when read, above the limit"),
+    }
+}
+
+impl ReadRefused {
+    /// The diagnostic of the file at `path` (repository-relative) that was not read.
+    pub fn diagnostic(&self, path: &str) -> Diagnostic {
+        let kind = match self {
+            ReadRefused::Outside(_) => DiagnosticKind::SymlinkEscapes,
+            ReadRefused::NotRegular(_) => DiagnosticKind::NotRegularFile,
+            ReadRefused::TooLarge { .. } => DiagnosticKind::TooLarge,
+            ReadRefused::Replaced | ReadRefused::Io(_) => DiagnosticKind::Unreadable,
+        };
+        Diagnostic {
+            path: path.to_string(),
+            kind,
+            message: self.to_string(),
+        }
+    }
+
+    /// As an I/O error (the I/O error itself, when it is one).
+    pub fn into_io(self) -> std::io::Error {
+        match self {
+            ReadRefused::Io(err) => err,
+            other => std::io::Error::other(other.to_string()),
+        }
+    }
+}
+
+/// A regular file of a checkout, opened by [`CheckoutRoot::open`].
+#[derive(Debug)]
+pub struct CheckoutFile {
+    file: std::fs::File,
+    metadata: std::fs::Metadata,
+}
+
+impl CheckoutFile {
+    /// The opened file's metadata (`fstat`).
+    pub fn metadata(&self) -> &std::fs::Metadata {
+        &self.metadata
+    }
+
+    /// The opened file's stamp (`fstat`), to compare with what a walk listed.
+    pub fn stamp(&self) -> FileStamp {
+        stamp_of(&self.metadata)
+    }
+
+    /// All the file's bytes, if there are at most `limit`; see [`CheckoutRoot`] for the bound.
+    pub fn read_to_limit(self, limit: u64) -> Result<Vec<u8>, ReadRefused> {
+        let reported = self.metadata.len();
+        if reported > limit {
+            return Err(ReadRefused::TooLarge {
+                reported: Some(reported),
+                limit,
+            });
+        }
+        let (bytes, more) = read_bounded(self.file, reported, limit)?;
+        if more {
+            return Err(ReadRefused::TooLarge {
+                reported: None,
+                limit,
+            });
+        }
+        Ok(bytes)
+    }
+}
+
+/// Reads `source` until its end or `limit + 1` bytes, whichever comes first, into a buffer that
+/// starts at `reported + 1` bytes and never grows past `limit + 1`; says whether it stopped
+/// short of the end (more than `limit` bytes).
+fn read_bounded(
+    mut source: impl std::io::Read,
+    reported: u64,
+    limit: u64,
+) -> std::io::Result<(Vec<u8>, bool)> {
+    // One byte past the limit tells a file of exactly `limit` bytes from a longer one.
+    let most = usize::try_from(limit.saturating_add(1)).unwrap_or(usize::MAX);
+    // The reported size and one byte to see the end: one allocation for a file that does not
+    // change while read. A file that reports nothing (`/proc`, `/sys`) starts at 8 KiB.
+    let first = match usize::try_from(reported).unwrap_or(usize::MAX) {
+        0 => 8 << 10,
+        size => size.saturating_add(1),
+    };
+    let mut bytes: Vec<u8> = Vec::with_capacity(first.min(most));
+    loop {
+        if bytes.len() >= most {
+            return Ok((bytes, true));
+        }
+        if bytes.len() == bytes.capacity() {
+            // Grow by doubling, from 8 KiB, never past `most`.
+            let grown = bytes.capacity().saturating_mul(2).max(8 << 10).min(most);
+            bytes.reserve_exact(grown - bytes.len());
+        }
+        let filled = bytes.len();
+        bytes.resize(bytes.capacity().min(most), 0);
+        let read = loop {
+            match source.read(&mut bytes[filled..]) {
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        match read {
+            Ok(0) => {
+                bytes.truncate(filled);
+                return Ok((bytes, false));
+            }
+            Ok(n) => bytes.truncate(filled + n),
+            Err(err) => return Err(err),
+        }
+    }
+}
+
+impl CheckoutRoot {
+    /// Resolves `root` itself (which may be, or pass through, a symlink: the user chose it).
+    pub fn new(root: &Path) -> std::io::Result<CheckoutRoot> {
+        Ok(CheckoutRoot {
+            canonical: root.canonicalize()?,
+        })
+    }
+
+    /// The resolved root.
+    pub fn path(&self) -> &Path {
+        &self.canonical
+    }
+
+    /// Where `path` (relative to the root, or absolute under it) really is, when that is inside
+    /// the root. Every symlink on the way is followed to decide, `..` included, as the kernel
+    /// would: a link to a sibling checkout, to `/etc` or to `../..` is [`Unfollowed::Outside`].
+    /// This only decides (what to list); reading is [`CheckoutRoot::open`]'s.
+    pub fn resolve(&self, path: &Path) -> Result<PathBuf, Unfollowed> {
+        let target = self
+            .canonical
+            .join(path)
+            .canonicalize()
+            .map_err(Unfollowed::Broken)?;
+        if target.starts_with(&self.canonical) {
+            Ok(target)
+        } else {
+            Err(Unfollowed::Outside(target))
+        }
+    }
+
+    /// Opens the regular file at `path` (relative to the root, or absolute under it), by the
+    /// rules of [`CheckoutRoot`]: never outside the root, never anything but a regular file,
+    /// never blocking.
+    pub fn open(&self, path: &Path) -> Result<CheckoutFile, ReadRefused> {
+        let relative = if path.is_absolute() {
+            path.strip_prefix(&self.canonical)
+                .map_err(|_| ReadRefused::Outside(path.to_path_buf()))?
+        } else {
+            path
+        };
+        let file = beneath::open(&self.canonical, relative)?;
+        let metadata = file.metadata()?;
+        let file_type = metadata.file_type();
+        if !file_type.is_file() {
+            let kind = if file_type.is_dir() {
+                "a directory"
+            } else {
+                "a FIFO, socket or device"
+            };
+            return Err(ReadRefused::NotRegular(kind));
+        }
+        Ok(CheckoutFile { file, metadata })
+    }
+
+    /// The bytes of the regular file at `path`, at most `limit` of them: [`CheckoutRoot::open`]
+    /// then [`CheckoutFile::read_to_limit`].
+    pub fn read(&self, path: &Path, limit: u64) -> Result<Vec<u8>, ReadRefused> {
+        self.open(path)?.read_to_limit(limit)
+    }
+}
+
+/// Opening a path beneath a root without following any symlink out of it (see [`CheckoutRoot`]).
+#[cfg(unix)]
+mod beneath {
+    use super::ReadRefused;
+    use rustix::fs::{CWD, Mode, OFlags, openat, readlinkat};
+    use std::ffi::OsString;
+    use std::os::fd::{AsFd, OwnedFd};
+    use std::os::unix::ffi::OsStringExt;
+    use std::path::{Component, Path, PathBuf};
+
+    /// Tests set it to check the component walk alone (as on Unix systems without `openat2`).
+    #[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
+    pub(super) static WALK_ONLY: std::sync::atomic::AtomicBool =
+        std::sync::atomic::AtomicBool::new(false);
+
+    /// Symlinks followed (and returns into the root) before giving up, as the kernel's 40.
+    const MAX_LINKS: usize = 40;
+
+    /// A folder on the way: opened only to resolve names in it.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    const DIR: OFlags = OFlags::PATH
+        .union(OFlags::DIRECTORY)
+        .union(OFlags::NOFOLLOW)
+        .union(OFlags::CLOEXEC);
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    const DIR: OFlags = OFlags::RDONLY
+        .union(OFlags::DIRECTORY)
+        .union(OFlags::NOFOLLOW)
+        .union(OFlags::CLOEXEC);
+    /// The file itself: a FIFO opens at once (and is then refused), a terminal is not adopted.
+    const FILE: OFlags = OFlags::RDONLY
+        .union(OFlags::NOFOLLOW)
+        .union(OFlags::NONBLOCK)
+        .union(OFlags::NOCTTY)
+        .union(OFlags::CLOEXEC);
+
+    /// The components of `path` still to resolve, next last.
+    fn pending_of(path: &Path) -> Vec<OsString> {
+        let mut pending: Vec<OsString> = path
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(name) => Some(name.to_os_string()),
+                Component::ParentDir => Some(OsString::from("..")),
+                Component::CurDir | Component::RootDir | Component::Prefix(_) => None,
+            })
+            .collect();
+        pending.reverse();
+        pending
+    }
+
+    /// Where the kernel would take `path` (absolute), if that is inside `root`: the rest of the
+    /// resolution restarts from the root with the answer, opened by the same rule.
+    fn back_inside(root: &Path, path: &Path) -> Result<Vec<OsString>, ReadRefused> {
+        let resolved = path.canonicalize()?;
+        match resolved.strip_prefix(root) {
+            Ok(inside) => Ok(pending_of(inside)),
+            Err(_) => Err(ReadRefused::Outside(resolved)),
+        }
+    }
+
+    /// The path of the remaining components `pending` under `base`.
+    fn joined(base: &Path, pending: &[OsString]) -> PathBuf {
+        let mut path = base.to_path_buf();
+        path.extend(pending.iter().rev());
+        path
+    }
+
+    pub(super) fn open(root: &Path, relative: &Path) -> Result<std::fs::File, ReadRefused> {
+        let root_fd = openat(CWD, root, DIR.difference(OFlags::NOFOLLOW), Mode::empty())
+            .map_err(std::io::Error::from)?;
+        // Linux resolves the whole path in one call when asked to stay beneath the root
+        // (`openat2` with `RESOLVE_BENEATH`: the kernel refuses any step out, symlinks and `..`
+        // included, and any magic link). Whatever it refuses or cannot do (a symlink as the last
+        // component, an absolute link, an escape, an older kernel) is decided by the walk below,
+        // by the same rule, one component at a time.
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        if !relative.as_os_str().is_empty() && !WALK_ONLY.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            use rustix::fs::{ResolveFlags, openat2};
+            let beneath = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+            match openat2(&root_fd, relative, FILE, Mode::empty(), beneath) {
+                Ok(fd) => return Ok(std::fs::File::from(fd)),
+                // Nothing there beneath the root (a way out and back in is `EXDEV`, not this).
+                Err(rustix::io::Errno::NOENT) => {
+                    return Err(std::io::Error::from(rustix::io::Errno::NOENT).into());
+                }
+                Err(_) => {}
+            }
+        }
+        // The folders entered below the root, innermost last, with their names.
+        let mut dirs: Vec<(OwnedFd, OsString)> = Vec::new();
+        let mut pending = pending_of(relative);
+        let mut links = 0;
+        if pending.is_empty() {
+            return Err(ReadRefused::NotRegular("a directory"));
+        }
+        while let Some(name) = pending.pop() {
+            if name == ".." {
+                if dirs.pop().is_none() {
+                    // Above the root: only a way back into it is followed.
+                    links += 1;
+                    if links > MAX_LINKS {
+                        return Err(too_many_links());
+                    }
+                    let above = root.parent().unwrap_or(root);
+                    pending = back_inside(root, &joined(above, &pending))?;
+                }
+                continue;
+            }
+            let dir = dirs.last().map_or(root_fd.as_fd(), |(fd, _)| fd.as_fd());
+            let last = pending.is_empty();
+            let opened = openat(dir, &name, if last { FILE } else { DIR }, Mode::empty());
+            let error = match opened {
+                Ok(fd) if last => return Ok(std::fs::File::from(fd)),
+                Ok(fd) => {
+                    dirs.push((fd, name));
+                    continue;
+                }
+                Err(error) => error,
+            };
+            // `O_NOFOLLOW` refused a symlink (ELOOP, or ENOTDIR with `O_DIRECTORY`): follow it
+            // by hand. Anything else that failed is the answer.
+            let Ok(target) = readlinkat(dir, &name, Vec::new()) else {
+                return Err(std::io::Error::from(error).into());
+            };
+            links += 1;
+            if links > MAX_LINKS {
+                return Err(too_many_links());
+            }
+            let target = PathBuf::from(OsString::from_vec(target.into_bytes()));
+            if target.is_absolute() {
+                // Inside the root, it is walked again from there; elsewhere, only a way back in.
+                let whole = joined(&target, &pending);
+                dirs.clear();
+                pending = match whole.strip_prefix(root) {
+                    Ok(inside) => pending_of(inside),
+                    Err(_) => back_inside(root, &whole)?,
+                };
+            } else {
+                pending.extend(pending_of(&target));
+            }
+        }
+        // The path ended on a folder (`a/..`, a link to `.`).
+        Err(ReadRefused::NotRegular("a directory"))
+    }
+
+    fn too_many_links() -> ReadRefused {
+        ReadRefused::Io(std::io::Error::other("too many levels of symbolic links"))
+    }
+}
+
+/// Opening a path beneath a root, checked but not race-free (see [`CheckoutRoot`]).
+#[cfg(not(unix))]
+mod beneath {
+    use super::{CheckoutRoot, ReadRefused, Unfollowed};
+    use std::path::Path;
+
+    pub(super) fn open(root: &Path, relative: &Path) -> Result<std::fs::File, ReadRefused> {
+        let checkout = CheckoutRoot {
+            canonical: root.to_path_buf(),
+        };
+        match checkout.resolve(relative) {
+            Ok(path) => Ok(std::fs::File::open(path)?),
+            Err(Unfollowed::Outside(path)) => Err(ReadRefused::Outside(path)),
+            Err(Unfollowed::Broken(err)) => Err(ReadRefused::Io(err)),
         }
     }
 }
@@ -528,6 +903,9 @@ pub const BUILTIN_IGNORES: &[&str] = &[
     ".next/",
 ];
 
+/// Ignore files inside a checkout larger than this (1 MiB) are not read.
+const IGNORE_FILE_MAX_SIZE: u64 = 1 << 20;
+
 /// Ignore files, highest precedence first, and whether they bind tracked files.
 const IGNORE_FILES: [(&str, bool); 3] = [
     (".swexignore", true),
@@ -585,6 +963,8 @@ impl IgnoreReport {
 /// about.
 pub struct CheckoutRules {
     root: PathBuf,
+    /// The reader of the ignore files inside the checkout.
+    checkout: CheckoutRoot,
     kind: CheckoutKind,
     /// Files git tracks under the root, and every folder that holds one.
     tracked: Option<(HashSet<String>, HashSet<String>)>,
@@ -609,6 +989,7 @@ impl CheckoutRules {
         let root = checkout.path().to_path_buf();
         let mut rules = CheckoutRules {
             root: root.clone(),
+            checkout: checkout.clone(),
             kind: CheckoutKind::Plain,
             tracked: None,
             outer: Vec::new(),
@@ -778,11 +1159,37 @@ impl CheckoutRules {
         if let Some(found) = dirs.get(dir) {
             return Arc::clone(found);
         }
-        let abs = self.root.join(dir);
         let loaded: Arc<[Gitignore; 3]> =
-            Arc::new(IGNORE_FILES.map(|(name, _)| matcher(&abs, &[abs.join(name)])));
+            Arc::new(IGNORE_FILES.map(|(name, _)| self.inner_matcher(dir, name)));
         dirs.insert(dir.to_string(), Arc::clone(&loaded));
         loaded
+    }
+
+    /// The matcher of ignore file `name` in folder `dir` (root-relative), read like any file of
+    /// the checkout ([`CheckoutRoot::read`]: bounded, never through a link out of the checkout,
+    /// never a FIFO), line by line as [`GitignoreBuilder::add`] reads a file.
+    fn inner_matcher(&self, dir: &str, name: &str) -> Gitignore {
+        let abs_dir = self.root.join(dir);
+        let mut builder = GitignoreBuilder::new(&abs_dir);
+        let relative = Path::new(dir).join(name);
+        if let Ok(bytes) = self.checkout.read(&relative, IGNORE_FILE_MAX_SIZE) {
+            let from = abs_dir.join(name);
+            for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+                // Lines that are not UTF-8 are skipped, as `GitignoreBuilder::add` does.
+                let Ok(line) = std::str::from_utf8(line) else {
+                    continue;
+                };
+                let line = line.strip_suffix('\r').unwrap_or(line);
+                let line = if i == 0 {
+                    line.trim_start_matches('\u{feff}')
+                } else {
+                    line
+                };
+                // A bad pattern drops that pattern only (as git does).
+                let _ = builder.add_line(Some(from.clone()), line);
+            }
+        }
+        builder.build().unwrap_or_else(|_| Gitignore::empty())
     }
 
     /// `<ignore file, relative to the root when inside it>: <pattern>`.
@@ -893,6 +1300,20 @@ impl fmt::Display for ContentHash {
     }
 }
 
+/// The bytes of a listed file, if it is still the file the walk listed.
+fn read_listed(
+    checkout: &CheckoutRoot,
+    entry: &FileEntry,
+    limit: u64,
+) -> Result<Vec<u8>, ReadRefused> {
+    let file = checkout.open(Path::new(&entry.path))?;
+    // Inode 0: a platform without inodes, or an entry made without a walk.
+    if entry.stamp.inode != 0 && file.stamp().inode != entry.stamp.inode {
+        return Err(ReadRefused::Replaced);
+    }
+    file.read_to_limit(limit)
+}
+
 /// A file's decoded content.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadedFile {
@@ -910,32 +1331,14 @@ pub enum Loaded {
     Skipped(Diagnostic),
 }
 
-/// Reads and decodes one file found by [`walk`].
-pub fn load(entry: &FileEntry, options: &ScanOptions) -> Loaded {
-    let diagnostic = |kind, message: String| Diagnostic {
-        path: entry.path.clone(),
-        kind,
-        message,
-    };
-    let bytes = match std::fs::read(&entry.abs_path) {
+/// Reads and decodes one file found by [`walk`] in `checkout`, through the checkout's one reader
+/// ([`CheckoutRoot::open`]): at most `options.max_file_size` bytes, and only the file the walk
+/// listed (same inode; a file replaced since is [`DiagnosticKind::Unreadable`]).
+pub fn load(checkout: &CheckoutRoot, entry: &FileEntry, options: &ScanOptions) -> Loaded {
+    let bytes = match read_listed(checkout, entry, options.max_file_size) {
         Ok(bytes) => bytes,
-        Err(err) => {
-            return Loaded::Skipped(diagnostic(
-                DiagnosticKind::Unreadable,
-                format!("cannot read: {err}"),
-            ));
-        }
+        Err(refused) => return Loaded::Skipped(refused.diagnostic(&entry.path)),
     };
-    if bytes.len() as u64 > options.max_file_size {
-        return Loaded::Skipped(diagnostic(
-            DiagnosticKind::TooLarge,
-            format!(
-                "{} bytes, above the {} byte limit",
-                bytes.len(),
-                options.max_file_size
-            ),
-        ));
-    }
     let head = &bytes[..bytes.len().min(BINARY_SNIFF_LEN)];
     if head.contains(&0) {
         return Loaded::Skipped(Diagnostic::binary(&entry.path));
@@ -1025,7 +1428,12 @@ mod tests {
         write(dir.path(), "main.py", b"print('hi')\n");
         let options = ScanOptions::default();
         let result = walk(dir.path(), &options).unwrap();
-        let loaded: Vec<Loaded> = result.files.iter().map(|f| load(f, &options)).collect();
+        let checkout = CheckoutRoot::new(dir.path()).unwrap();
+        let loaded: Vec<Loaded> = result
+            .files
+            .iter()
+            .map(|f| load(&checkout, f, &options))
+            .collect();
         match &loaded[0] {
             Loaded::Skipped(d) => assert_eq!(d.kind, DiagnosticKind::Binary),
             other => panic!("blob.bin: {other:?}"),
@@ -1054,9 +1462,10 @@ mod tests {
         write(dir.path(), "locked.py", b"x\n");
         let options = ScanOptions::default();
         let result = walk(dir.path(), &options).unwrap();
+        let checkout = CheckoutRoot::new(dir.path()).unwrap();
         // Vanishes between the walk and the read.
         fs::remove_file(dir.path().join("gone.py")).unwrap();
-        match load(&result.files[0], &options) {
+        match load(&checkout, &result.files[0], &options) {
             Loaded::Skipped(d) => assert_eq!(d.kind, DiagnosticKind::Unreadable),
             other => panic!("{other:?}"),
         }
@@ -1067,7 +1476,7 @@ mod tests {
             fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
             // Root reads anything; the check only means something for other users.
             if fs::read(&locked).is_err() {
-                match load(&result.files[1], &options) {
+                match load(&checkout, &result.files[1], &options) {
                     Loaded::Skipped(d) => assert_eq!(d.kind, DiagnosticKind::Unreadable),
                     other => panic!("{other:?}"),
                 }
@@ -1122,6 +1531,196 @@ mod tests {
             expected.push(("pipe".into(), DiagnosticKind::NotRegularFile));
         }
         assert_eq!(kinds(&result), expected);
+    }
+
+    /// The reader follows links exactly as [`CheckoutRoot::resolve`] decides (inside, through
+    /// folders, absolute, out and back in) and refuses every way out, whatever the link's form.
+    #[cfg(unix)]
+    #[test]
+    fn the_reader_follows_links_inside_and_never_out() {
+        use std::os::unix::fs::symlink;
+        let outside = tempfile::tempdir().unwrap();
+        write(outside.path(), "secret.txt", b"secret\n");
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let name = root.file_name().unwrap().to_str().unwrap().to_string();
+        write(&root, "real/a.py", b"a = 1\n");
+        symlink("real/a.py", root.join("rel.py")).unwrap();
+        symlink(root.join("real/a.py"), root.join("abs.py")).unwrap();
+        symlink(format!("../{name}/real/a.py"), root.join("back_in.py")).unwrap();
+        symlink("real", root.join("dir_link")).unwrap();
+        symlink("../real/../rel.py", root.join("real/chain.py")).unwrap();
+        symlink(outside.path().join("secret.txt"), root.join("abs_out.txt")).unwrap();
+        let depth = root.components().count();
+        let up = "../".repeat(depth);
+        let relative_out = format!("{up}{}/secret.txt", outside.path().display());
+        symlink(&relative_out, root.join("rel_out.txt")).unwrap();
+        symlink(outside.path(), root.join("out_dir")).unwrap();
+        symlink("missing.py", root.join("dangling.py")).unwrap();
+        symlink("loop_b", root.join("loop_a")).unwrap();
+        symlink("loop_a", root.join("loop_b")).unwrap();
+        let checkout = CheckoutRoot::new(&root).unwrap();
+        let read = |path: &str| checkout.read(Path::new(path), 1 << 20);
+        // With the kernel's `openat2` first (Linux), then with the component walk alone.
+        for walk_only in [false, true] {
+            beneath::WALK_ONLY.store(walk_only, std::sync::atomic::Ordering::Relaxed);
+            the_reader_follows_links_inside_and_never_out_in(&checkout, &root, &read, &outside);
+        }
+        beneath::WALK_ONLY.store(false, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    #[cfg(unix)]
+    fn the_reader_follows_links_inside_and_never_out_in(
+        checkout: &CheckoutRoot,
+        root: &Path,
+        read: &dyn Fn(&str) -> Result<Vec<u8>, ReadRefused>,
+        outside: &tempfile::TempDir,
+    ) {
+        for inside in [
+            "real/a.py",
+            "rel.py",
+            "abs.py",
+            "back_in.py",
+            "dir_link/a.py",
+            "real/chain.py",
+            "./real/../real/a.py",
+        ] {
+            assert_eq!(read(inside).unwrap(), b"a = 1\n", "{inside}");
+            assert!(checkout.resolve(Path::new(inside)).is_ok(), "{inside}");
+        }
+        assert_eq!(
+            checkout.read(&root.join("abs.py"), 100).unwrap(),
+            b"a = 1\n",
+            "an absolute path under the root"
+        );
+        for out in [
+            "abs_out.txt",
+            "rel_out.txt",
+            "out_dir/secret.txt",
+            "../x/secret.txt",
+        ] {
+            match read(out) {
+                Err(ReadRefused::Outside(_)) => {}
+                Err(ReadRefused::Io(err)) if out == "../x/secret.txt" => {
+                    assert_eq!(err.kind(), std::io::ErrorKind::NotFound)
+                }
+                other => panic!("{out}: {other:?}"),
+            }
+        }
+        let outside_abs = outside.path().join("secret.txt");
+        assert!(matches!(
+            checkout.read(&outside_abs, 100),
+            Err(ReadRefused::Outside(_))
+        ));
+        for broken in ["dangling.py", "missing.py", "loop_a", "real/a.py/x"] {
+            assert!(
+                matches!(read(broken), Err(ReadRefused::Io(_))),
+                "{broken}: {:?}",
+                read(broken)
+            );
+        }
+        for folder in ["real", "dir_link", "real/..", ".", ""] {
+            assert!(
+                matches!(read(folder), Err(ReadRefused::NotRegular(_))),
+                "{folder}: {:?}",
+                read(folder)
+            );
+        }
+        let diagnostic = read("abs_out.txt").unwrap_err().diagnostic("abs_out.txt");
+        assert_eq!(diagnostic.kind, DiagnosticKind::SymlinkEscapes);
+    }
+
+    /// Limits: a file that reports more is refused unread; one that reports less but streams
+    /// more (`/proc`) is refused after `limit + 1` bytes; the buffer never outgrows `limit + 1`.
+    #[test]
+    fn the_reader_never_reads_past_its_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "ten.txt", b"0123456789");
+        let checkout = CheckoutRoot::new(dir.path()).unwrap();
+        let ten = Path::new("ten.txt");
+        assert_eq!(checkout.read(ten, 10).unwrap(), b"0123456789");
+        assert!(matches!(
+            checkout.read(ten, 9),
+            Err(ReadRefused::TooLarge {
+                reported: Some(10),
+                limit: 9
+            })
+        ));
+        assert_eq!(
+            checkout
+                .read(ten, 0)
+                .map_err(|e| e.to_string())
+                .unwrap_err(),
+            "10 bytes, above the 0 byte limit"
+        );
+        write(dir.path(), "empty.txt", b"");
+        assert_eq!(checkout.read(Path::new("empty.txt"), 0).unwrap(), b"");
+
+        #[cfg(target_os = "linux")]
+        {
+            // Reports size 0, streams its bytes.
+            let proc_self = CheckoutRoot::new(Path::new("/proc/self")).unwrap();
+            let status = proc_self.open(Path::new("status")).unwrap();
+            assert_eq!(status.metadata().len(), 0);
+            assert!(matches!(
+                status.read_to_limit(16),
+                Err(ReadRefused::TooLarge {
+                    reported: None,
+                    limit: 16
+                })
+            ));
+            let whole = proc_self.read(Path::new("status"), 1 << 20).unwrap();
+            assert!(whole.starts_with(b"Name:"), "{whole:?}");
+            // smaps streams tens of kilobytes; a read stops after the limit.
+            let smaps = proc_self.read(Path::new("smaps"), 1 << 10);
+            assert!(
+                matches!(smaps, Err(ReadRefused::TooLarge { reported: None, .. })),
+                "{smaps:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_bounded_read_never_allocates_past_the_limit() {
+        for limit in [0u64, 1, 100, 8 << 10, (8 << 10) + 3, 1 << 20] {
+            let (bytes, _) = read_bounded(std::io::repeat(b'x'), 0, limit).unwrap();
+            assert_eq!(bytes.len() as u64, limit + 1);
+            assert!(
+                bytes.capacity() as u64 <= limit + 1,
+                "{limit}: {}",
+                bytes.capacity()
+            );
+            let (bytes, _) = read_bounded(&b"abc"[..], 3, limit).unwrap();
+            assert_eq!(bytes.len() as u64, limit.min(3) + u64::from(limit < 3));
+        }
+    }
+
+    /// A FIFO in a checkout (listed as a regular file a moment ago, say) is refused at once,
+    /// without a writer on the other end.
+    #[cfg(unix)]
+    #[test]
+    fn the_reader_never_blocks_on_a_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.py");
+        if !std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            return; // no mkfifo here
+        }
+        let checkout = CheckoutRoot::new(dir.path()).unwrap();
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = send.send(checkout.read(Path::new("pipe.py"), 100));
+        });
+        let answer = receive
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("reading a FIFO must not block");
+        assert!(
+            matches!(answer, Err(ReadRefused::NotRegular(_))),
+            "{answer:?}"
+        );
     }
 
     fn git(dir: &Path, args: &[&str]) {
@@ -1197,6 +1796,38 @@ mod tests {
                 ("src/.gitignore: local.py", 0, 1),
             ]
         );
+    }
+
+    /// Ignore files are read like any file of the checkout: one that is a symlink out of it is
+    /// not read (its lines would otherwise show up as rules in the report), nor is a FIFO.
+    #[cfg(unix)]
+    #[test]
+    fn ignore_files_are_read_by_the_checkout_reader() {
+        let outside = tempfile::tempdir().unwrap();
+        write(outside.path(), "secret", b"top_secret_line.py\n");
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "top_secret_line.py", b"x\n");
+        write(root, "keep.py", b"x\n");
+        std::os::unix::fs::symlink(outside.path().join("secret"), root.join(".gitignore")).unwrap();
+        let mkfifo = std::process::Command::new("mkfifo")
+            .arg(root.join(".ignore"))
+            .status();
+        let (send, receive) = std::sync::mpsc::channel();
+        let walked_root = root.to_path_buf();
+        std::thread::spawn(move || {
+            let _ = send.send(walk(&walked_root, &ScanOptions::default()).unwrap());
+        });
+        let result = receive
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("a FIFO ignore file must not block the walk");
+        assert_eq!(paths(&result), ["keep.py", "top_secret_line.py"]);
+        assert!(result.ignored.rules.is_empty(), "{:?}", result.ignored);
+        let mut expected = vec![(".gitignore".to_string(), DiagnosticKind::SymlinkEscapes)];
+        if mkfifo.is_ok_and(|s| s.success()) {
+            expected.push((".ignore".into(), DiagnosticKind::NotRegularFile));
+        }
+        assert_eq!(kinds(&result), expected);
     }
 
     #[test]

@@ -491,6 +491,44 @@ fn warm_open_uses_the_stat_fast_path() {
     assert_eq!(top_path(&changed, "draw_page"), "app/views.py");
 }
 
+/// A file indexed while its stamp was too fresh to trust (within the racy window) is read
+/// again by the next open; once its stamp is old enough, that open records it, and the opens
+/// after it trust it without reading.
+#[test]
+fn files_indexed_while_racy_are_trusted_once_old_enough() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    write_repo(repo.path(), &fixture());
+    age_files(repo.path());
+    // Modified 1.5 s ago: racy now (the window is 2 s), old enough half a second later.
+    let fresh = repo.path().join("app/utils.py");
+    fs::File::options()
+        .write(true)
+        .open(&fresh)
+        .unwrap()
+        .set_modified(SystemTime::now() - Duration::from_millis(1500))
+        .unwrap();
+    let first = engine(cache.path()).open(repo.path()).unwrap();
+    assert_eq!(first.stats().cache.files_read, 7);
+    std::thread::sleep(Duration::from_millis(1000));
+    // The stamp is old enough now; this open may still read the file (the manifest was made
+    // while it was racy), and records it.
+    let second = engine(cache.path()).open(repo.path()).unwrap();
+    assert!(
+        second.stats().cache.files_read <= 1,
+        "{:#?}",
+        second.stats()
+    );
+    let third = engine(cache.path()).open(repo.path()).unwrap();
+    assert_eq!(
+        third.stats().cache.files_read,
+        0,
+        "{:#?}",
+        third.stats().cache
+    );
+    assert_eq!(third.stats().cache.stat_fast_path, 7);
+}
+
 /// Scores from the shared pool (with other snapshots' documents in it) equal those of an index
 /// holding this snapshot alone.
 #[test]

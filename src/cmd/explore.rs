@@ -186,7 +186,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         args.engine.build_dense(&index)?;
         Box::new(EngineBackend::new(index))
     } else {
-        let files = FsBackend::new(&repo);
+        // The same size limit as the index (`--max-file-size`).
+        let files = FsBackend::with_max_file_size(&repo, args.engine.cache.max_file_size);
         for diagnostic in files.diagnostics() {
             errln!("warning: {}", shown(diagnostic));
         }

@@ -9,6 +9,7 @@
 //!
 //! This module does not know about trajectories or the reads in them.
 
+use crate::linecounts::MAX_COUNTED_FILE_SIZE;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -46,28 +47,30 @@ impl SnapshotDir {
         &self.root
     }
 
-    fn full_path(&self, path: &str) -> Option<PathBuf> {
+    /// The snapshot's reader, for a path that stays inside it.
+    fn checkout_of(&self, path: &str) -> Option<&CheckoutRoot> {
         // Normalised paths never climb out, but a view must not trust its callers with that.
         if path.is_empty() || path.starts_with('/') || path.split('/').any(|c| c == "..") {
             return None;
         }
-        self.checkout.as_ref()?.resolve(Path::new(path)).ok()
+        self.checkout.as_ref()
     }
 }
 
 impl RepoView for SnapshotDir {
     fn is_file(&self, path: &str) -> bool {
-        self.full_path(path).is_some_and(|p| p.is_file())
+        self.checkout_of(path)
+            .is_some_and(|c| c.open(Path::new(path)).is_ok())
     }
 
     fn line_count(&self, path: &str) -> Option<u64> {
         if let Some(known) = self.counts.lock().ok()?.get(path) {
             return *known;
         }
+        // Through the engine's one reader of checkouts, as the benchmark's line counts.
         let count = self
-            .full_path(path)
-            .filter(|p| p.is_file())
-            .and_then(|p| std::fs::read(p).ok())
+            .checkout_of(path)
+            .and_then(|c| c.read(Path::new(path), MAX_COUNTED_FILE_SIZE).ok())
             .map(|bytes| swex_text::bytes_line_count(&bytes) as u64);
         self.counts.lock().ok()?.insert(path.to_string(), count);
         count

@@ -296,8 +296,10 @@ pub struct ManifestFile {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RootManifest {
     pub root: String,
-    /// When the manifest was made; files whose mtime is within [`RACY_WINDOW_NS`] before it are
-    /// not trusted (they may have changed again within the same timestamp tick).
+    /// When the stamps were taken: the start of the walk of the open that wrote the manifest
+    /// (before its first stat; every file it read was read after). Files whose mtime is within
+    /// [`RACY_WINDOW_NS`] before it are not trusted (they may have changed again within the same
+    /// timestamp tick, after they were read).
     pub written_at_ns: i64,
     /// The lexical pool the snapshot used.
     pub pool: Option<String>,
@@ -316,10 +318,19 @@ impl RootManifest {
             .binary_search_by(|f| f.path.as_str().cmp(path))
             .ok()?;
         let file = &self.files[index];
-        // Only the mtime can be racy: a change after the manifest also changes the ctime, which
-        // has nanosecond resolution on the file systems that matter and is part of the stamp.
-        let racy = stamp.mtime_ns >= self.written_at_ns - RACY_WINDOW_NS;
-        (file.stamp == *stamp && !racy).then_some(file)
+        (file.stamp == *stamp && !self.is_racy(stamp)).then_some(file)
+    }
+
+    /// Whether this manifest cannot trust `stamp`: its mtime is too close to when the stamps
+    /// were taken. Only the mtime can be racy: a change after the stamps also changes the ctime,
+    /// which has nanosecond resolution on the file systems that matter and is part of the stamp.
+    pub fn is_racy(&self, stamp: &FileStamp) -> bool {
+        stamp.mtime_ns >= self.written_at_ns.saturating_sub(RACY_WINDOW_NS)
+    }
+
+    /// How many recorded files this manifest does not trust yet (see [`RootManifest::is_racy`]).
+    pub fn racy_files(&self) -> usize {
+        self.files.iter().filter(|f| self.is_racy(&f.stamp)).count()
     }
 }
 
@@ -363,6 +374,15 @@ impl ManifestStore {
             &payload,
         )
     }
+}
+
+/// Whether an I/O error says the cache cannot be written here (a read-only file system, a
+/// folder of another user): a complete cache is still read then, without locks or writes.
+pub fn is_read_only(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        std::io::ErrorKind::ReadOnlyFilesystem | std::io::ErrorKind::PermissionDenied
+    )
 }
 
 /// An exclusive advisory lock on a file, released on drop (or when the process dies).

@@ -19,7 +19,8 @@
 //! 7. [`Build::lexical`]: chunks whose keys the pool's index lacks are indexed, under the pool's
 //!    lock ([`crate::lexical::pool`]); a changed file costs only its changed chunks; a damaged pool
 //!    is rebuilt → the snapshot's [`PoolView`].
-//! 8. [`Build::write_manifest`], then [`Build::finish`] assembles the [`SnapshotIndex`].
+//! 8. [`Build::write_manifest`] (when anything changed, or stamps too fresh to trust before are
+//!    old enough now), then [`Build::finish`] assembles the [`SnapshotIndex`].
 //!
 //! [`Engine::refresh`] ([`super::refresh`]) reuses the per-file work of these steps on the files
 //! that changed: [`Engine::read_one`], [`analyse_text`], [`ChunkTable::new`],
@@ -37,10 +38,13 @@ use super::{
 use crate::analysis::{Chunk, FileAnalysis, Language};
 use crate::cache::{
     AnalysisPacks, FileKey, Lookup, MAX_PACKS, ManifestFile, RootManifest, StoredAnalysis,
+    is_read_only,
 };
 use crate::lexical::LexicalError;
 use crate::lexical::pool::{ChunkDoc, LexicalPool, PoolView};
-use crate::scan::{ContentHash, Diagnostic, DiagnosticKind, FileEntry, Loaded, ScanError};
+use crate::scan::{
+    CheckoutRoot, ContentHash, Diagnostic, DiagnosticKind, FileEntry, Loaded, ScanError,
+};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -63,6 +67,8 @@ pub(crate) struct Build<'e> {
     progress: &'e dyn Progress,
     /// The canonical snapshot root.
     root: PathBuf,
+    /// The one reader of its files.
+    checkout: CheckoutRoot,
     started: Instant,
     diagnostics: Vec<Diagnostic>,
     stats: IndexStats,
@@ -154,14 +160,15 @@ impl<'e> Build<'e> {
         progress: &'e dyn Progress,
     ) -> Result<Build<'e>, IndexError> {
         let started = Instant::now();
-        let root = root.canonicalize().map_err(|source| ScanError::Root {
+        let checkout = CheckoutRoot::new(root).map_err(|source| ScanError::Root {
             path: root.display().to_string(),
             source,
         })?;
         Ok(Build {
             engine,
             progress,
-            root,
+            root: checkout.path().to_path_buf(),
+            checkout,
             started,
             diagnostics: Vec::new(),
             stats: IndexStats::default(),
@@ -189,7 +196,12 @@ impl<'e> Build<'e> {
         let mut files = self.analyse(&pool, read.text)?;
         let table = ChunkTable::of(&pool, &files)?;
         let view = self.lexical(&pool, &mut files, &table)?;
-        self.write_manifest(manifest.as_ref(), &files, &read.binary, &pool);
+        self.write_manifest(
+            manifest.as_ref(),
+            (&files, &read.binary),
+            &pool,
+            tree.observed_at_ns(),
+        );
         Ok(self.finish(files, table, view, tree))
     }
 
@@ -232,7 +244,7 @@ impl<'e> Build<'e> {
         let outcomes: Vec<ReadOutcome> = files
             .into_par_iter()
             .map(|entry| {
-                let outcome = self.engine.read_one(entry, manifest);
+                let outcome = self.engine.read_one(&self.checkout, entry, manifest);
                 ticker.tick();
                 outcome
             })
@@ -290,6 +302,7 @@ impl<'e> Build<'e> {
     ) -> Result<Vec<AnalysedFile>, IndexError> {
         let t = Instant::now();
         let engine = self.engine;
+        let checkout = &self.checkout;
         let registry = engine.layout.pools();
         let packs = registry.analyses(&pool.id);
         let invalid = AtomicUsize::new(0);
@@ -314,7 +327,7 @@ impl<'e> Build<'e> {
                 let result = match cached {
                     Some(stored) => (file, stored, true),
                     None => {
-                        engine.ensure_text(&mut file, true)?;
+                        engine.ensure_text(checkout, &mut file, true)?;
                         let stored = analyse_text(&file, &engine.config.analyze);
                         (file, stored, false)
                     }
@@ -359,12 +372,15 @@ impl<'e> Build<'e> {
         }
         self.stats.cache.invalid_entries += packs.damaged_at_open();
         if !damaged.is_empty() || packs.pack_count() + 1 > MAX_PACKS {
-            let _lock = registry
-                .lock_pool(&pool.id)
-                .map_err(cache_error(registry.dir()))?;
-            let tidied = packs.remove_damaged().and_then(|()| {
-                AnalysisPacks::compact(&registry.packs_dir(&pool.id), registry.format_version())
-            });
+            // Tidying only helps later opens: a cache that cannot be written skips it.
+            let tidied = match registry.lock_pool(&pool.id) {
+                Ok(_lock) => packs.remove_damaged().and_then(|()| {
+                    AnalysisPacks::compact(&registry.packs_dir(&pool.id), registry.format_version())
+                        .map(drop)
+                }),
+                Err(err) if is_read_only(&err) => Err(err),
+                Err(err) => return Err(cache_error(registry.dir())(err)),
+            };
             if let Err(err) = tidied {
                 note_write_error(&mut self.stats.cache, err.to_string());
             }
@@ -399,8 +415,13 @@ impl<'e> Build<'e> {
                 // Write through a handle opened under the lock: tantivy's list of managed files
                 // is read at open, and another process may have committed since ours was opened.
                 let writer_pool = LexicalPool::open_or_create(pool.dir())?;
-                stats.pool.docs_added =
-                    engine.index_chunks(&writer_pool, files, &missing, self.progress)?;
+                stats.pool.docs_added = engine.index_chunks(
+                    &self.checkout,
+                    &writer_pool,
+                    files,
+                    &missing,
+                    self.progress,
+                )?;
                 pool.reload()?;
                 view = pool.view(&table.ids)?;
                 if !view.missing_chunks().is_empty() {
@@ -424,16 +445,18 @@ impl<'e> Build<'e> {
         Ok(view)
     }
 
-    /// Step 8: rewrites the root's manifest when anything changed (a failed write only costs the
-    /// next open its fast path).
+    /// Step 8: rewrites the root's manifest when anything changed, or when files the previous
+    /// manifest could not trust yet (stamps within the racy window) are old enough now, so that
+    /// the next open trusts them (a failed write only costs the next open its fast path). The
+    /// stamps date from `stamped_at_ns`, the start of this open's walk.
     pub(crate) fn write_manifest(
         &mut self,
         previous: Option<&RootManifest>,
-        files: &[AnalysedFile],
-        binary: &[FileEntry],
+        (files, binary): (&[AnalysedFile], &[FileEntry]),
         pool: &ChosenPool,
+        stamped_at_ns: i64,
     ) {
-        let written_at_ns = crate::scan::now_ns();
+        let written_at_ns = stamped_at_ns;
         let mut manifest_files: Vec<ManifestFile> = files
             .iter()
             .map(|(f, _)| ManifestFile {
@@ -460,8 +483,11 @@ impl<'e> Build<'e> {
             pool: Some(pool.id.clone()),
             files: manifest_files,
         };
-        let unchanged =
-            previous.is_some_and(|m| m.pool == manifest.pool && m.files == manifest.files);
+        let unchanged = previous.is_some_and(|m| {
+            m.pool == manifest.pool
+                && m.files == manifest.files
+                && m.racy_files() == manifest.racy_files()
+        });
         if !unchanged && let Err(err) = self.engine.layout.manifests().put(&self.root, &manifest) {
             note_write_error(&mut self.stats.cache, err.to_string());
         }
@@ -497,6 +523,8 @@ impl<'e> Build<'e> {
         let total_chunks = table.keys.len() as u32;
         SnapshotIndex {
             root: self.root,
+            checkout: self.checkout,
+            max_file_size: self.engine.config.scan.max_file_size,
             files: infos,
             by_path,
             analyses,
@@ -614,6 +642,7 @@ impl Engine {
     /// Step 3 for one file: trusted from the manifest when its stamp matches, else read.
     pub(super) fn read_one(
         &self,
+        checkout: &CheckoutRoot,
         entry: FileEntry,
         manifest: Option<&RootManifest>,
     ) -> ReadOutcome {
@@ -635,7 +664,7 @@ impl Engine {
                 true,
             );
         }
-        match crate::scan::load(&entry, &self.config.scan) {
+        match crate::scan::load(checkout, &entry, &self.config.scan) {
             Loaded::Text(file, diagnostic) => ReadOutcome::Text(
                 TextFile {
                     content_hash: file.content_hash,
@@ -657,11 +686,16 @@ impl Engine {
     /// Reads the file's text if this open has not. With `may_change`, a file whose content
     /// differs from the recorded hash takes the new content (nothing depends on the old one yet);
     /// without, it is an error.
-    fn ensure_text(&self, file: &mut TextFile, may_change: bool) -> Result<(), IndexError> {
+    fn ensure_text(
+        &self,
+        checkout: &CheckoutRoot,
+        file: &mut TextFile,
+        may_change: bool,
+    ) -> Result<(), IndexError> {
         if file.text.is_some() {
             return Ok(());
         }
-        match crate::scan::load(&file.entry, &self.config.scan) {
+        match crate::scan::load(checkout, &file.entry, &self.config.scan) {
             Loaded::Text(loaded, _) => {
                 if loaded.content_hash != file.content_hash {
                     if !may_change {
@@ -709,18 +743,37 @@ impl Engine {
             .filter(|p| ids.iter().any(|id| id == p))
             .map(|p| (p, registry.keys(p)))
             .filter(|(_, recorded)| overlaps_enough(recorded));
+        // Recording the snapshot's keys only guides later choices: in a cache that cannot be
+        // written (read-only file system, another user's) an existing pool is used without it.
+        let record = |id: &str, cache_stats: &mut CacheStats| -> Result<(), IndexError> {
+            let written = registry.lock_registry().and_then(|_lock| {
+                let mut recorded = registry.keys(id);
+                recorded.extend(keys.iter().copied());
+                registry.write_keys(id, &recorded)
+            });
+            match written {
+                Err(err) if is_read_only(&err) => {
+                    note_write_error(cache_stats, err.to_string());
+                    Ok(())
+                }
+                other => other.map_err(cache_err),
+            }
+        };
         let id = match previous {
             Some((id, recorded)) => {
                 if !keys.is_subset(&recorded) {
-                    let _lock = registry.lock_registry().map_err(cache_err)?;
-                    let mut recorded = registry.keys(id);
-                    recorded.extend(keys.iter().copied());
-                    registry.write_keys(id, &recorded).map_err(cache_err)?;
+                    record(id, cache_stats)?;
                 }
                 id.to_string()
             }
             None => {
-                let _lock = registry.lock_registry().map_err(cache_err)?;
+                // Choosing or creating a pool is done under the registry's lock, unless the cache
+                // cannot be written: then only an existing pool can be chosen.
+                let lock = match registry.lock_registry() {
+                    Ok(lock) => Ok(lock),
+                    Err(err) if is_read_only(&err) => Err(err),
+                    Err(err) => return Err(cache_err(err)),
+                };
                 let mut best: Option<(usize, String, HashSet<u64>)> = None;
                 for id in registry.pool_ids() {
                     let recorded = registry.keys(&id);
@@ -733,10 +786,15 @@ impl Engine {
                     Some((_, id, recorded)) if overlaps_enough(&recorded) => (id, recorded, false),
                     _ => (registry.new_pool_id(), HashSet::new(), true),
                 };
-                // A new pool exists from the moment its keys file does.
-                if new || !keys.is_subset(&recorded) {
-                    recorded.extend(keys.iter().copied());
-                    registry.write_keys(&id, &recorded).map_err(cache_err)?;
+                match lock {
+                    // A new pool exists from the moment its keys file does.
+                    Ok(_lock) if new || !keys.is_subset(&recorded) => {
+                        recorded.extend(keys.iter().copied());
+                        registry.write_keys(&id, &recorded).map_err(cache_err)?;
+                    }
+                    Ok(_) => {}
+                    Err(err) if new => return Err(cache_err(err)),
+                    Err(err) => note_write_error(cache_stats, err.to_string()),
                 }
                 id
             }
@@ -837,6 +895,7 @@ impl Engine {
     /// Adds the chunks whose keys are `missing` to the pool.
     pub(super) fn index_chunks(
         &self,
+        checkout: &CheckoutRoot,
         pool: &LexicalPool,
         files: &mut [(TextFile, StoredAnalysis)],
         missing: &HashSet<u64>,
@@ -854,7 +913,7 @@ impl Engine {
             .par_iter_mut()
             .enumerate()
             .filter(|(i, _)| wanted_set.contains(i))
-            .try_for_each(|(_, (file, _))| self.ensure_text(file, false))?;
+            .try_for_each(|(_, (file, _))| self.ensure_text(checkout, file, false))?;
         let total = missing.len() as u64;
         let mut writer = pool.writer(&self.config.writer, missing.len())?;
         let mut done = 0u64;

@@ -175,6 +175,10 @@ pub struct Engine {
 /// The indexes of one snapshot. See the module docs.
 pub struct SnapshotIndex {
     root: PathBuf,
+    /// The one reader of the snapshot's files ([`crate::scan::CheckoutRoot`]).
+    checkout: crate::scan::CheckoutRoot,
+    /// No read of a file of the snapshot takes more bytes ([`crate::scan::ScanOptions`]).
+    max_file_size: u64,
     files: Vec<FileInfo>,
     by_path: HashMap<String, u32>,
     /// Shared with the indexes [`Engine::refresh`] makes from this one.

@@ -75,6 +75,11 @@ impl TreeState {
         }
     }
 
+    /// When the stamps were last seen to hold (ns since the epoch).
+    pub(crate) fn observed_at_ns(&self) -> i64 {
+        self.observed_at_ns.load(Ordering::Relaxed)
+    }
+
     /// A stamp that may hide a change made in the clock tick it was taken in.
     fn is_racy(&self, stamp: &FileStamp, observed_at_ns: i64) -> bool {
         stamp.mtime_ns >= observed_at_ns.saturating_sub(RACY_WINDOW_NS)
@@ -153,7 +158,7 @@ fn listed_stamp(entry: &FileEntry) -> Result<FileStamp, ()> {
 /// Whether a listed file still reads as `index` recorded it: a text file with the same content
 /// hash, or a file left out for the same reason (binary, unreadable).
 fn reads_the_same(index: &SnapshotIndex, entry: &FileEntry, options: &ScanOptions) -> bool {
-    match crate::scan::load(entry, options) {
+    match crate::scan::load(&index.checkout, entry, options) {
         Loaded::Text(file, _) => index
             .file(&entry.path)
             .is_some_and(|info| info.content_hash == file.content_hash),
@@ -355,7 +360,7 @@ impl Engine {
         let total = changed.len() as u64;
         let outcomes: Vec<ReadOutcome> = changed
             .into_par_iter()
-            .map(|entry| self.read_one(entry, None))
+            .map(|entry| self.read_one(&old.checkout, entry, None))
             .collect();
         let mut new_files: Vec<(TextFile, StoredAnalysis)> = Vec::new();
         let mut sources: HashMap<String, Source> = HashMap::new();
@@ -477,8 +482,13 @@ impl Engine {
                         message: "chunks of unchanged files are missing".into(),
                     }));
                 }
-                stats.pool.docs_added =
-                    self.index_chunks(&overlay.pool, &mut new_files, &missing, progress)?;
+                stats.pool.docs_added = self.index_chunks(
+                    &old.checkout,
+                    &overlay.pool,
+                    &mut new_files,
+                    &missing,
+                    progress,
+                )?;
                 view = pool.view_with(&chunk_ids, Some(&overlay.pool))?;
                 if !view.missing_chunks().is_empty() {
                     return Err(IndexError::Lexical(LexicalError::Corrupt {
@@ -564,6 +574,8 @@ impl Engine {
         let total_chunks = chunk_keys.len() as u32;
         let index = SnapshotIndex {
             root: old.root.clone(),
+            checkout: old.checkout.clone(),
+            max_file_size: self.config.scan.max_file_size,
             files,
             by_path,
             analyses,

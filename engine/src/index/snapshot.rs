@@ -113,11 +113,16 @@ impl SnapshotIndex {
 
     /// The file's text as the benchmark reads it: UTF-8 with invalid bytes dropped. (The analyses
     /// saw replacement characters there instead; neither is a line boundary, so lines agree.)
+    /// Read through the snapshot's one reader ([`crate::scan::CheckoutRoot::read`]): never out
+    /// of the snapshot, never a FIFO, never more than the index's size limit.
     fn read_text(&self, path: &str) -> Result<String, IndexError> {
-        let bytes = std::fs::read(self.root.join(path)).map_err(|source| IndexError::Read {
-            path: path.to_string(),
-            source,
-        })?;
+        let bytes = self
+            .checkout
+            .read(Path::new(path), self.max_file_size)
+            .map_err(|refused| IndexError::Read {
+                path: path.to_string(),
+                source: refused.into_io(),
+            })?;
         Ok(swex_text::decode_utf8_ignore(&bytes))
     }
 

@@ -144,6 +144,87 @@ pub struct LexicalPool {
     fields: Fields,
 }
 
+/// The pool's folder as tantivy sees it: an [`tantivy::directory::MmapDirectory`], except that
+/// the reader's lock on the index's list of segments (`.tantivy-meta.lock`, which tantivy opens
+/// for writing even to read) is skipped when the folder cannot be written (a read-only file
+/// system, a cache of another user): then no process of ours can delete segments under the
+/// reader, which is what that lock prevents. Writing still takes the writer's lock, and fails.
+/// (A writer of another user sharing the folder could still collect segments while we open
+/// them; the open then fails and is retried by the next call, never reads a damaged index.)
+#[derive(Clone, Debug)]
+struct PoolDirectory(tantivy::directory::MmapDirectory);
+
+impl tantivy::Directory for PoolDirectory {
+    fn get_file_handle(
+        &self,
+        path: &Path,
+    ) -> Result<
+        std::sync::Arc<dyn tantivy::directory::FileHandle>,
+        tantivy::directory::error::OpenReadError,
+    > {
+        self.0.get_file_handle(path)
+    }
+
+    fn open_read(
+        &self,
+        path: &Path,
+    ) -> Result<tantivy::directory::FileSlice, tantivy::directory::error::OpenReadError> {
+        self.0.open_read(path)
+    }
+
+    fn delete(&self, path: &Path) -> Result<(), tantivy::directory::error::DeleteError> {
+        self.0.delete(path)
+    }
+
+    fn exists(&self, path: &Path) -> Result<bool, tantivy::directory::error::OpenReadError> {
+        self.0.exists(path)
+    }
+
+    fn open_write(
+        &self,
+        path: &Path,
+    ) -> Result<tantivy::directory::WritePtr, tantivy::directory::error::OpenWriteError> {
+        self.0.open_write(path)
+    }
+
+    fn atomic_read(
+        &self,
+        path: &Path,
+    ) -> Result<Vec<u8>, tantivy::directory::error::OpenReadError> {
+        self.0.atomic_read(path)
+    }
+
+    fn atomic_write(&self, path: &Path, data: &[u8]) -> std::io::Result<()> {
+        self.0.atomic_write(path, data)
+    }
+
+    fn sync_directory(&self) -> std::io::Result<()> {
+        self.0.sync_directory()
+    }
+
+    fn acquire_lock(
+        &self,
+        lock: &tantivy::directory::Lock,
+    ) -> Result<tantivy::directory::DirectoryLock, tantivy::directory::error::LockError> {
+        match self.0.acquire_lock(lock) {
+            Err(tantivy::directory::error::LockError::IoError(error))
+                if lock.filepath == tantivy::directory::META_LOCK.filepath
+                    && crate::cache::is_read_only(&error) =>
+            {
+                Ok(tantivy::directory::DirectoryLock::from(Box::new(())))
+            }
+            other => other,
+        }
+    }
+
+    fn watch(
+        &self,
+        watch_callback: tantivy::directory::WatchCallback,
+    ) -> tantivy::Result<tantivy::directory::WatchHandle> {
+        self.0.watch(watch_callback)
+    }
+}
+
 impl LexicalPool {
     /// An empty pool in memory, gone with the process (no locks: the process is its only user).
     pub fn in_memory() -> Result<LexicalPool, LexicalError> {
@@ -180,7 +261,9 @@ impl LexicalPool {
     }
 
     /// Opens the pool in `dir`, creating an empty one if `dir` holds none. A pool whose schema is
-    /// not this version's is reported as [`LexicalError::Corrupt`].
+    /// not this version's is reported as [`LexicalError::Corrupt`]. A complete pool in a folder
+    /// this process cannot write (a read-only file system, another user's cache) opens for
+    /// reading: see [`PoolDirectory`].
     pub fn open_or_create(dir: &Path) -> Result<LexicalPool, LexicalError> {
         let (expected_schema, fields) = schema();
         std::fs::create_dir_all(dir).map_err(|source| LexicalError::Io {
@@ -196,7 +279,8 @@ impl LexicalPool {
                 path: dir.display().to_string(),
                 source: e.into(),
             })?;
-        let index = Index::open_or_create(mmap, expected_schema.clone()).map_err(tantivy_err)?;
+        let index = Index::open_or_create(PoolDirectory(mmap), expected_schema.clone())
+            .map_err(tantivy_err)?;
         if index.schema() != expected_schema {
             return Err(LexicalError::Corrupt {
                 path: dir.display().to_string(),

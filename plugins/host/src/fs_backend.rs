@@ -12,30 +12,49 @@
 //! the snapshot is never followed, whatever the backend), sorted by path. Links that leave the
 //! snapshot and names that are not UTF-8 are left out and reported by [`FsBackend::diagnostics`].
 //! What the checkout's ignore rules exclude is left out too, by the same rules as the index
-//! ([`swex_engine::scan::CheckoutRules`]; a `swex snapshot` is listed whole).
+//! ([`swex_engine::scan::CheckoutRules`]; a `swex snapshot` is listed whole), and so are files
+//! above the size limit (the index's, [`swex_engine::scan::DEFAULT_MAX_FILE_SIZE`] unless
+//! [`FsBackend::with_max_file_size`] says otherwise), with a diagnostic.
+//!
+//! Every read goes through the engine's one reader of checkouts
+//! ([`swex_engine::scan::CheckoutRoot::read`]): never out of the snapshot, even through a symlink
+//! swapped in after the walk; never a FIFO or device; never more bytes than the size limit.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use swex_engine::scan::{CheckoutRoot, CheckoutRules, Unfollowed};
+use swex_engine::scan::{
+    CheckoutRoot, CheckoutRules, DEFAULT_MAX_FILE_SIZE, ReadRefused, Unfollowed,
+};
 use swex_plugin::types::*;
 use swex_plugin::{ServiceError, ServiceErrorKind, ServiceId};
 use swex_plugin_serve::{ServiceBackend, files};
 
 pub struct FsBackend {
     root: PathBuf,
+    max_file_size: u64,
     walk: OnceLock<Walk>,
 }
 
 struct Walk {
+    /// The reader of the snapshot's files (`None` when the root cannot be resolved).
+    checkout: Option<CheckoutRoot>,
     files: Vec<FileEntry>,
     diagnostics: Vec<String>,
 }
 
 impl FsBackend {
+    /// The files of the snapshot at `root`, with the index's default size limit.
     pub fn new(root: impl Into<PathBuf>) -> FsBackend {
+        FsBackend::with_max_file_size(root, DEFAULT_MAX_FILE_SIZE)
+    }
+
+    /// The files of the snapshot at `root`; files larger than `max_file_size` bytes are left
+    /// out of the listing and never read (as by the index, `--max-file-size`).
+    pub fn with_max_file_size(root: impl Into<PathBuf>, max_file_size: u64) -> FsBackend {
         FsBackend {
             root: root.into(),
+            max_file_size,
             walk: OnceLock::new(),
         }
     }
@@ -47,13 +66,16 @@ impl FsBackend {
     fn walk(&self) -> &Walk {
         self.walk.get_or_init(|| {
             let mut walk = Walk {
+                checkout: None,
                 files: Vec::new(),
                 diagnostics: Vec::new(),
             };
             match CheckoutRoot::new(&self.root) {
                 Ok(checkout) => {
                     let rules = CheckoutRules::new(&checkout);
-                    walk_dir((&checkout, &rules), checkout.path(), "", &mut walk)
+                    let limit = self.max_file_size;
+                    walk_dir((&checkout, &rules, limit), checkout.path(), "", &mut walk);
+                    walk.checkout = Some(checkout);
                 }
                 Err(e) => walk
                     .diagnostics
@@ -83,12 +105,13 @@ impl FsBackend {
             .map(|index| &files[index])
     }
 
-    /// The entry and bytes of a file of the snapshot (of no other path).
+    /// The entry and bytes of a listed file of the snapshot (of no other path), through the
+    /// engine's one reader of checkouts.
     fn read(&self, service: ServiceId, path: &str) -> Result<(&FileEntry, Vec<u8>), ServiceError> {
         let entry = self
             .entry(path)
             .ok_or_else(|| files::not_found(service, path))?;
-        let bytes = fs::read(self.root.join(path)).map_err(|e| {
+        let bytes = self.read_bytes(path).map_err(|e| {
             ServiceError::new(
                 service,
                 ServiceErrorKind::Failed,
@@ -97,10 +120,20 @@ impl FsBackend {
         })?;
         Ok((entry, bytes))
     }
+
+    fn read_bytes(&self, path: &str) -> Result<Vec<u8>, ReadRefused> {
+        let checkout = self.walk().checkout.as_ref().ok_or_else(|| {
+            ReadRefused::Io(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("{} cannot be listed", self.root.display()),
+            ))
+        })?;
+        checkout.read(Path::new(path), self.max_file_size)
+    }
 }
 
 fn walk_dir(
-    (checkout, rules): (&CheckoutRoot, &CheckoutRules),
+    (checkout, rules, limit): (&CheckoutRoot, &CheckoutRules, u64),
     dir: &Path,
     prefix: &str,
     walk: &mut Walk,
@@ -142,7 +175,7 @@ fn walk_dir(
         }
         if file_type.is_dir() {
             if name != ".git" {
-                walk_dir((checkout, rules), &entry.path(), &path, walk);
+                walk_dir((checkout, rules, limit), &entry.path(), &path, walk);
             }
         } else if file_type.is_file() || file_type.is_symlink() {
             // A link counts when it resolves inside the snapshot to a regular file; a dangling
@@ -162,6 +195,10 @@ fn walk_dir(
                 entry.path()
             };
             match fs::metadata(target) {
+                Ok(meta) if meta.is_file() && meta.len() > limit => walk.diagnostics.push(format!(
+                    "{path}: {} bytes, above the {limit} byte limit",
+                    meta.len()
+                )),
                 Ok(meta) if meta.is_file() => walk.files.push(FileEntry::new(path, meta.len())),
                 _ => {}
             }
@@ -202,7 +239,7 @@ impl ServiceBackend for FsBackend {
                 continue;
             }
             // An unreadable file is skipped, as a binary one is.
-            if let Ok(bytes) = fs::read(self.root.join(&file.path)) {
+            if let Ok(bytes) = self.read_bytes(&file.path) {
                 grep.search(&file.path, &bytes);
             }
         }
@@ -260,6 +297,88 @@ mod tests {
         assert_eq!(read.unwrap_err().kind, ServiceErrorKind::NotFound);
         let grep = backend.grep(GrepArgs::new("password", 10)).unwrap();
         assert!(grep.matches.is_empty(), "{grep:?}");
+    }
+
+    /// A listed file swapped for a symlink out of the snapshot, thousands of times while reads
+    /// and greps run, never gives the outside bytes.
+    #[cfg(unix)]
+    #[test]
+    fn reads_never_follow_a_symlink_swapped_in_after_the_walk() {
+        use std::os::unix::fs::symlink;
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let outside = tempfile::tempdir().unwrap();
+        let secret = outside.path().join("secret.py");
+        fs::write(&secret, "password = 'hunter2'\n").unwrap();
+        let dir = fixture();
+        let backend = FsBackend::new(dir.path());
+        assert!(backend.contains_file("b.py"));
+        let done = Arc::new(AtomicBool::new(false));
+        let path = dir.path().join("b.py");
+        let swapper_done = done.clone();
+        let swapper = std::thread::spawn(move || {
+            let (link, regular) = (path.with_extension("link"), path.with_extension("file"));
+            for _ in 0..3000 {
+                let _ = fs::remove_file(&link);
+                symlink(&secret, &link).unwrap();
+                fs::rename(&link, &path).unwrap();
+                fs::write(&regular, "one\n").unwrap();
+                fs::rename(&regular, &path).unwrap();
+            }
+            swapper_done.store(true, Ordering::SeqCst);
+        });
+        let mut inside = 0;
+        // One more read after the swaps ended (the file is itself again then).
+        let mut finished = false;
+        while !finished {
+            finished = done.load(Ordering::SeqCst);
+            if let Ok(read) = backend.read_lines(ReadLinesArgs::new("b.py")) {
+                assert!(!read.lines.concat().contains("hunter2"), "{read:?}");
+                inside += usize::from(read.lines == ["one"]);
+            }
+            let grep = backend.grep(GrepArgs::new("hunter2", 10)).unwrap();
+            assert!(grep.matches.is_empty(), "{grep:?}");
+        }
+        swapper.join().unwrap();
+        assert!(inside > 0);
+    }
+
+    /// Files above the size limit are not listed; a listed file that grew past it, or was
+    /// swapped for a FIFO, is refused (at once: the FIFO has no writer).
+    #[test]
+    fn reads_are_bounded_and_never_block() {
+        let dir = fixture();
+        fs::write(dir.path().join("big.py"), "x = 1\n".repeat(100)).unwrap();
+        let backend = FsBackend::with_max_file_size(dir.path(), 64);
+        assert!(!backend.contains_file("big.py"));
+        assert!(
+            backend
+                .diagnostics()
+                .iter()
+                .any(|d| d == "big.py: 600 bytes, above the 64 byte limit"),
+            "{:?}",
+            backend.diagnostics()
+        );
+        fs::write(dir.path().join("b.py"), "y = 2\n".repeat(100)).unwrap();
+        let error = backend.read_lines(ReadLinesArgs::new("b.py")).unwrap_err();
+        assert!(error.message.contains("above the 64 byte limit"), "{error}");
+        #[cfg(unix)]
+        {
+            fs::remove_file(dir.path().join("b.py")).unwrap();
+            let made = std::process::Command::new("mkfifo")
+                .arg(dir.path().join("b.py"))
+                .status();
+            if made.is_ok_and(|s| s.success()) {
+                let (send, receive) = std::sync::mpsc::channel();
+                std::thread::spawn(move || {
+                    let _ = send.send(backend.read_lines(ReadLinesArgs::new("b.py")).is_err());
+                });
+                let refused = receive
+                    .recv_timeout(std::time::Duration::from_secs(20))
+                    .expect("reading a FIFO must not block");
+                assert!(refused);
+            }
+        }
     }
 
     #[test]
