@@ -63,6 +63,8 @@ impl SwexBytes {
         }
     }
 
+    /// The bytes, as a slice (empty when `ptr` is null or `len` is 0).
+    ///
     /// # Safety
     /// `ptr` must point to `len` readable bytes that outlive `'a` (or `len` must be 0).
     pub unsafe fn as_slice<'a>(self) -> &'a [u8] {
@@ -118,6 +120,9 @@ impl SwexBuffer {
         }
     }
 
+    /// The bytes of the buffer, borrowed (empty when `ptr` is null or `len` is 0). Copy them
+    /// before the buffer is freed.
+    ///
     /// # Safety
     /// The buffer must be live (not yet freed).
     pub unsafe fn as_slice(&self) -> &[u8] {
