@@ -91,9 +91,8 @@ pub struct GroundTruth {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Region {
-    /// Repository-relative path of the file, `/` separators, no leading `/` or `..` segment (the
-    /// host drops regions that break this, or that name no file of the snapshot; a leading `./` is
-    /// removed).
+    /// Repository-relative path of the file, `/` separators: not absolute, no `..` segment, a file
+    /// of the snapshot (the host drops regions that break this and removes a leading `./`).
     pub path: String,
     /// First line, 1-based, of Python `str.splitlines()` lines. The host keeps `start <= 0`: the
     /// metrics read 0 as 1 and a negative start as counted from the end of the file.
@@ -391,8 +390,8 @@ impl ReadLinesArgs {
 /// A range past the end yields fewer (or no) lines, not an error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReadLinesResult {
-    /// The line number of `lines[0]`: the `start` asked for, raised to 1 when it was below
-    /// (1-based).
+    /// The line number (1-based) of `lines[0]`: the `start` asked for, or 1 when it was absent or
+    /// below 1.
     pub start: u32,
     /// The lines, decoded as UTF-8 with invalid bytes dropped, without their line terminators;
     /// empty when the range is empty or past the end of the file.
@@ -850,8 +849,9 @@ pub struct NeighboursResult {
 pub struct Seed {
     /// The seed node (a file, or a definition in it).
     pub node: NodeRef,
-    /// The seed's weight: finite and `>= 0` (else `InvalidArgs`); the weights are normalised to
-    /// sum to 1, so only their ratios matter.
+    /// The seed's weight: finite and `>= 0` (else `InvalidArgs`). The weights are normalised to
+    /// sum to 1, so only their ratios matter; a seed of weight 0 is ignored, and when every weight
+    /// is 0 the result is empty.
     pub weight: f64,
 }
 
@@ -892,15 +892,16 @@ impl PageRankArgs {
 pub struct RankedNode {
     /// The node.
     pub node: GraphNode,
-    /// Its PageRank score (a probability: higher is more central to the seeds).
+    /// Its PageRank score: the walk's stationary probability of the node (computed
+    /// approximately), always positive; higher is more central to the seeds.
     pub score: f64,
 }
 
 /// `personalized_pagerank` result: best first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PageRankResult {
-    /// The nodes, best first: at most `limit` (every node with a positive score when `limit` was
-    /// 0).
+    /// The nodes with a positive score, best first: at most `limit`, all of them
+    /// when `limit` was 0.
     pub nodes: Vec<RankedNode>,
 }
 
