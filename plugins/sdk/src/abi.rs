@@ -42,16 +42,20 @@ pub const SWEX_ERR_NOT_FOUND: i32 = 5;
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct SwexBytes {
+    /// First byte, or null when `len` is 0.
     pub ptr: *const u8,
+    /// Number of bytes at `ptr`.
     pub len: usize,
 }
 
 impl SwexBytes {
+    /// No bytes (null pointer, length 0): what an absent input is passed as.
     pub const EMPTY: SwexBytes = SwexBytes {
         ptr: std::ptr::null(),
         len: 0,
     };
 
+    /// Borrows `bytes` for a call; the slice must outlive every use of the result.
     pub fn from_slice(bytes: &[u8]) -> SwexBytes {
         SwexBytes {
             ptr: bytes.as_ptr(),
@@ -59,6 +63,8 @@ impl SwexBytes {
         }
     }
 
+    /// The bytes, as a slice (empty when `ptr` is null or `len` is 0).
+    ///
     /// # Safety
     /// `ptr` must point to `len` readable bytes that outlive `'a` (or `len` must be 0).
     pub unsafe fn as_slice<'a>(self) -> &'a [u8] {
@@ -76,11 +82,15 @@ impl SwexBytes {
 #[repr(C)]
 #[derive(Debug)]
 pub struct SwexBuffer {
+    /// First byte, allocated by the side that filled the buffer; null when `len` is 0.
     pub ptr: *mut u8,
+    /// Number of bytes at `ptr`.
     pub len: usize,
 }
 
 impl SwexBuffer {
+    /// No bytes (null pointer, length 0): the value to initialise an output buffer with before a
+    /// call, and what an empty result is.
     pub const EMPTY: SwexBuffer = SwexBuffer {
         ptr: std::ptr::null_mut(),
         len: 0,
@@ -110,6 +120,9 @@ impl SwexBuffer {
         }
     }
 
+    /// The bytes of the buffer, borrowed (empty when `ptr` is null or `len` is 0). Copy them
+    /// before the buffer is freed.
+    ///
     /// # Safety
     /// The buffer must be live (not yet freed).
     pub unsafe fn as_slice(&self) -> &[u8] {
@@ -161,9 +174,15 @@ pub struct SwexExplorerVTable {
     pub name: *const c_char,
     /// One line saying what the explorer does: static, NUL-terminated UTF-8, or null.
     pub description: *const c_char,
+    /// [`SwexCreateFn`]: makes an instance from the JSON config. Required (the host refuses a
+    /// table where it is null).
     pub create: Option<SwexCreateFn>,
+    /// [`SwexExploreFn`]: answers one request on an instance. Required.
     pub explore: Option<SwexExploreFn>,
+    /// [`SwexPluginFreeFn`]: releases the buffers `create` and `explore` wrote (results and error
+    /// messages). Required.
     pub free_buffer: Option<SwexPluginFreeFn>,
+    /// [`SwexDestroyFn`]: destroys an instance. Required.
     pub destroy: Option<SwexDestroyFn>,
 }
 
@@ -193,20 +212,46 @@ pub type SwexServiceFreeFn = unsafe extern "C" fn(context: *const c_void, buffer
 #[repr(C)]
 #[derive(Debug)]
 pub struct SwexServices {
+    /// The host's [`SWEX_ABI_VERSION`]; a plugin reads it, with `struct_size`, before anything
+    /// else.
     pub abi_version: u32,
+    /// `sizeof(SwexServices)` as the host was compiled: a slot whose offset is at or past it does
+    /// not exist for this host (read it as null, i.e. `Unavailable`).
     pub struct_size: u32,
     /// Opaque host state; pass it back as the first argument of every call.
     pub context: *const c_void,
+    /// [`SwexServiceFreeFn`]: releases every buffer a service wrote (result or error message).
+    /// Always set by a swex host.
     pub free_buffer: Option<SwexServiceFreeFn>,
+    /// `list_files`: [`ListFilesArgs`](crate::types::ListFilesArgs) →
+    /// [`ListFilesResult`](crate::types::ListFilesResult). Null: not provided by this host.
     pub list_files: Option<SwexServiceFn>,
+    /// `file_info`: [`FileInfoArgs`](crate::types::FileInfoArgs) →
+    /// [`FileInfoResult`](crate::types::FileInfoResult).
     pub file_info: Option<SwexServiceFn>,
+    /// `read_lines`: [`ReadLinesArgs`](crate::types::ReadLinesArgs) →
+    /// [`ReadLinesResult`](crate::types::ReadLinesResult).
     pub read_lines: Option<SwexServiceFn>,
+    /// `chunks`: [`ChunksArgs`](crate::types::ChunksArgs) →
+    /// [`ChunksResult`](crate::types::ChunksResult).
     pub chunks: Option<SwexServiceFn>,
+    /// `lexical_search`: [`SearchArgs`](crate::types::SearchArgs) →
+    /// [`SearchResult`](crate::types::SearchResult).
     pub lexical_search: Option<SwexServiceFn>,
+    /// `dense_search`: [`DenseSearchArgs`](crate::types::DenseSearchArgs) →
+    /// [`SearchResult`](crate::types::SearchResult).
     pub dense_search: Option<SwexServiceFn>,
+    /// `definitions`: [`DefinitionsArgs`](crate::types::DefinitionsArgs) →
+    /// [`DefinitionsResult`](crate::types::DefinitionsResult).
     pub definitions: Option<SwexServiceFn>,
+    /// `graph_neighbours`: [`NeighboursArgs`](crate::types::NeighboursArgs) →
+    /// [`NeighboursResult`](crate::types::NeighboursResult).
     pub graph_neighbours: Option<SwexServiceFn>,
+    /// `personalized_pagerank`: [`PageRankArgs`](crate::types::PageRankArgs) →
+    /// [`PageRankResult`](crate::types::PageRankResult).
     pub personalized_pagerank: Option<SwexServiceFn>,
+    /// `grep`: [`GrepArgs`](crate::types::GrepArgs) → [`GrepResult`](crate::types::GrepResult).
+    /// The last slot of the version-1 layout.
     pub grep: Option<SwexServiceFn>,
     /// Appended after the first release: read `struct_size` before using it.
     pub issue_clues: Option<SwexServiceFn>,

@@ -28,6 +28,10 @@ pub enum ServiceErrorKind {
 }
 
 impl ServiceErrorKind {
+    /// The ABI status code a service returns for this kind (`InvalidArgs` →
+    /// [`SWEX_ERR_INVALID_INPUT`], `NotFound` → [`SWEX_ERR_NOT_FOUND`], `Unavailable` →
+    /// [`SWEX_ERR_UNAVAILABLE`], `Failed` → [`SWEX_ERR_FAILED`], `Panic` → [`SWEX_ERR_PANIC`]);
+    /// never [`SWEX_OK`](crate::abi::SWEX_OK).
     pub fn status(self) -> i32 {
         match self {
             ServiceErrorKind::InvalidArgs => SWEX_ERR_INVALID_INPUT,
@@ -53,12 +57,18 @@ impl ServiceErrorKind {
 /// A failed service call, as an explorer sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServiceError {
+    /// The service that was called.
     pub service: ServiceId,
+    /// Why it failed; [`ServiceErrorKind::Unavailable`] means this host lacks the service or its
+    /// index, and an explorer may fall back to another service.
     pub kind: ServiceErrorKind,
+    /// The host's message, UTF-8, for people (it names the path, the argument or the missing
+    /// index).
     pub message: String,
 }
 
 impl ServiceError {
+    /// A failure of `service` of the given kind, with a message for people.
     pub fn new(service: ServiceId, kind: ServiceErrorKind, message: impl Into<String>) -> Self {
         ServiceError {
             service,
@@ -67,10 +77,15 @@ impl ServiceError {
         }
     }
 
+    /// A [`ServiceErrorKind::Unavailable`] failure of `service`; `why` says what is missing (e.g.
+    /// the index or the model).
     pub fn unavailable(service: ServiceId, why: impl Into<String>) -> Self {
         ServiceError::new(service, ServiceErrorKind::Unavailable, why)
     }
 
+    /// Whether this is an [`ServiceErrorKind::Unavailable`] failure: the host lacks the service,
+    /// and the explorer should fall back (and say so in
+    /// [`Response::notes`](crate::Response::notes)).
     pub fn is_unavailable(&self) -> bool {
         self.kind == ServiceErrorKind::Unavailable
     }
@@ -107,6 +122,7 @@ pub enum ExplorerError {
 }
 
 impl ExplorerError {
+    /// An [`ExplorerError::Failed`] with this message.
     pub fn failed(message: impl Into<String>) -> Self {
         ExplorerError::Failed(message.into())
     }

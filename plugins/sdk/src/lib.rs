@@ -49,6 +49,8 @@
 //! swex_plugin::export_explorer!(NamedFiles);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod abi;
 pub mod error;
 pub mod explorer;

@@ -168,6 +168,10 @@ impl<'a> Services<'a> {
         Ok(self.read_lines(path, None, None)?.lines)
     }
 
+    /// The engine's chunks of the file at `path` (repository-relative, `/` separators), ordered by
+    /// line, covering the file: definition-level for parsed languages (`function`, `class`, ...
+    /// and the `gap`s between them), line windows otherwise. `NotFound` for a file the index does
+    /// not hold; `Unavailable` from hosts without the engine (filesystem and memory backends).
     pub fn chunks(&self, path: &str) -> Result<Vec<ChunkEntry>, ServiceError> {
         let args = ChunksArgs {
             path: path.to_owned(),
@@ -176,6 +180,8 @@ impl<'a> Services<'a> {
         Ok(result.chunks)
     }
 
+    /// The chunks that best match `args.query` (or `args.terms` when given) by the engine's BM25,
+    /// best first, at most `args.limit`. `Unavailable` from hosts without the engine.
     pub fn lexical_search(&self, args: &SearchArgs) -> Result<Vec<SearchHit>, ServiceError> {
         let result: SearchResult = self.call(ServiceId::LexicalSearch, args)?;
         Ok(result.hits)
@@ -194,17 +200,24 @@ impl<'a> Services<'a> {
         self.call(ServiceId::DenseSearch, args)
     }
 
+    /// The definitions whose bare (`send`) or qualified (`Request.send`) name is `name`, all of
+    /// them; empty when there are none. `Unavailable` from hosts without the engine.
     pub fn definitions(&self, name: &str) -> Result<Vec<DefinitionEntry>, ServiceError> {
         let args = DefinitionsArgs::new(name);
         let result: DefinitionsResult = self.call(ServiceId::Definitions, &args)?;
         Ok(result.definitions)
     }
 
+    /// The code graph's edges at `args.node` (outgoing, incoming or both; edge kinds `contains`,
+    /// `imports`, `references`, `tests`). `NotFound` for an unknown node; `Unavailable` from hosts
+    /// without the engine.
     pub fn graph_neighbours(&self, args: &NeighboursArgs) -> Result<Vec<Neighbour>, ServiceError> {
         let result: NeighboursResult = self.call(ServiceId::GraphNeighbours, args)?;
         Ok(result.neighbours)
     }
 
+    /// Graph nodes ranked by PageRank personalised on `args.seeds`, best first (`args.limit` of
+    /// them; 0: every node with a positive score). `Unavailable` from hosts without the engine.
     pub fn personalized_pagerank(
         &self,
         args: &PageRankArgs,
@@ -213,6 +226,10 @@ impl<'a> Services<'a> {
         Ok(result.nodes)
     }
 
+    /// Lines matching `args.pattern` (Rust `regex` syntax), in path then line order, each cut to
+    /// [`GrepMatch::TEXT_MAX_BYTES`]; binary files are skipped. [`GrepResult::truncated`] says
+    /// when `args.limit` cut the answer; a bad pattern or glob is `InvalidArgs`. Every host
+    /// answers it.
     pub fn grep(&self, args: &GrepArgs) -> Result<GrepResult, ServiceError> {
         self.call(ServiceId::Grep, args)
     }

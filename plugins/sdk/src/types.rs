@@ -75,8 +75,14 @@ impl Request {
 /// `extra` untouched.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GroundTruth {
+    /// The regions a developer had to read to solve the issue (the benchmark's core regions), in
+    /// the benchmark row's order: repository-relative `/` paths, 1-based closed intervals of
+    /// `str.splitlines()` lines, `end = -1` for the whole rest of the file. Empty when the row has
+    /// none.
     #[serde(default)]
     pub read_core_regions: Vec<Region>,
+    /// Every other field of the row's `ground_truth` object, kept as it was read (and written back
+    /// unchanged when the request is serialised).
     #[serde(flatten)]
     pub extra: serde_json::Map<String, serde_json::Value>,
 }
@@ -85,16 +91,30 @@ pub struct GroundTruth {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Region {
+    /// Repository-relative path of the file, `/` separators: not absolute, no `..` segment, a file
+    /// of the snapshot (the host drops regions that break this and removes a leading `./`).
     pub path: String,
+    /// First line, 1-based, of Python `str.splitlines()` lines. The host keeps `start <= 0`: the
+    /// metrics read 0 as 1 and a negative start as counted from the end of the file.
     pub start: i64,
+    /// Last line, inclusive (the interval is `start..=end`); `-1` means to the end of the file.
+    /// `0` and values below `-1` make the region empty, and `start > end >= 1` reversed: the host
+    /// drops both.
     pub end: i64,
+    /// How strongly the explorer ranks this region (higher is better; the scale is the explorer's
+    /// own). `None`: no score. Not used to order the answer: the order of [`Response::regions`] is
+    /// the ranking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// A short human-readable reason the region was chosen (`"defines parse_url"`), shown by `swex
+    /// explore`. `None`: no reason given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
 }
 
 impl Region {
+    /// Lines `start..=end` of `path` (1-based, closed; `end = -1`: to the end of the file),
+    /// without score or reason.
     pub fn new(path: impl Into<String>, start: i64, end: i64) -> Region {
         Region {
             path: path.into(),
@@ -105,11 +125,13 @@ impl Region {
         }
     }
 
+    /// Sets [`Region::score`] (higher is better).
     pub fn with_score(mut self, score: f64) -> Region {
         self.score = Some(score);
         self
     }
 
+    /// Sets [`Region::why`], the reason shown to people.
     pub fn with_why(mut self, why: impl Into<String>) -> Region {
         self.why = Some(why.into());
         self
@@ -120,6 +142,9 @@ impl Region {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Response {
+    /// The regions to read, best first. The host validates them (invalid ones dropped and counted,
+    /// the order kept), then cuts the list to the request's `top_k` and holds it to its
+    /// `line_budget`.
     pub regions: Vec<Region>,
     /// Free-form remarks for the user (e.g. "dense index unavailable, fell back to lexical").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -127,6 +152,7 @@ pub struct Response {
 }
 
 impl Response {
+    /// An answer with these regions (best first) and no notes.
     pub fn new(regions: Vec<Region>) -> Response {
         Response {
             regions,
@@ -141,22 +167,45 @@ impl Response {
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ServiceId {
+    /// `list_files`: the snapshot's files, or those under a directory ([`ListFilesArgs`] →
+    /// [`ListFilesResult`]). Every host.
     ListFiles,
+    /// `file_info`: one file's entry with its line count ([`FileInfoArgs`] → [`FileInfoResult`]).
+    /// Every host.
     FileInfo,
+    /// `read_lines`: a range of a file's `str.splitlines()` lines ([`ReadLinesArgs`] →
+    /// [`ReadLinesResult`]). Every host.
     ReadLines,
+    /// `chunks`: the engine's chunks of a file ([`ChunksArgs`] → [`ChunksResult`]). Engine backend
+    /// only.
     Chunks,
+    /// `lexical_search`: BM25-ranked chunks for a query or weighted terms ([`SearchArgs`] →
+    /// [`SearchResult`]). Engine backend only.
     LexicalSearch,
+    /// `dense_search`: chunks ranked by embedding similarity ([`DenseSearchArgs`] →
+    /// [`SearchResult`]). Engine backend with the embedding model installed only.
     DenseSearch,
+    /// `definitions`: definitions with a given bare or qualified name ([`DefinitionsArgs`] →
+    /// [`DefinitionsResult`]). Engine backend only.
     Definitions,
+    /// `graph_neighbours`: the code graph's edges at a node ([`NeighboursArgs`] →
+    /// [`NeighboursResult`]). Engine backend only.
     GraphNeighbours,
+    /// `personalized_pagerank`: graph nodes ranked by PageRank personalised on seeds
+    /// ([`PageRankArgs`] → [`PageRankResult`]). Engine backend only.
     PersonalizedPagerank,
+    /// `grep`: regex matches per line ([`GrepArgs`] → [`GrepResult`]). Every host.
     Grep,
+    /// `issue_clues`: what the host's issue parser reads out of a text ([`IssueCluesArgs`] →
+    /// [`IssueClues`]). Every host; needs no index. Appended after the first layout.
     IssueClues,
     /// Ranked code search for short queries (appended after `issue_clues`).
     CodeSearch,
 }
 
 impl ServiceId {
+    /// Every service, in the order of their slots in [`crate::abi::SwexServices`] (the services
+    /// table after its header): [`ServiceId::index`] is the position here.
     pub const ALL: [ServiceId; 12] = [
         ServiceId::ListFiles,
         ServiceId::FileInfo,
@@ -172,6 +221,9 @@ impl ServiceId {
         ServiceId::CodeSearch,
     ];
 
+    /// The service's snake-case name (`list_files`, `read_lines`, ...): the name of its slot in
+    /// the C table, of its method on [`crate::Services`], and the one used in messages and in the
+    /// isolated-mode wire protocol. Also what `Display` writes.
     pub fn as_str(self) -> &'static str {
         match self {
             ServiceId::ListFiles => "list_files",
@@ -218,7 +270,9 @@ pub struct ListFilesArgs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct FileEntry {
+    /// Repository-relative path, `/` separators.
     pub path: String,
+    /// Size in bytes of the file as stored in the snapshot (before any decoding).
     pub size: u64,
     /// Language name when the backend detected one (`python`, `rust`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -230,6 +284,8 @@ pub struct FileEntry {
 }
 
 impl FileEntry {
+    /// An entry with `path` (repository-relative, `/` separators) and `size` (bytes); no language,
+    /// no line count.
     pub fn new(path: impl Into<String>, size: u64) -> FileEntry {
         FileEntry {
             path: path.into(),
@@ -239,11 +295,13 @@ impl FileEntry {
         }
     }
 
+    /// Sets [`FileEntry::language`] (`python`, `rust`, ...).
     pub fn with_language(mut self, language: impl Into<String>) -> FileEntry {
         self.language = Some(language.into());
         self
     }
 
+    /// Sets [`FileEntry::line_count`] (Python `str.splitlines()` lines).
     pub fn with_line_count(mut self, line_count: u32) -> FileEntry {
         self.line_count = Some(line_count);
         self
@@ -262,16 +320,21 @@ impl ListFilesArgs {
 /// `list_files` result: files sorted by path (byte order).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ListFilesResult {
+    /// The files, sorted by path in byte order; empty when nothing is under the directory asked
+    /// for (not an error).
     pub files: Vec<FileEntry>,
 }
 
 /// `file_info` arguments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileInfoArgs {
+    /// Repository-relative path of the file, `/` separators. A path that is not a file of the
+    /// snapshot answers `NotFound`.
     pub path: String,
 }
 
 impl FileInfoArgs {
+    /// Arguments for the file at `path` (repository-relative, `/` separators).
     pub fn new(path: impl Into<String>) -> FileInfoArgs {
         FileInfoArgs { path: path.into() }
     }
@@ -280,6 +343,7 @@ impl FileInfoArgs {
 /// `file_info` result: the entry, with `line_count` always filled in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileInfoResult {
+    /// The file's entry; [`FileEntry::line_count`] is always `Some` here.
     pub file: FileEntry,
 }
 
@@ -292,9 +356,14 @@ pub struct FileInfoResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct ReadLinesArgs {
+    /// Repository-relative path of the file, `/` separators. A path that is not a file of the
+    /// snapshot answers `NotFound`.
     pub path: String,
+    /// First line, 1-based. `None` (and values below 1) mean line 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<u32>,
+    /// Last line, inclusive. `None` or `-1`: to the end of the file; past the end: clamped to it;
+    /// 0 or below (other than -1): no lines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end: Option<i64>,
 }
@@ -321,29 +390,42 @@ impl ReadLinesArgs {
 /// A range past the end yields fewer (or no) lines, not an error.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReadLinesResult {
+    /// The line number (1-based) of `lines[0]`: the `start` asked for, or 1 when it was absent or
+    /// below 1.
     pub start: u32,
+    /// The lines, decoded as UTF-8 with invalid bytes dropped, without their line terminators;
+    /// empty when the range is empty or past the end of the file.
     pub lines: Vec<String>,
+    /// The number of lines of the whole file (Python `str.splitlines()` lines), whatever range was
+    /// read.
     pub total_lines: u32,
 }
 
 /// `chunks` arguments: the engine's chunks of one file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChunksArgs {
+    /// Repository-relative path of the file, `/` separators. A file the index does not hold
+    /// answers `NotFound`.
     pub path: String,
 }
 
 /// One chunk: definition-level for parsed languages, line windows otherwise.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChunkEntry {
+    /// First line of the chunk, 1-based.
     pub start: u32,
+    /// Last line of the chunk, inclusive (1-based closed interval `start..=end`).
     pub end: u32,
     /// `function`, `method`, `class`, ..., `gap`, `window`.
     pub kind: String,
+    /// The name of the definition the chunk holds (as written, e.g. `parse_url`); `None` for gaps,
+    /// windows and unnamed definitions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
 
 impl ChunksArgs {
+    /// Arguments for the chunks of the file at `path` (repository-relative, `/` separators).
     pub fn new(path: impl Into<String>) -> ChunksArgs {
         ChunksArgs { path: path.into() }
     }
@@ -352,6 +434,7 @@ impl ChunksArgs {
 /// `chunks` result: ordered by `start`, non-overlapping, covering the file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ChunksResult {
+    /// The file's chunks, ordered by `start`; together they cover the file without overlapping.
     pub chunks: Vec<ChunkEntry>,
 }
 
@@ -364,6 +447,8 @@ pub struct ChunksResult {
 pub struct SearchArgs {
     /// Free text (an issue, a phrase): the host's issue parser turns it into weighted terms.
     pub query: String,
+    /// The most hits to return. The engine never sizes work by it: `usize::MAX` costs no more than
+    /// what the index holds.
     pub limit: usize,
     /// Only chunks of files under this directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -376,6 +461,8 @@ pub struct SearchArgs {
 }
 
 impl SearchArgs {
+    /// Search for `query` (free text), at most `limit` hits, over every file, with the parser's
+    /// terms.
     pub fn new(query: impl Into<String>, limit: usize) -> SearchArgs {
         SearchArgs {
             query: query.into(),
@@ -402,17 +489,29 @@ impl SearchArgs {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SearchHit {
+    /// Repository-relative path of the chunk's file, `/` separators.
     pub path: String,
+    /// First line of the chunk, 1-based.
     pub start: u32,
+    /// Last line of the chunk, inclusive (1-based closed interval).
     pub end: u32,
+    /// The service's score for the chunk: higher is better. Scales differ between services (BM25
+    /// for `lexical_search`, embedding similarity for `dense_search`, a fused score for
+    /// `code_search`), so do not compare them across services.
     pub score: f64,
+    /// The chunk's kind (`function`, `method`, `class`, ..., `gap`, `window`), when the service
+    /// reports it (always for `code_search`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// The name of the definition the chunk holds, when it has one; `None` for gaps and windows,
+    /// or when the service does not report it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
 
 impl SearchHit {
+    /// A hit on lines `start..=end` (1-based, closed) of `path` with `score` (higher is better);
+    /// no kind, no name.
     pub fn new(path: impl Into<String>, start: u32, end: u32, score: f64) -> SearchHit {
         SearchHit {
             path: path.into(),
@@ -436,6 +535,7 @@ impl SearchHit {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SearchResult {
+    /// The hits, best first; at most the `limit` asked for, fewer when fewer chunks match.
     pub hits: Vec<SearchHit>,
     /// `dense_search` only: how the hits were found, `full` (the snapshot's full dense index) or
     /// `rerank` (candidates embedded and ordered by similarity).
@@ -471,8 +571,11 @@ pub enum DenseMode {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct DenseSearchArgs {
+    /// The query, the limit, the directory and (ignored here) the terms, as for `lexical_search`;
+    /// flattened into the same JSON object.
     #[serde(flatten)]
     pub search: SearchArgs,
+    /// How to find the hits. `None`: [`DenseMode::Auto`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<DenseMode>,
     /// Rerank: how many top lexical hits are the candidates (the host's default when absent).
@@ -485,6 +588,7 @@ pub struct DenseSearchArgs {
 }
 
 impl SearchResult {
+    /// A result with these hits (best first) and no dense details.
     pub fn new(hits: Vec<SearchHit>) -> SearchResult {
         SearchResult {
             hits,
@@ -494,6 +598,8 @@ impl SearchResult {
 }
 
 impl DenseSearchArgs {
+    /// Dense search for `query` (free text), at most `limit` hits, with the host's defaults (mode
+    /// `auto`, the host's candidate count).
     pub fn new(query: impl Into<String>, limit: usize) -> DenseSearchArgs {
         DenseSearchArgs {
             search: SearchArgs::new(query, limit),
@@ -518,7 +624,9 @@ impl DenseSearchArgs {
 /// dense scores fused when the host has the embedding model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CodeSearchArgs {
+    /// The query: a symbol (`parse_url`, `Request.send`), a phrase or a question, in free text.
     pub query: String,
+    /// The most hits to return.
     pub limit: usize,
     /// Spans per file (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -535,8 +643,13 @@ pub struct CodeSearchArgs {
 /// detected (`symbol`, `semantic`, `architecture`), and whether dense scores were fused.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CodeSearchResult {
+    /// The hits, best first, with [`SearchHit::kind`] and [`SearchHit::name`] filled in (`name`
+    /// stays `None` for spans that are not definitions).
     pub hits: Vec<SearchHit>,
+    /// The kind of query the host detected: `symbol`, `semantic` or `architecture`.
     pub query_kind: String,
+    /// Whether dense scores were fused into the ranking (`false` when the model is absent or
+    /// `dense` was `off`).
     #[serde(default)]
     pub dense: bool,
 }
@@ -547,23 +660,33 @@ pub struct CodeSearchResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct DefinitionsArgs {
+    /// The name to look up: bare (`send`) or qualified with its containers (`Request.send`).
     pub name: String,
+    /// The most definitions to return; `None`: all of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
 }
 
+/// One definition found by `definitions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct DefinitionEntry {
+    /// Repository-relative path of the file that holds it, `/` separators.
     pub path: String,
+    /// The name as written in the source (`send`).
     pub name: String,
+    /// The name with its containers, `.`-separated (`Request.send`); equal to `name` at top level.
     pub qualified_name: String,
+    /// What kind of definition it is: `function`, `method`, `class`, ...
     pub kind: String,
+    /// First line of the definition, 1-based.
     pub start: u32,
+    /// Last line of the definition, inclusive (1-based closed interval).
     pub end: u32,
 }
 
 impl DefinitionsArgs {
+    /// The definitions named `name` (bare or qualified), all of them.
     pub fn new(name: impl Into<String>) -> DefinitionsArgs {
         DefinitionsArgs {
             name: name.into(),
@@ -594,8 +717,11 @@ impl DefinitionEntry {
     }
 }
 
+/// `definitions` result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DefinitionsResult {
+    /// The definitions with the name asked for, at most `limit`; empty when none has that name
+    /// (not an error).
     pub definitions: Vec<DefinitionEntry>,
 }
 
@@ -604,7 +730,13 @@ pub struct DefinitionsResult {
 /// Names a graph node: a file (`name` absent) or a definition in it by qualified name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NodeRef {
+    /// Repository-relative path of the file, `/` separators. A file the graph does not hold
+    /// answers `NotFound`.
     pub path: String,
+    /// `None`: the file node itself. Otherwise a definition in the file, by qualified name
+    /// (`Class.method`; `.`, `::`, `#` and `\` are interchangeable) or by bare name when the file
+    /// has only one definition of it (else `InvalidArgs` listing them); an unknown name answers
+    /// `NotFound`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
@@ -612,23 +744,34 @@ pub struct NodeRef {
 /// A node of the code graph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GraphNode {
+    /// Repository-relative path of the file (of the definition's file, for a definition node), `/`
+    /// separators.
     pub path: String,
     /// Qualified name of a definition node; absent for file nodes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// `file`, `function`, `class`, ...
     pub kind: String,
+    /// First line of the node's span, 1-based (1 for a file node).
     pub start: u32,
+    /// Last line of the node's span, inclusive: the definition's last line, or the file's last
+    /// line for a file node.
     pub end: u32,
 }
 
+/// Which edges of a node `graph_neighbours` follows, and which way an edge of its answer goes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Direction {
+    /// Outgoing edges: from the asked node to others (`a.py` imports `b.py`: `b.py` is an outgoing
+    /// neighbour of `a.py`). The default.
     #[default]
     Out,
+    /// Incoming edges: from other nodes to the asked node.
     In,
+    /// Both: the outgoing edges first, then the incoming ones. Only used in arguments; each
+    /// neighbour of the answer is `Out` or `In`.
     Both,
 }
 
@@ -636,12 +779,16 @@ pub enum Direction {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct NeighboursArgs {
+    /// The node whose neighbours are asked for.
     pub node: NodeRef,
     /// Edge kinds to follow (`imports`, `calls`, `contains`, ...); empty = all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edge_kinds: Vec<String>,
+    /// Which edges: [`Direction::Out`] (the default), [`Direction::In`] or [`Direction::Both`].
     #[serde(default)]
     pub direction: Direction,
+    /// The most neighbours to return, cut from the end of the list (outgoing edges come first);
+    /// `None`: all of them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
 }
@@ -676,22 +823,35 @@ impl NeighboursArgs {
     }
 }
 
+/// One edge at the asked node, as `graph_neighbours` answers it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Neighbour {
+    /// The node at the other end of the edge.
     pub node: GraphNode,
+    /// The edge's kind: `contains` (file → definition → nested definition), `imports` (file →
+    /// file), `references` (the definition or file using a name → the definitions it resolves to)
+    /// or `tests` (test file → subject file).
     pub edge: String,
     /// `out` when the edge leaves the asked node, `in` when it arrives.
     pub direction: Direction,
 }
 
+/// `graph_neighbours` result.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct NeighboursResult {
+    /// The neighbours: outgoing edges first, then incoming ones, each group by node; at most
+    /// `limit`.
     pub neighbours: Vec<Neighbour>,
 }
 
+/// A node PageRank restarts from, with its weight.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Seed {
+    /// The seed node (a file, or a definition in it).
     pub node: NodeRef,
+    /// The seed's weight: finite and `>= 0` (else `InvalidArgs`). The weights are normalised to
+    /// sum to 1, so only their ratios matter; a seed of weight 0 is ignored, and when every weight
+    /// is 0 the result is empty.
     pub weight: f64,
 }
 
@@ -699,15 +859,24 @@ pub struct Seed {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct PageRankArgs {
+    /// The nodes the walk restarts from, with their weights; every node must resolve (else
+    /// `NotFound` or `InvalidArgs`).
     pub seeds: Vec<Seed>,
+    /// The most nodes to return; `0`: every node with a positive score.
     pub limit: usize,
+    /// The damping factor (probability of following an edge rather than restarting at a seed), in
+    /// the open interval (0, 1); `None`: 0.85.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub damping: Option<f64>,
+    /// Edge kinds to walk (`contains`, `imports`, `references`, `tests`); the others get weight 0.
+    /// Empty: all kinds. The walk follows edges both ways.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edge_kinds: Vec<String>,
 }
 
 impl PageRankArgs {
+    /// PageRank personalised on `seeds`, at most `limit` nodes (`0`: all with a positive score),
+    /// damping 0.85, every edge kind.
     pub fn new(seeds: Vec<Seed>, limit: usize) -> PageRankArgs {
         PageRankArgs {
             seeds,
@@ -718,15 +887,21 @@ impl PageRankArgs {
     }
 }
 
+/// A node with its personalised PageRank score.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RankedNode {
+    /// The node.
     pub node: GraphNode,
+    /// Its PageRank score: the walk's stationary probability of the node (computed
+    /// approximately), always positive; higher is more central to the seeds.
     pub score: f64,
 }
 
 /// `personalized_pagerank` result: best first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PageRankResult {
+    /// The nodes with a positive score, best first: at most `limit`, all of them
+    /// when `limit` was 0.
     pub nodes: Vec<RankedNode>,
 }
 
@@ -736,17 +911,23 @@ pub struct PageRankResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct GrepArgs {
+    /// The regular expression, in Rust `regex` syntax, matched against each line (without its
+    /// terminator); a match anywhere in the line counts. An invalid pattern answers `InvalidArgs`.
     pub pattern: String,
     /// Only files whose path matches this glob ([`crate::text::Glob`]: `*` within a segment, `**`
     /// across, `?`, `[...]`, `{a,b}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path_glob: Option<String>,
+    /// Match letters without regard to case (default `false`).
     #[serde(default)]
     pub case_insensitive: bool,
+    /// The most matches to return; [`GrepResult::truncated`] says when it cut the answer.
     pub limit: usize,
 }
 
 impl GrepArgs {
+    /// Search for `pattern` (Rust `regex` syntax) in every file, case-sensitive, at most `limit`
+    /// matches.
     pub fn new(pattern: impl Into<String>, limit: usize) -> GrepArgs {
         GrepArgs {
             pattern: pattern.into(),
@@ -762,6 +943,7 @@ impl GrepArgs {
         self
     }
 
+    /// Match without regard to case.
     pub fn case_insensitive(mut self) -> GrepArgs {
         self.case_insensitive = true;
         self
@@ -771,7 +953,9 @@ impl GrepArgs {
 /// One matching line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GrepMatch {
+    /// Repository-relative path of the file, `/` separators.
     pub path: String,
+    /// The line number, 1-based, in Python `str.splitlines()` lines.
     pub line: u32,
     /// The line, cut to [`GrepMatch::TEXT_MAX_BYTES`] bytes (on a character boundary).
     pub text: String,
@@ -791,7 +975,9 @@ impl GrepMatch {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct GrepResult {
+    /// The matches, in path order (byte order) then line order; at most `limit`.
     pub matches: Vec<GrepMatch>,
+    /// `true` when more lines matched than `limit`: the answer was cut.
     #[serde(default)]
     pub truncated: bool,
 }
@@ -805,6 +991,7 @@ pub struct GrepResult {
 pub use swex_issue::{Frame, FrameStyle, IssueClues, IssueCluesArgs, WeightedTerm};
 
 impl GrepResult {
+    /// A result with these matches (path order, then line order) and whether `limit` cut them.
     pub fn new(matches: Vec<GrepMatch>, truncated: bool) -> GrepResult {
         GrepResult { matches, truncated }
     }

@@ -77,7 +77,10 @@ pub enum Kind {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Expect {
+    /// The call succeeds with this JSON result (compared by the suite's rules: file entries'
+    /// `language` and `line_count` only where both sides have them, scores never).
     Result(Value),
+    /// The call fails with this kind of error (the message is not compared).
     Error(ServiceErrorKind),
     /// Not compared (answers that depend on installed models).
     Any,
@@ -89,12 +92,19 @@ pub enum Expect {
 pub struct Case {
     /// What the call checks.
     pub about: String,
+    /// The service called.
     pub service: ServiceId,
+    /// The call's JSON arguments, passed to the service as they are.
     pub args: Value,
+    /// The answer expected from every kind of backend, unless `files` or `index` gives one of its
+    /// own. `None`: only the per-kind answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expect: Option<Expect>,
+    /// The answer expected from backends of files only ([`Kind::Files`]: filesystem and
+    /// in-memory); overrides `expect`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub files: Option<Expect>,
+    /// The answer expected from the engine's backend ([`Kind::Index`]); overrides `expect`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<Expect>,
 }
@@ -128,10 +138,16 @@ impl Case {
 /// A call whose answer differs from the expected one.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mismatch {
+    /// What the call checks (the case's `about`).
     pub about: String,
+    /// The service called.
     pub service: ServiceId,
+    /// The call's JSON arguments.
     pub args: Value,
+    /// The expected answer, as text: the JSON result, `error <Kind>`, or a note that nothing is
+    /// recorded for this kind of backend.
     pub expected: String,
+    /// The backend's answer, as text: the JSON result or `error <Kind>`.
     pub got: String,
 }
 

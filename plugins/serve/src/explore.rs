@@ -13,7 +13,15 @@ use swex_plugin::{Explorer, Request, Response};
 pub struct ExploreError {
     /// `create` or `explore`.
     pub call: &'static str,
+    /// The ABI status code: the one the explorer returned (`SWEX_ERR_INVALID_INPUT` for a config
+    /// or request it refused, `SWEX_ERR_FAILED`, `SWEX_ERR_PANIC` for a panic caught at its
+    /// boundary; see `swex_plugin::abi`), never `SWEX_OK`. Errors found on this side use the same
+    /// codes: a vtable without `create`, `explore` or `destroy` is `SWEX_ERR_INVALID_INPUT` (with
+    /// `call` = `create`), an answer that is not a valid response `SWEX_ERR_FAILED` (with `call` =
+    /// `explore`).
     pub status: i32,
+    /// The explorer's message (UTF-8, invalid bytes replaced), or what was wrong with the vtable
+    /// or the answer.
     pub message: String,
 }
 

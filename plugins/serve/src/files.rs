@@ -148,6 +148,8 @@ impl Grep {
         }
     }
 
+    /// The answer: the matches collected so far (path then line order) and whether the limit cut
+    /// it.
     pub fn finish(self) -> GrepResult {
         self.result
     }

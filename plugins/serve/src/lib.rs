@@ -48,6 +48,8 @@
 //! # Ok::<(), swex_plugin_serve::ExploreError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 mod backend;
 pub mod conformance;
 mod explore;

@@ -52,6 +52,10 @@ pub struct ServicesTable<'a> {
 }
 
 impl<'a> ServicesTable<'a> {
+    /// A table over `services` with every slot set (the full current layout: `struct_size` is
+    /// `size_of::<SwexServices>()`): each slot hands the raw JSON arguments to
+    /// [`RawServices::call`] and returns its answer, or its error's status and message. Pass
+    /// [`ServicesTable::as_ptr`] to a plugin's `explore`; the pointer is valid while the table lives.
     pub fn new(services: &'a dyn RawServices) -> ServicesTable<'a> {
         #[allow(clippy::redundant_allocation)]
         let context: Box<&'a dyn RawServices> = Box::new(services);

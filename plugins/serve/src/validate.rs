@@ -20,12 +20,19 @@ use swex_plugin::{Region, Request, Response};
 /// How many regions were dropped, by reason, and how many the `top_k` cut removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DropCounts {
+    /// Regions whose path is empty (after a leading `./` is removed).
     pub empty_path: usize,
+    /// Regions whose path is absolute (`/x`, `C:\x`, `\\server`).
     pub absolute_path: usize,
+    /// Regions whose path climbs out of the snapshot (a `..` segment).
     pub outside_snapshot: usize,
+    /// Regions whose path names no file of the snapshot.
     pub nonexistent_file: usize,
+    /// Regions whose interval covers no line: `end` is 0 or below -1.
     pub empty_interval: usize,
+    /// Regions whose interval is reversed: `end >= 1` and `start > end`.
     pub reversed_interval: usize,
+    /// Valid regions past the first `top_k`, cut to keep the answer within `top_k`.
     pub beyond_top_k: usize,
     /// Regions dropped because the line budget was spent before them.
     #[serde(default)]
@@ -50,8 +57,12 @@ impl DropCounts {
 /// An explorer's response after validation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ValidatedResponse {
+    /// The regions kept, in the explorer's order, leading `./` removed: at most `top_k`, and
+    /// within the line budget when one was enforced.
     pub regions: Vec<Region>,
+    /// How many regions were dropped or cut, by reason.
     pub dropped: DropCounts,
+    /// The explorer's notes, passed through unchanged.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
