@@ -84,9 +84,9 @@ struct Bytes(u64);
 impl fmt::Display for Bytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.0;
-        if n >= 1 << 30 && n % (1 << 30) == 0 {
+        if n >= 1 << 30 && n.is_multiple_of(1 << 30) {
             write!(f, "{n} bytes ({} GiB)", n >> 30)
-        } else if n >= 1 << 20 && n % (1 << 20) == 0 {
+        } else if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
             write!(f, "{n} bytes ({} MiB)", n >> 20)
         } else {
             write!(f, "{n} bytes")
