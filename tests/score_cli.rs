@@ -636,3 +636,223 @@ fn encodings_junk_and_nothing_to_score_are_clear() {
         run.stderr
     );
 }
+
+/// Input files are read with a size cap (docs/score.md, "Inputs"): a row longer than 64 MiB —
+/// `/dev/zero`, an endless pipe — is an error naming file and line, a whole-document input over
+/// 256 MiB one naming the file, where swex used to grow until the system killed it.
+#[cfg(unix)]
+#[test]
+fn endless_and_oversized_inputs_are_clear_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(dir, "bench.jsonl", BENCH);
+    write(dir, "results.jsonl", RESULTS);
+    let check = |args: &[&str], expected: &str| {
+        let mut all = vec!["score"];
+        all.extend_from_slice(args);
+        let run = swex(dir, &all);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(expected),
+            "{args:?}: expected {expected:?} in:\n{}",
+            run.stderr
+        );
+    };
+    let row_limit = "row is larger than 67108864 bytes (64 MiB)";
+    check(
+        &["--bench", "/dev/zero", "--predictions", "results.jsonl"],
+        &format!("/dev/zero:1: {row_limit}"),
+    );
+    check(
+        &["--bench", "bench.jsonl", "--predictions", "/dev/zero"],
+        &format!("/dev/zero:1: {row_limit}"),
+    );
+    check(
+        &[
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "results.jsonl",
+            "--issue-map",
+            "/dev/zero",
+        ],
+        "/dev/zero: larger than 268435456 bytes (256 MiB)",
+    );
+
+    // An endless pipe of a row that never ends, after two good rows.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_swex"))
+        .current_dir(dir)
+        .args([
+            "score",
+            "--bench",
+            "/dev/stdin",
+            "--predictions",
+            "results.jsonl",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let good: String = BENCH.lines().take(2).map(|l| format!("{l}\n")).collect();
+        stdin.write_all(good.as_bytes())?;
+        stdin.write_all(b"{\"instance_id\": \"")?;
+        let chunk = vec![b'x'; 1 << 16];
+        loop {
+            // Ends with a broken pipe when swex stops reading.
+            stdin.write_all(&chunk)?;
+        }
+        #[allow(unreachable_code)]
+        Ok::<(), std::io::Error>(())
+    });
+    let output = child.wait_with_output().unwrap();
+    assert!(writer.join().unwrap().is_err());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("/dev/stdin:3: {row_limit}")),
+        "{stderr}"
+    );
+}
+
+/// `-o` with `{explorer}`: the explorer name comes from the result rows, so it must be a plain
+/// name (the rule of `swex bench -o` and `swex merge -o`); `../../victim` writes nothing, anywhere.
+#[test]
+fn output_template_refuses_explorer_names_that_are_paths() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    write(dir, "bench.jsonl", BENCH);
+    let good = r#"{"instance_id": "org__p-1", "explorer": "alpha", "regions": []}"#;
+    for name in ["../../victim", "/tmp/victim", ".hidden", "a/b"] {
+        let row = format!(
+            "{good}\n{{\"instance_id\": \"org__p-1\", \"explorer\": {}, \"regions\": []}}\n",
+            serde_json::to_string(name).unwrap()
+        );
+        write(dir, "results.jsonl", &row);
+        let run = swex(
+            dir,
+            &[
+                "score",
+                "--bench",
+                "bench.jsonl",
+                "--predictions",
+                "results.jsonl",
+                "-o",
+                "out/scores/{explorer}-top{k}.jsonl",
+            ],
+        );
+        assert_eq!(run.code, 2, "{name}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("the row of instance `org__p-1`: explorer: ")
+                && run.stderr.contains("cannot be a file or folder name"),
+            "{name}: {}",
+            run.stderr
+        );
+        // Nothing written: not the bad name's file, not even the good explorer's.
+        assert!(!dir.join("out").exists(), "{name}");
+        assert!(!dir.join("victim-top5.jsonl").exists(), "{name}");
+    }
+    // Without `{explorer}` in the template the name is only data.
+    write(
+        dir,
+        "results.jsonl",
+        "{\"instance_id\": \"org__p-1\", \"explorer\": \"../x\", \"regions\": []}\n",
+    );
+    let run = swex(
+        dir,
+        &[
+            "score",
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "results.jsonl",
+            "-o",
+            "all-top{k}.jsonl",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(jsonl(&dir.join("all-top5.jsonl"))[0]["explorer"], "../x");
+}
+
+/// Fields swex does not know are kept and written back unchanged at any depth the JSON parser
+/// accepts (127 levels of arrays and objects, the row counting as one); a deeper row is refused
+/// with that limit named, not called malformed JSON.
+#[test]
+fn unknown_nested_fields_are_kept_up_to_the_stated_depth() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // `levels` levels in all: the row, `ground_truth`, and `levels - 2` in `deep` (its leaf is an
+    // object holding an array).
+    let row = |levels: usize| {
+        let mut deep = serde_json::json!({"leaf": [1.5, "x", null, 12345678901234567i64]});
+        for i in 0..levels - 4 {
+            deep = serde_json::json!({ format!("k{i}"): deep });
+        }
+        serde_json::json!({
+            "instance_id": "org__p-1",
+            "ground_truth": {
+                "read_core_regions": [{"path": "a.py", "start": 1, "end": 10}],
+                "deep": deep,
+            },
+            "annotator": {"notes": [{"by": "a", "ok": true}]},
+        })
+    };
+    let at_limit = row(127);
+    let text = serde_json::to_string(&at_limit).unwrap();
+    assert!(serde_json::from_str::<serde_json::Value>(&text).is_ok());
+    write(dir, "bench.jsonl", &format!("{text}\n"));
+    write(
+        dir,
+        "results.jsonl",
+        "{\"instance_id\": \"org__p-1\", \"explorer\": \"a\", \"regions\": []}\n",
+    );
+    let run = swex(
+        dir,
+        &[
+            "score",
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "results.jsonl",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Read and written back through the library's row type, unchanged.
+    let bench = swex_bench::dataset::Benchmark::load(
+        &dir.join("bench.jsonl"),
+        &swex_bench::dataset::LoadOptions::default(),
+    )
+    .unwrap();
+    let written = serde_json::to_value(&bench.rows[0]).unwrap();
+    for field in ["/annotator", "/ground_truth/deep"] {
+        assert_eq!(written.pointer(field), at_limit.pointer(field), "{field}");
+    }
+    // Serialised again it is still within the limit, so it reads back.
+    assert!(serde_json::from_str::<serde_json::Value>(&written.to_string()).is_ok());
+
+    let over = serde_json::to_string(&row(128)).unwrap();
+    write(dir, "bench.jsonl", &format!("{over}\n"));
+    let run = swex(
+        dir,
+        &[
+            "score",
+            "--bench",
+            "bench.jsonl",
+            "--predictions",
+            "results.jsonl",
+        ],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "bench.jsonl:1: nested 128 levels deep; rows and documents may nest arrays and \
+             objects at most 127 levels deep"
+        ),
+        "{}",
+        run.stderr
+    );
+}

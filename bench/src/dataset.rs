@@ -28,6 +28,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use swex_engine::snapshot::PlainName;
 
+use crate::input::{self, Lines, MAX_DOCUMENT_BYTES, ReadError, TextError};
+
 /// A region as it appears in ground truth and result rows: `path` is repository-relative with `/`
 /// separators, `start`/`end` are 1-based and inclusive, `end == -1` means "to the end of the file".
 ///
@@ -200,6 +202,7 @@ pub enum RowErrorKind {
     BadLineNumber,
     DuplicateId,
     InvalidUtf8,
+    TooDeep,
 }
 
 impl RowErrorKind {
@@ -212,6 +215,7 @@ impl RowErrorKind {
             RowErrorKind::BadLineNumber => "bad line number",
             RowErrorKind::DuplicateId => "duplicate id",
             RowErrorKind::InvalidUtf8 => "invalid UTF-8",
+            RowErrorKind::TooDeep => "nested too deep",
         }
     }
 }
@@ -252,6 +256,18 @@ pub enum InputError {
     /// A whole-document JSON file (issue map, line counts) that is not what it should be.
     #[error("{}: {message}", path.display())]
     Document { path: PathBuf, message: String },
+    /// A row or a file over the limits of [`crate::input`].
+    #[error(transparent)]
+    TooLarge(ReadError),
+}
+
+impl From<ReadError> for InputError {
+    fn from(error: ReadError) -> Self {
+        match error {
+            ReadError::Io { path, source } => InputError::Io { path, source },
+            other => InputError::TooLarge(other),
+        }
+    }
 }
 
 /// A row error without its line number (the `Row` variant prints `file:line:` itself).
@@ -315,29 +331,15 @@ pub fn summarize_skipped(skipped: &Skipped) -> String {
 // JSONL reading shared by the row loaders
 // ---------------------------------------------------------------------------------------------
 
-fn read_bytes(path: &Path) -> Result<Vec<u8>, InputError> {
-    std::fs::read(path).map_err(|source| InputError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-/// The UTF-8 byte-order mark, which some editors put at the start of a text file.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// A whole document as text: a leading byte-order mark dropped, invalid UTF-8 named by line.
+/// A whole document as text, at most [`MAX_DOCUMENT_BYTES`]: a leading byte-order mark dropped,
+/// invalid UTF-8 named by line.
 fn read_to_string(path: &Path) -> Result<String, InputError> {
-    let mut bytes = read_bytes(path)?;
-    if bytes.starts_with(BOM) {
-        bytes.drain(..BOM.len());
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
-        InputError::Document {
-            path: path.to_path_buf(),
+    input::read_text(path, MAX_DOCUMENT_BYTES).map_err(|e| match e {
+        TextError::Read(e) => InputError::from(e),
+        TextError::NotUtf8 { path, line } => InputError::Document {
+            path,
             message: format!("line {line}: not valid UTF-8"),
-        }
+        },
     })
 }
 
@@ -358,15 +360,14 @@ fn read_jsonl<T>(
     lenient: bool,
     mut parse: impl FnMut(usize, serde_json::Value) -> Result<T, RowError>,
 ) -> Result<(Vec<T>, Skipped), InputError> {
-    let bytes = read_bytes(path)?;
-    let bytes = bytes.strip_prefix(BOM).unwrap_or(&bytes);
+    let mut lines = Lines::open(path)?;
     let mut rows = Vec::new();
     let mut skipped = Skipped::default();
-    // Lines as `str::lines` cuts them (`\n`, and a `\r` before it), decoded one by one.
-    let lines = bytes.split(|&b| b == b'\n');
-    for (index, raw) in lines.enumerate() {
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let line_no = index + 1;
+    // Lines as `str::lines` cuts them (`\n`, and a `\r` before it), decoded one by one, each at
+    // most `MAX_ROW_BYTES` (a longer one stops the load, lenient or not).
+    while let Some(line) = lines.next_line()? {
+        let raw = line.bytes.strip_suffix(b"\r").unwrap_or(line.bytes);
+        let line_no = line.number;
         let line = match std::str::from_utf8(raw) {
             Ok(line) => line,
             Err(e) => {
@@ -389,25 +390,18 @@ fn read_jsonl<T>(
         if line.trim().is_empty() {
             continue;
         }
-        let parsed = serde_json::from_str::<serde_json::Value>(line)
-            .map_err(|e| RowError {
-                line: line_no,
-                field: None,
-                kind: RowErrorKind::MalformedJson,
-                message: format!("malformed JSON: {e}"),
-            })
-            .and_then(|value| {
-                if value.is_object() {
-                    parse(line_no, value)
-                } else {
-                    Err(RowError {
-                        line: line_no,
-                        field: None,
-                        kind: RowErrorKind::NotAnObject,
-                        message: "expected a JSON object".into(),
-                    })
-                }
-            });
+        let parsed = parse_row(line_no, line).and_then(|value| {
+            if value.is_object() {
+                parse(line_no, value)
+            } else {
+                Err(RowError {
+                    line: line_no,
+                    field: None,
+                    kind: RowErrorKind::NotAnObject,
+                    message: "expected a JSON object".into(),
+                })
+            }
+        });
         match parsed {
             Ok(row) => rows.push(row),
             Err(error) if lenient => skipped.push(error),
@@ -420,6 +414,25 @@ fn read_jsonl<T>(
         }
     }
     Ok((rows, skipped))
+}
+
+/// One row as JSON: deeper than [`input::MAX_JSON_DEPTH`] is said so (the parser would only call
+/// it a recursion limit), anything else the parser refuses is malformed.
+fn parse_row(line: usize, text: &str) -> Result<serde_json::Value, RowError> {
+    if let Some(message) = input::too_deep(text.as_bytes()) {
+        return Err(RowError {
+            line,
+            field: None,
+            kind: RowErrorKind::TooDeep,
+            message,
+        });
+    }
+    serde_json::from_str::<serde_json::Value>(text).map_err(|e| RowError {
+        line,
+        field: None,
+        kind: RowErrorKind::MalformedJson,
+        message: format!("malformed JSON: {e}"),
+    })
 }
 
 /// Deserialises `value` into `T`, turning serde's error into a [`RowError`] that names the field.

@@ -9,6 +9,7 @@
 pub mod codesearch;
 pub mod dataset;
 pub mod gt;
+pub mod input;
 pub mod linecounts;
 pub mod mergecheck;
 pub mod metrics;

@@ -23,6 +23,7 @@
 //! produced.
 
 use crate::dataset::Region;
+use crate::input::{self, Lines, MAX_JSONL_BYTES, MAX_ROW_BYTES, ReadError};
 use crate::metrics::Metrics;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
@@ -303,6 +304,18 @@ pub enum ResultsError {
         path.display()
     )]
     ExistsNotEmpty { path: PathBuf, rows: usize },
+    /// A row or a file over the limits of [`crate::input`].
+    #[error(transparent)]
+    TooLarge(ReadError),
+}
+
+impl From<ReadError> for ResultsError {
+    fn from(error: ReadError) -> Self {
+        match error {
+            ReadError::Io { path, source } => ResultsError::Io { path, source },
+            other => ResultsError::TooLarge(other),
+        }
+    }
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> ResultsError + '_ {
@@ -332,6 +345,9 @@ fn parse_line(
         line: line_no,
         message,
     };
+    if let Some(message) = input::too_deep(line.as_bytes()) {
+        return Err(bad(message));
+    }
     let mut deserializer = serde_json::Deserializer::from_str(line);
     let mut row: ResultRow = serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
         let at = e.path().to_string();
@@ -383,64 +399,45 @@ pub fn top_k_from_path(path: &Path) -> Option<usize> {
 /// Reads a result file, strictly: every non-blank line must be a complete row, each key at most
 /// once. Rows without `top_k` take it from the file name (`top<k>.jsonl`).
 pub fn read_results(path: &Path) -> Result<Vec<LocatedRow>, ResultsError> {
-    let mut bytes = std::fs::read(path).map_err(io_error(path))?;
-    // A UTF-8 byte-order mark (some editors write one) is not part of the first row.
-    if bytes.starts_with(UTF8_BOM) {
-        bytes.drain(..UTF8_BOM.len());
-    }
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let line = 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count();
-        ResultsError::BadLine {
+    let default_top_k = top_k_from_path(path);
+    let mut rows = Vec::new();
+    let mut first_line: HashMap<RowKey, usize> = HashMap::new();
+    // Each line at most `MAX_ROW_BYTES`, the file at most `MAX_JSONL_BYTES` (crate::input).
+    let mut lines = Lines::open(path)?;
+    while let Some(line) = lines.next_line()? {
+        let line_no = line.number;
+        let text = std::str::from_utf8(line.bytes).map_err(|_| ResultsError::BadLine {
             path: path.to_path_buf(),
-            line,
+            line: line_no,
             message: "not valid UTF-8".into(),
+        })?;
+        if text.trim().is_empty() {
+            continue;
         }
-    })?;
-    if !text.is_empty() && !text.ends_with('\n') {
-        let line = text.lines().count();
-        let complete = text
-            .rsplit_once('\n')
-            .map_or(text.as_str(), |(_, last)| last);
-        if serde_json::from_str::<serde_json::Value>(complete).is_err() {
+        if !line.terminated && serde_json::from_str::<serde_json::Value>(text).is_err() {
             return Err(ResultsError::BadLine {
                 path: path.to_path_buf(),
-                line,
+                line: line_no,
                 message: "incomplete last line (an interrupted run?); `swex bench --resume` \
                           repairs it"
                     .into(),
             });
         }
-    }
-    let default_top_k = top_k_from_path(path);
-    let mut rows = Vec::new();
-    let mut first_line: HashMap<RowKey, usize> = HashMap::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let row = parse_line(path, index + 1, line, default_top_k)?;
+        let row = parse_line(path, line_no, text, default_top_k)?;
         let key = row.key();
         if let Some(&first) = first_line.get(&key) {
             return Err(ResultsError::DuplicateInFile {
                 path: path.to_path_buf(),
-                line: index + 1,
+                line: line_no,
                 first,
                 key,
             });
         }
-        first_line.insert(key, index + 1);
-        rows.push(LocatedRow {
-            row,
-            line: index + 1,
-        });
+        first_line.insert(key, line_no);
+        rows.push(LocatedRow { row, line: line_no });
     }
     Ok(rows)
 }
-
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// How [`ResultFile::open`] treats an existing file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -484,10 +481,12 @@ impl ResultFile {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(io_error(parent))?;
         }
-        let existing = match std::fs::read(path) {
+        let existing = match input::read_document(path, MAX_JSONL_BYTES) {
             Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(io_error(path)(e)),
+            Err(ReadError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                Vec::new()
+            }
+            Err(e) => return Err(e.into()),
         };
         let (recovered, keep_bytes) = match mode {
             OpenMode::Overwrite => (Recovered::default(), 0),
@@ -613,12 +612,20 @@ fn recover(
     let mut first_line: HashMap<RowKey, usize> = HashMap::new();
     let count = lines.len();
     if let Some(first) = lines.first_mut()
-        && bytes[first.0..first.1].starts_with(UTF8_BOM)
+        && bytes[first.0..first.1].starts_with(input::BOM)
     {
-        first.0 += UTF8_BOM.len();
+        first.0 += input::BOM.len();
     }
     for (index, &(from, to, terminated)) in lines.iter().enumerate() {
         let line_no = index + 1;
+        if to - from > MAX_ROW_BYTES {
+            return Err(ReadError::RowTooLarge {
+                path: path.to_path_buf(),
+                line: line_no,
+                limit: MAX_ROW_BYTES,
+            }
+            .into());
+        }
         let is_last = index + 1 == count;
         let parsed = std::str::from_utf8(&bytes[from..to])
             .map_err(|_| ResultsError::BadLine {

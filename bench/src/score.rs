@@ -22,6 +22,7 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use swex_engine::snapshot::{NameError, PlainName};
 
 /// What to do with instances that were not scored (failed or missing) when averaging.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -204,6 +205,12 @@ pub enum ScoreError {
         first_line: usize,
         instance_id: String,
         explorer: String,
+    },
+    /// An explorer name that cannot fill `{explorer}` of the output template.
+    #[error("the row of instance `{instance_id}`: explorer: {source}")]
+    ExplorerName {
+        instance_id: String,
+        source: NameError,
     },
     #[error("cannot write {}: {source}", path.display())]
     Write {
@@ -424,10 +431,23 @@ pub fn fill_real_metrics(
 /// written with their row counts.
 pub fn write_rows(rows: &[MetricRow], template: &str) -> Result<Vec<(PathBuf, usize)>, ScoreError> {
     let mut files: Vec<(PathBuf, String, usize)> = Vec::new();
+    let by_explorer = template.contains("{explorer}");
     for row in rows {
+        // `{explorer}` comes from the result rows: a plain name, or no path at all (the rule of
+        // `swex bench -o` and `swex merge -o`), checked before anything is written.
+        let explorer = if by_explorer {
+            PlainName::new(row.explorer.as_str())
+                .map_err(|source| ScoreError::ExplorerName {
+                    instance_id: row.instance_id.clone(),
+                    source,
+                })?
+                .to_string()
+        } else {
+            String::new()
+        };
         let path = PathBuf::from(
             template
-                .replace("{explorer}", &row.explorer)
+                .replace("{explorer}", &explorer)
                 .replace("{k}", &row.top_k.to_string()),
         );
         let index = match files.iter().position(|(p, _, _)| *p == path) {

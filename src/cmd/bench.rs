@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use swex_bench::dataset::{Benchmark, LoadOptions, load_issue_map};
+use swex_bench::input::{MAX_DOCUMENT_BYTES, read_text};
 use swex_bench::results::OpenMode;
 use swex_bench::runner::{
     BenchExplorer, DEFAULT_OUTPUT, FnOpener, FsOpener, HostExplorer, InstanceEvent, OutputTemplate,
@@ -147,8 +148,9 @@ fn parse_configs(items: &[String]) -> anyhow::Result<BTreeMap<String, serde_json
         })?;
         let (json, origin) = match text.strip_prefix('@') {
             Some(path) => (
-                std::fs::read_to_string(path)
-                    .with_context(|| format!("--explorer-config {name}: reading {path}"))?,
+                read_text(Path::new(path), MAX_DOCUMENT_BYTES).map_err(|e| {
+                    anyhow::anyhow!("--explorer-config {name}: {path}: {}", e.reason())
+                })?,
                 path.to_string(),
             ),
             None => (text.to_string(), format!("--explorer-config {name}")),
@@ -275,8 +277,7 @@ pub(super) fn build_locator(args: &BenchArgs) -> anyhow::Result<Option<RepoLocat
             .insert(repo.to_string(), PathBuf::from(dir));
     }
     if let Some(path) = &args.sources {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let text = read_text(path, MAX_DOCUMENT_BYTES)?;
         locator.sources = serde_json::from_str(&text).with_context(|| {
             format!(
                 "{}: expected a JSON object {{\"owner/name\": \"holder/name\"}}",

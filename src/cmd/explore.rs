@@ -6,10 +6,11 @@ use crate::cmd::explorers::{builtin_explorers, explorer_handle, registry};
 use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::Args as ClapArgs;
-use std::io::{IsTerminal, Read};
-use std::path::PathBuf;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
+use swex_bench::input::{MAX_DOCUMENT_BYTES, into_text, read_capped, read_text};
 use swex_plugin::Request;
 use swex_plugin_host::{
     EngineBackend, ExplorerHandle, FsBackend, IsolatedExplorer, IsolatedOptions, PluginTarget,
@@ -106,8 +107,8 @@ pub fn read_config(text: Option<&str>) -> anyhow::Result<serde_json::Value> {
     };
     let (json, origin) = match text.strip_prefix('@') {
         Some(path) => (
-            std::fs::read_to_string(path)
-                .with_context(|| format!("reading --config file {path}"))?,
+            read_text(Path::new(path), MAX_DOCUMENT_BYTES)
+                .map_err(|e| anyhow::anyhow!("--config file {path}: {}", e.reason()))?,
             path.to_owned(),
         ),
         None => (text.to_owned(), "--config".to_owned()),
@@ -121,11 +122,13 @@ fn read_issue(issue: Option<String>) -> anyhow::Result<String> {
             if issue.is_none() && std::io::stdin().is_terminal() {
                 bail!("give the issue text as an argument, or pipe it on stdin");
             }
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .context("reading the issue from stdin")?;
-            Ok(text)
+            // Capped like every input file: an endless pipe is an error, not a process that grows
+            // until it is killed.
+            let stdin = Path::new("stdin");
+            let bytes = read_capped(std::io::stdin().lock(), stdin, MAX_DOCUMENT_BYTES)
+                .map_err(|e| anyhow::anyhow!("reading the issue from stdin: {}", e.reason()))?;
+            into_text(stdin, bytes)
+                .map_err(|e| anyhow::anyhow!("reading the issue from stdin: {}", e.reason()))
         }
         Some(text) => Ok(text.to_owned()),
     }

@@ -8,9 +8,9 @@ use anyhow::{Context, bail};
 use clap::Args;
 use serde::Deserialize;
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use swex_bench::input::{Lines, MAX_DOCUMENT_BYTES, read_text};
 use swex_engine::snapshot::{
     BatchOptions, BatchReport, GithubFetcher, InstanceOutcome, PlainName, Progress, RepoLocator,
     SnapshotJob, run_batch,
@@ -103,16 +103,18 @@ struct RowFields {
 }
 
 fn read_jobs(path: &Path) -> anyhow::Result<Vec<SnapshotJob>> {
-    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    // Each row at most `MAX_ROW_BYTES`, the file at most `MAX_JSONL_BYTES` (swex_bench::input).
+    let mut lines = Lines::open(path)?;
     let mut jobs = Vec::new();
-    for (index, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let at = format!("{}:{}", path.display(), index + 1);
-        let line = line.with_context(|| format!("reading {at}"))?;
+    while let Some(line) = lines.next_line()? {
+        let at = format!("{}:{}", path.display(), line.number);
+        let line = std::str::from_utf8(line.bytes)
+            .map_err(|_| anyhow::anyhow!("{at}: not valid UTF-8"))?;
         if line.trim().is_empty() {
             continue;
         }
         let row: RowFields =
-            serde_json::from_str(&line).with_context(|| format!("{at}: not a JSON object row"))?;
+            serde_json::from_str(line).with_context(|| format!("{at}: not a JSON object row"))?;
         let field = |value: Option<String>, name: &str| {
             value
                 .filter(|v| !v.is_empty())
@@ -140,8 +142,7 @@ fn build_locator(args: &SnapshotArgs) -> anyhow::Result<RepoLocator> {
     }
     let sources = match &args.sources {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
+            let text = read_text(path, MAX_DOCUMENT_BYTES)?;
             serde_json::from_str(&text).with_context(|| {
                 format!(
                     "{}: expected a JSON object of \"owner/name\": \"owner/name\"",

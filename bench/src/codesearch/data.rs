@@ -166,9 +166,11 @@ struct RawQuery {
 }
 
 fn read(path: &Path) -> Result<String, DataError> {
-    std::fs::read_to_string(path).map_err(|source| DataError::Read {
-        path: path.to_path_buf(),
-        source,
+    crate::input::read_text_io(path, crate::input::MAX_DOCUMENT_BYTES).map_err(|source| {
+        DataError::Read {
+            path: path.to_path_buf(),
+            source,
+        }
     })
 }
 

@@ -86,10 +86,12 @@ pub struct Published {
 
 impl Published {
     pub fn load(path: &Path) -> Result<Published, PublishedError> {
-        let text = std::fs::read_to_string(path).map_err(|source| PublishedError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = crate::input::read_text_io(path, crate::input::MAX_DOCUMENT_BYTES).map_err(
+            |source| PublishedError::Read {
+                path: path.to_path_buf(),
+                source,
+            },
+        )?;
         Published::parse(&text, path)
     }
 

@@ -15,12 +15,13 @@
 
 use super::data::{Category, CodeSearchData, Query, RepoQueries, RepoSpec};
 use super::metrics::{Hit, K, QueryScore, Scoring, score};
+use crate::input::Lines;
 use crate::runner::{BenchExplorer, ServicesOpener};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -429,15 +430,17 @@ impl CodeSearchRun<'_> {
 /// Whether a results file holds code-search rows (its first non-blank line has
 /// `"task": "codesearch"`).
 pub fn is_codesearch_file(path: &Path) -> bool {
-    let Ok(file) = File::open(path) else {
+    let Ok(mut lines) = Lines::open(path) else {
         return false;
     };
-    BufReader::new(file)
-        .lines()
-        .map_while(Result::ok)
-        .find(|l| !l.trim().is_empty())
-        .and_then(|line| serde_json::from_str::<serde_json::Value>(&line).ok())
-        .is_some_and(|v| v.get("task").and_then(|t| t.as_str()) == Some(TASK))
+    while let Ok(Some(line)) = lines.next_line() {
+        if line.bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        return serde_json::from_slice::<serde_json::Value>(line.bytes)
+            .is_ok_and(|v| v.get("task").and_then(|t| t.as_str()) == Some(TASK));
+    }
+    false
 }
 
 /// Reads a code-search results file strictly: a bad line is an error naming file and line, and so
@@ -447,15 +450,18 @@ pub fn read_rows(path: &Path) -> Result<Vec<CodeSearchRow>, CodeSearchError> {
         path: path.to_path_buf(),
         message,
     };
-    let file = File::open(path).map_err(|e| read_err(e.to_string()))?;
+    // Each row at most `MAX_ROW_BYTES`, the file at most `MAX_JSONL_BYTES` (crate::input).
+    let mut lines = Lines::open(path).map_err(|e| read_err(e.reason()))?;
     let mut rows = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for (n, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| read_err(e.to_string()))?;
+    while let Some(line) = lines.next_line().map_err(|e| read_err(e.reason()))? {
+        let n = line.number - 1;
+        let line = std::str::from_utf8(line.bytes)
+            .map_err(|_| read_err(format!("line {}: not valid UTF-8", n + 1)))?;
         if line.trim().is_empty() {
             continue;
         }
-        let row: CodeSearchRow = serde_json::from_str(&line)
+        let row: CodeSearchRow = serde_json::from_str(line)
             .map_err(|e| read_err(format!("line {}: not a code-search row: {e}", n + 1)))?;
         if row.task != TASK {
             return Err(read_err(format!(

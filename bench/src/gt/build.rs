@@ -103,7 +103,8 @@ impl Verdicts {
     }
 
     pub fn load(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read: {e}"))?;
+        let text = crate::input::read_text(path, crate::input::MAX_DOCUMENT_BYTES)
+            .map_err(|e| e.reason())?;
         let value: Value = serde_json::from_str(&text).map_err(|e| format!("invalid JSON: {e}"))?;
         Self::from_json(&value)
     }

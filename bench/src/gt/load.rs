@@ -9,6 +9,7 @@
 
 use super::formats;
 use super::trajectory::Trajectory;
+use crate::input::{self, Lines, MAX_DOCUMENT_BYTES};
 use serde_json::Value;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -122,14 +123,9 @@ pub fn instance_id_from_file_name(path: &Path) -> Option<String> {
 /// Load every trajectory in one file. Instance ids missing from the document are taken from the
 /// file name; models missing from it from the parent directory's name.
 pub fn load_file(path: &Path) -> (Vec<Trajectory>, Vec<Problem>) {
-    let bytes = match std::fs::read(path) {
+    let bytes = match input::read_document(path, MAX_DOCUMENT_BYTES) {
         Ok(bytes) => bytes,
-        Err(err) => {
-            return (
-                Vec::new(),
-                vec![Problem::new(path, None, format!("cannot read: {err}"))],
-            );
-        }
+        Err(err) => return (Vec::new(), vec![Problem::new(path, None, err.reason())]),
     };
     let mut documents: Vec<(Option<usize>, Value)> = Vec::new();
     let mut problems = Vec::new();
@@ -309,23 +305,33 @@ pub struct InputFileError {
     pub message: String,
 }
 
-/// Rows of a benchmark JSONL file (the reference schema).
+/// Rows of a benchmark JSONL file (the reference schema), each at most
+/// [`input::MAX_ROW_BYTES`] and [`input::MAX_JSON_DEPTH`] deep, the file at most
+/// [`input::MAX_JSONL_BYTES`].
 pub fn load_bench_rows(path: &Path) -> Result<Vec<crate::dataset::BenchRow>, InputFileError> {
-    let text = std::fs::read_to_string(path).map_err(|e| InputFileError {
+    let error = |location: String, message: String| InputFileError {
         path: path.to_path_buf(),
-        location: String::new(),
-        message: format!("cannot read: {e}"),
-    })?;
+        location,
+        message,
+    };
+    let mut lines = Lines::open(path).map_err(|e| error(String::new(), e.reason()))?;
     let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => return Err(error(String::new(), e.reason())),
+        };
+        let location = format!("line {}: ", line.number);
+        let text = std::str::from_utf8(line.bytes)
+            .map_err(|_| error(location.clone(), "not valid UTF-8".into()))?;
+        if text.trim().is_empty() {
             continue;
         }
-        let row = serde_json::from_str(line).map_err(|e| InputFileError {
-            path: path.to_path_buf(),
-            location: format!("line {}: ", i + 1),
-            message: e.to_string(),
-        })?;
+        if let Some(message) = input::too_deep(line.bytes) {
+            return Err(error(location, message));
+        }
+        let row = serde_json::from_str(text).map_err(|e| error(location, e.to_string()))?;
         rows.push(row);
     }
     Ok(rows)
@@ -338,10 +344,10 @@ pub fn load_line_counts(
     std::collections::BTreeMap<String, std::collections::BTreeMap<String, u64>>,
     InputFileError,
 > {
-    let text = std::fs::read_to_string(path).map_err(|e| InputFileError {
+    let text = input::read_text(path, MAX_DOCUMENT_BYTES).map_err(|e| InputFileError {
         path: path.to_path_buf(),
         location: String::new(),
-        message: format!("cannot read: {e}"),
+        message: e.reason(),
     })?;
     serde_json::from_str(&text).map_err(|e| InputFileError {
         path: path.to_path_buf(),

@@ -12,7 +12,7 @@
 //!    most confident first.
 //!
 //! Config (all optional): `{"weights": {...}, "plan": "SStSS", "candidates": 400,
-//! "max_identifiers": 40}`; see [`SwexConfig`]. The weights make ablations a config change.
+//! "max_identifiers": 40, "max_dotted_names": 100}`; see [`SwexConfig`]. The weights make ablations a config change.
 
 /// The issue reading of this explorer lives with every other issue parser, in `swex-issue`.
 pub use swex_issue::ranking as issue;
@@ -21,6 +21,7 @@ pub mod plan;
 pub mod rank;
 
 use serde::Deserialize;
+use std::collections::HashSet;
 use std::ffi::CStr;
 use swex_plugin::types::SearchArgs;
 use swex_plugin::{
@@ -44,6 +45,10 @@ pub struct SwexConfig {
     pub candidates: usize,
     /// At most this many issue identifiers are looked up as definitions.
     pub max_identifiers: usize,
+    /// At most this many more names, the last parts of the issue's dotted names
+    /// (`astropy.modeling.separable` → `separable`), are looked up as definitions: one service
+    /// call each, so the work of an issue naming thousands of dotted names stays bounded.
+    pub max_dotted_names: usize,
     /// Test modules of this many top source files are preferred among tests.
     pub partner_sources: usize,
     /// Lines of a focused region when a file has no matching chunk.
@@ -65,6 +70,7 @@ impl Default for SwexConfig {
             locate: locate::LocateConfig::default(),
             candidates: 400,
             max_identifiers: 40,
+            max_dotted_names: 100,
             partner_sources: 2,
             focus_fallback_lines: 60,
             debug: false,
@@ -79,6 +85,36 @@ impl Default for SwexConfig {
 pub enum Planner {
     Budget,
     Slots,
+}
+
+/// The names whose definitions are asked for, in order: the first `max_identifiers` identifiers,
+/// then the last parts (three characters or more) of the first `max_dotted_names` dotted names
+/// that add a new name. At most `max_identifiers + max_dotted_names` names, whatever the issue's
+/// size.
+pub fn definition_names(issue: &issue::Issue, config: &SwexConfig) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    for name in issue.identifiers.iter().take(config.max_identifiers) {
+        if seen.insert(name) {
+            names.push(name.clone());
+        }
+    }
+    let lasts = issue
+        .dotted
+        .iter()
+        .filter_map(|dotted| dotted.rsplit('.').next())
+        .filter(|last| last.len() >= 3);
+    let mut added = 0;
+    for last in lasts {
+        if added == config.max_dotted_names {
+            break;
+        }
+        if seen.insert(last) {
+            names.push(last.to_owned());
+            added += 1;
+        }
+    }
+    names
 }
 
 pub struct Swex {
@@ -194,20 +230,7 @@ impl Explorer for Swex {
                 .map_err(Self::unavailable)?
         };
         lap("title_search");
-        let mut names: Vec<String> = issue
-            .identifiers
-            .iter()
-            .take(config.max_identifiers)
-            .cloned()
-            .collect();
-        for dotted in &issue.dotted {
-            if let Some(last) = dotted.rsplit('.').next()
-                && last.len() >= 3
-                && !names.iter().any(|n| n == last)
-            {
-                names.push(last.to_owned());
-            }
-        }
+        let names = definition_names(&issue, config);
         let mut definitions = Vec::new();
         for name in names {
             let defs = services.definitions(&name).map_err(Self::unavailable)?;

@@ -143,6 +143,15 @@ fn module_path(path: &str) -> Option<String> {
     Some(stem.replace('/', "."))
 }
 
+/// `path` and each of its suffixes that starts after a `/`, longest first, of at most `max_len`
+/// bytes: the strings that `p == path || path.ends_with(&format!("/{p}"))` accepts as `p`.
+fn path_suffixes(path: &str, max_len: usize) -> impl Iterator<Item = &str> {
+    let starts = std::iter::once(0).chain(path.match_indices('/').map(|(i, _)| i + 1));
+    starts
+        .map(move |start| &path[start..])
+        .filter(move |suffix| suffix.len() <= max_len)
+}
+
 /// Base name of a file without extension (`__init__` → its directory).
 pub(crate) fn file_stem(path: &str) -> &str {
     let file = path.rsplit('/').next().unwrap_or(path);
@@ -282,49 +291,70 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
         }
     }
 
-    // Paths, modules and frames written in the issue.
+    // Paths, modules and frames written in the issue: hash look-ups of the path suffixes that can
+    // name a candidate (never a scan of every file per path, which made this quadratic in the
+    // issue for an issue naming thousands of paths).
+    let longest = candidates.keys().map(|p| p.len()).max().unwrap_or(0);
+    let mut mentioned: HashSet<&str> = HashSet::new();
+    let mut mention_set: HashSet<&str> = HashSet::new();
+    for m in &issue.paths {
+        let m = m.trim_start_matches("./");
+        mention_set.insert(m);
+        // `m == path`, or `m` ends with `/path`.
+        for suffix in path_suffixes(m, longest) {
+            if let Some((path, _)) = candidates.get_key_value(suffix) {
+                mentioned.insert(path);
+            }
+        }
+    }
+    for path in candidates.keys() {
+        // `path` ends with `/m` for a mention `m` of two components or more.
+        let named = path_suffixes(path, usize::MAX)
+            .skip(1)
+            .any(|suffix| suffix.contains('/') && mention_set.contains(suffix));
+        if named || mentioned.contains(path) {
+            features.entry((*path).to_owned()).or_default().mentions += 1.0;
+        }
+    }
     let modules: HashMap<String, &str> = candidates
         .keys()
         .filter_map(|p| module_path(p).map(|m| (m, *p)))
         .collect();
-    for path in candidates.keys() {
-        let mentioned = issue.paths.iter().any(|m| {
-            let m = m.trim_start_matches("./");
-            m == *path
-                || path.ends_with(&format!("/{m}")) && m.contains('/')
-                || m.ends_with(&format!("/{path}"))
-        });
-        if mentioned {
+    let longest_module = modules.keys().map(String::len).max().unwrap_or(0);
+    for dotted in &issue.dotted {
+        // The longest prefix of the dotted name that is a module of the repository; prefixes
+        // longer than every module name are not looked up.
+        let ends = dotted
+            .match_indices('.')
+            .map(|(i, _)| i)
+            .chain([dotted.len()])
+            .take_while(|&end| end <= longest_module);
+        let found = ends
+            .enumerate()
+            .filter_map(|(parts, end)| modules.get(&dotted[..end]).map(|path| (parts + 1, path)))
+            .last();
+        if let Some((parts, path)) = found
+            && parts >= 2
+        {
             features.entry((*path).to_owned()).or_default().mentions += 1.0;
         }
     }
-    for dotted in &issue.dotted {
-        // The longest prefix of the dotted name that is a module of the repository.
-        let parts: Vec<&str> = dotted.split('.').collect();
-        for len in (1..=parts.len()).rev() {
-            let prefix = parts[..len].join(".");
-            if let Some(path) = modules.get(&prefix) {
-                if len >= 2 {
-                    features.entry((*path).to_owned()).or_default().mentions += 1.0;
-                }
-                break;
-            }
-        }
-    }
+    // The deepest frame: the most specific file of the last frame that names one.
     let mut deepest: Option<&str> = None;
     for frame in &issue.frames {
         let frame_path = frame.path.trim_start_matches('/');
-        for path in candidates.keys() {
-            if frame_path == *path || frame_path.ends_with(&format!("/{path}")) {
+        let mut first = None;
+        for suffix in path_suffixes(frame_path, longest) {
+            if let Some((path, _)) = candidates.get_key_value(suffix) {
                 features.entry((*path).to_owned()).or_default().frames += 1.0;
-                deepest = Some(path);
+                first = first.or(Some(*path));
             }
         }
+        deepest = first.or(deepest);
     }
     if let Some(path) = deepest {
         features.entry(path.to_owned()).or_default().last_frame = 1.0;
     }
-
     // File and directory names equal to issue words.
     let mut stem_counts: HashMap<String, usize> = HashMap::new();
     for path in candidates.keys() {
@@ -463,6 +493,74 @@ mod tests {
             behaviour_weight(&trait_method, &[trait_method.clone(), class]),
             1.0
         );
+    }
+
+    /// Which files the issue's paths, dotted names and frames point at, as the look-ups by path
+    /// suffix find them: the rule is `m == path`, `path` ends with `/m` (`m` of two components or
+    /// more), or `m` ends with `/path`.
+    #[test]
+    fn mentions_and_frames_by_path_suffix() {
+        let files: Vec<FileEntry> = [
+            "pkg/core.py",
+            "src/pkg/util.py",
+            "util.py",
+            "a/b/c/deep.py",
+            "b/c/deep.py",
+            "mod/__init__.py",
+            "mod/sub.py",
+        ]
+        .iter()
+        .map(|p| FileEntry::new(*p, 10))
+        .collect();
+        let frame = |path: &str| crate::issue::Frame {
+            style: swex_issue::clues::FrameStyle::Python,
+            path: path.to_owned(),
+            line: Some(3),
+            column: None,
+            function: None,
+        };
+        let issue = Issue {
+            paths: vec![
+                "./pkg/core.py".into(), // pkg/core.py itself
+                "pkg/util.py".into(),   // src/pkg/util.py ends with it
+                "x/y/util.py".into(),   // ends with /util.py
+                "nothing/here.py".into(),
+            ],
+            dotted: vec!["mod.sub.func".into(), "mod.other".into()],
+            frames: vec![frame("/usr/lib/a/b/c/deep.py"), frame("/nowhere.py")],
+            ..Issue::default()
+        };
+        let ranked = rank_files(
+            &Evidence {
+                issue: &issue,
+                files: &files,
+                hits: &[],
+                title_hits: &[],
+                definitions: &[],
+            },
+            &Weights::default(),
+        );
+        let found: BTreeMap<&str, (f64, f64, f64)> = ranked
+            .iter()
+            .map(|f| {
+                let x = &f.features;
+                (f.path.as_str(), (x.mentions, x.frames, x.last_frame))
+            })
+            .collect();
+        let expected: BTreeMap<&str, (f64, f64, f64)> = [
+            ("pkg/core.py", (1.0, 0.0, 0.0)),
+            ("src/pkg/util.py", (1.0, 0.0, 0.0)),
+            ("util.py", (1.0, 0.0, 0.0)),
+            // Both files are the frame's; the deeper path is its file.
+            ("a/b/c/deep.py", (0.0, 1.0, 1.0)),
+            ("b/c/deep.py", (0.0, 1.0, 0.0)),
+            // `mod.sub.func`: the longest module prefix is `mod.sub`; `mod.other` only `mod`,
+            // one part, not a mention.
+            ("mod/sub.py", (1.0, 0.0, 0.0)),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(found, expected);
     }
 
     #[test]
