@@ -74,11 +74,11 @@ fn recall_at_k(hits: &[bool], gold: usize, k: usize) -> f64 {
 }
 
 fn dcg(values: impl Iterator<Item = bool>) -> f64 {
+    // A fold from +0.0: `Iterator::sum` of no floats is -0.0, which would print as `-0`.
     values
         .enumerate()
         .filter(|(_, h)| *h)
-        .map(|(i, _)| 1.0 / ((i + 2) as f64).log2())
-        .sum()
+        .fold(0.0, |acc, (i, _)| acc + 1.0 / ((i + 2) as f64).log2())
 }
 
 fn ndcg_at_k(hits: &[bool], gold: usize, k: usize) -> f64 {
