@@ -19,6 +19,8 @@ fn inputs() -> Vec<PathBuf> {
         "multi-swe-bench.jsonl",
         "train.jsonl",
         "unknown.jsonl",
+        "lite.parquet",
+        "multi-swe-bench.parquet",
     ]
     .iter()
     .map(|f| data().join(f))
@@ -62,8 +64,8 @@ fn every_schema_imports_and_bad_rows_are_reported() {
     assert_eq!(
         counts,
         vec![
-            ("multi-swe-bench", 1),
-            ("swe-bench", 2),
+            ("multi-swe-bench", 2),
+            ("swe-bench", 3),
             ("swe-bench-pro", 1),
             ("swex-train", 1)
         ]

@@ -2,7 +2,8 @@
 //! `swex snapshot` and `swex bench` take as they are, with ground truth from the fix
 //! ([`crate::fix`]).
 //!
-//! Input: JSON lines or one JSON array of objects per file. Each row is read through the first
+//! Input: JSON lines, one JSON array of objects, or Parquet (`.parquet`, read with the `parquet`
+//! crate's record API) per file. Each row is read through the first
 //! schema of [`schema::SCHEMAS`] that recognises it. Nothing is dropped silently: every row that
 //! cannot be read or used is a [`Problem`] naming its file, line (or array index), id when known,
 //! and reason; rows equal to an earlier row of the same id are counted as duplicates, rows that
@@ -148,10 +149,7 @@ fn read_objects(path: &Path) -> Result<Vec<Located>, ImportError> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
     {
-        return Err(ImportError::Format {
-            path: shown,
-            message: "Parquet task files are not read yet: convert to JSON lines first".into(),
-        });
+        return read_parquet(path);
     }
     let bytes = std::fs::read(path).map_err(|source| ImportError::Io {
         path: shown.clone(),
@@ -186,6 +184,38 @@ fn read_objects(path: &Path) -> Result<Vec<Located>, ImportError> {
                 .map_err(|e| format!("malformed JSON: {e}"))
                 .and_then(as_object);
             (format!("{shown}:{}", i + 1), parsed)
+        })
+        .collect())
+}
+
+/// The rows of a Parquet file (as the Hugging Face copies of the datasets are published), each
+/// read as JSON through the `parquet` crate's record API: strings, numbers, lists and structs
+/// become JSON values, so every schema reads them as it reads JSON lines. Places are
+/// `file#row N` (1-based).
+fn read_parquet(path: &Path) -> Result<Vec<Located>, ImportError> {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    let shown = path.display().to_string();
+    let format = |e: parquet::errors::ParquetError| ImportError::Format {
+        path: shown.clone(),
+        message: format!("not a readable Parquet file: {e}"),
+    };
+    let file = std::fs::File::open(path).map_err(|source| ImportError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    let reader = SerializedFileReader::new(file).map_err(format)?;
+    let rows = reader.get_row_iter(None).map_err(format)?;
+    Ok(rows
+        .enumerate()
+        .map(|(i, row)| {
+            let object = match row {
+                Ok(row) => match row.to_json_value() {
+                    Value::Object(map) => Ok(map),
+                    other => Err(format!("not a record but {}", json_kind(&other))),
+                },
+                Err(e) => Err(format!("unreadable row: {e}")),
+            };
+            (format!("{shown}#row {}", i + 1), object)
         })
         .collect())
 }
