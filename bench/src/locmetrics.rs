@@ -267,9 +267,12 @@ pub fn score(ranked: &Ranked, truth: &FixTruth, ks: &LocKs) -> BTreeMap<String, 
     out
 }
 
+/// Reads a repository file's text (`None`: not readable).
+type FileReader = dyn Fn(&str) -> Option<String> + Send + Sync;
+
 /// Entities of a snapshot's files, each file parsed once.
 pub struct EntityCache {
-    read: Box<dyn Fn(&str) -> Option<String> + Send + Sync>,
+    read: Box<FileReader>,
     parsed: HashMap<String, Option<Entities>>,
 }
 

@@ -120,6 +120,7 @@ fn with_snapshots_the_definitions_are_found_and_a_patch_that_does_not_apply_is_r
         &files,
         &ImportOptions {
             repos: Some(repos.path().to_path_buf()),
+            ..Default::default()
         },
     )
     .unwrap();
@@ -158,4 +159,47 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+#[test]
+fn release_rows_keep_their_ground_truth_and_take_issue_commit_and_fix_from_the_tasks() {
+    let options = ImportOptions {
+        release: Some(data().join("release.jsonl")),
+        ..Default::default()
+    };
+    let imported = import(&inputs(), &options).unwrap();
+    let rows: String = imported
+        .rows
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap() + "\n")
+        .collect();
+    golden("expected-release.jsonl", &rows);
+    let prefix = format!("{}/", data().display());
+    let problems: String = imported
+        .problems
+        .iter()
+        .filter(|p| p.at.contains("release.jsonl"))
+        .map(|p| {
+            format!(
+                "{} {}: {}\n",
+                p.at.replace(&prefix, ""),
+                p.instance_id.as_deref().unwrap_or("-"),
+                p.reason
+            )
+        })
+        .collect();
+    golden("expected-release-problems.txt", &problems);
+    // Two release rows joined; of the 7 task rows, 3 were asked for (one of them in conflict).
+    assert_eq!(imported.rows.len(), 2);
+    assert_eq!(imported.unused_tasks, 4);
+    let calc = &imported.rows[0];
+    assert_eq!(
+        calc.ground_truth.read_core_regions.len(),
+        1,
+        "the release's own ground truth is kept"
+    );
+    assert!(
+        FixTruth::of(&calc.ground_truth).is_some(),
+        "the fix's ground truth is added beside it"
+    );
 }

@@ -32,6 +32,12 @@ pub struct ImportArgs {
     /// does not apply to the base commit is reported.
     #[arg(long, value_name = "DIR")]
     repos: Option<PathBuf>,
+    /// SWE-Explore release rows (reference schema): write these rows, their ground truth kept,
+    /// joined by id with the task files for `repo`, `base_commit`, the issue text and the fix
+    /// (SWE-bench Pro's `instance_` prefix is matched with or without it). Release rows without a
+    /// task row are reported.
+    #[arg(long, value_name = "FILE")]
+    release: Option<PathBuf>,
     /// Exit with status 1 when any row was not imported.
     #[arg(long)]
     strict: bool,
@@ -57,6 +63,7 @@ pub fn run(command: DatasetCommand) -> anyhow::Result<ExitCode> {
 fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let options = ImportOptions {
         repos: args.repos.clone(),
+        release: args.release.clone(),
     };
     let imported = import::import(&args.files, &options)?;
     for problem in &imported.problems {
@@ -92,13 +99,21 @@ fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
         .map(|(name, n)| format!("{name}: {n}"))
         .collect();
     errln!(
-        "dataset: wrote {} rows to {} ({}); {} not imported, {} identical duplicates left out; definitions found for {} rows{}",
+        "dataset: wrote {} rows to {} ({}); {} not imported, {} identical duplicates left out; definitions found for {} rows{}{}",
         imported.rows.len(),
         args.output.display(),
         schemas.join(", "),
         imported.problems.len(),
         imported.duplicates,
         imported.with_definitions,
+        if args.release.is_some() {
+            format!(
+                "; {} task rows no release row asked for",
+                imported.unused_tasks
+            )
+        } else {
+            String::new()
+        },
         if args.repos.is_none() {
             " (no --repos: they are found when a run scores the rows)"
         } else {

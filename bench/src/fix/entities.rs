@@ -92,10 +92,12 @@ impl Entities {
             let mut module = dotted(&defs[outermost].qualified_name);
             // A Go method has no parent but its receiver in its name (`Server.Addr`): its module is
             // the receiver type, as a class is the module of its methods.
-            if outermost == index && def.kind == ChunkKind::Method && def.parent.is_none() {
-                if let Some((receiver, _)) = module.rsplit_once('.') {
-                    module = receiver.to_string();
-                }
+            if outermost == index
+                && def.kind == ChunkKind::Method
+                && def.parent.is_none()
+                && let Some((receiver, _)) = module.rsplit_once('.')
+            {
+                module = receiver.to_string();
             }
             of_def.insert(index, entities.len() as u32);
             entities.push(Entity {

@@ -45,6 +45,8 @@ pub struct Imported {
     pub duplicates: usize,
     /// Rows whose definitions were found from the base commit's files.
     pub with_definitions: usize,
+    /// With a release file: task rows no release row asked for (not written).
+    pub unused_tasks: usize,
 }
 
 /// Options of an import.
@@ -53,6 +55,10 @@ pub struct ImportOptions {
     /// Snapshot folders `repos/<instance_id>` at each row's base commit: definitions are found
     /// at import and a patch that does not apply is a problem.
     pub repos: Option<PathBuf>,
+    /// SWE-Explore release rows (reference schema, ground truth kept): the output is these rows,
+    /// joined with the task rows of the same id for `repo`, `base_commit`, the issue text and the
+    /// fix.
+    pub release: Option<PathBuf>,
 }
 
 /// A file that cannot be read at all.
@@ -71,6 +77,7 @@ pub enum ImportError {
 pub fn import(files: &[PathBuf], options: &ImportOptions) -> Result<Imported, ImportError> {
     let mut out = Imported::default();
     let mut seen: BTreeMap<String, (String, usize)> = BTreeMap::new(); // id → (content, row index)
+    let mut failed: BTreeMap<String, String> = BTreeMap::new(); // id → why its task row failed
     for file in files {
         for (at, parsed) in read_objects(file)? {
             let row = match parsed {
@@ -129,6 +136,7 @@ pub fn import(files: &[PathBuf], options: &ImportOptions) -> Result<Imported, Im
                     out.rows.push(row);
                 }
                 Err(reason) => {
+                    failed.insert(id.clone().unwrap_or_default(), reason.clone());
                     // A row with an error is still remembered, so a second copy is a duplicate.
                     seen.insert(id.clone().unwrap_or_default(), (content, usize::MAX));
                     out.problems.push(problem(reason, id));
@@ -136,7 +144,113 @@ pub fn import(files: &[PathBuf], options: &ImportOptions) -> Result<Imported, Im
             }
         }
     }
+    if let Some(release) = &options.release {
+        join_release(&mut out, release, &failed)?;
+    }
     Ok(out)
+}
+
+/// The ids a release row's task row may have: the same, with SWE-bench Pro's `instance_`
+/// prefix, or without it.
+fn task_ids(id: &str) -> [String; 2] {
+    match id.strip_prefix("instance_") {
+        Some(bare) => [id.to_string(), bare.to_string()],
+        None => [id.to_string(), format!("instance_{id}")],
+    }
+}
+
+/// Replaces `out.rows` (the task rows) by the release rows joined with them.
+fn join_release(
+    out: &mut Imported,
+    release: &Path,
+    failed: &BTreeMap<String, String>,
+) -> Result<(), ImportError> {
+    let mut tasks: BTreeMap<String, BenchRow> = std::mem::take(&mut out.rows)
+        .into_iter()
+        .map(|r| (r.instance_id.clone(), r))
+        .collect();
+    let mut joined = Vec::new();
+    for (at, parsed) in read_objects(release)? {
+        let object = match parsed {
+            Ok(object) => object,
+            Err(reason) => {
+                out.problems.push(Problem {
+                    at,
+                    instance_id: None,
+                    reason: format!("release row: {reason}"),
+                });
+                continue;
+            }
+        };
+        let mut row: BenchRow = match serde_json::from_value(Value::Object(object)) {
+            Ok(row) => row,
+            Err(e) => {
+                out.problems.push(Problem {
+                    at,
+                    instance_id: None,
+                    reason: format!("release row: {e}"),
+                });
+                continue;
+            }
+        };
+        let candidates = task_ids(&row.instance_id);
+        let Some(task) = candidates.iter().find_map(|id| tasks.remove(id)) else {
+            let reason = match candidates.iter().find_map(|id| failed.get(id)) {
+                Some(why) => format!("its task row was not imported: {why}"),
+                None => format!("no task row with id {} or {}", candidates[0], candidates[1]),
+            };
+            out.problems.push(Problem {
+                at,
+                instance_id: Some(row.instance_id.clone()),
+                reason,
+            });
+            continue;
+        };
+        let mut conflict = None;
+        for (name, mine, theirs) in [
+            ("repo", &mut row.repo, &task.repo),
+            ("base_commit", &mut row.base_commit, &task.base_commit),
+        ] {
+            match mine.as_deref().filter(|v| !v.is_empty()) {
+                None => mine.clone_from(theirs),
+                Some(value) if Some(value) != theirs.as_deref() => {
+                    conflict = Some(format!(
+                        "the release row's {name} {value} differs from the task row's {}",
+                        theirs.as_deref().unwrap_or("(none)")
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        if let Some(reason) = conflict {
+            out.problems.push(Problem {
+                at,
+                instance_id: Some(row.instance_id.clone()),
+                reason,
+            });
+            continue;
+        }
+        if row
+            .problem_statement
+            .as_deref()
+            .is_none_or(|t| t.trim().is_empty())
+        {
+            row.problem_statement = task.problem_statement.clone();
+        }
+        // The release's ground truth is kept; the fix's is added beside it for the peers' metrics.
+        if let Some(fix) = task.ground_truth.extra.get("fix") {
+            row.ground_truth.extra.insert("fix".into(), fix.clone());
+        }
+        for key in ["patch", "language"] {
+            if let (false, Some(value)) = (row.extra.contains_key(key), task.extra.get(key)) {
+                row.extra.insert(key.into(), value.clone());
+            }
+        }
+        joined.push(row);
+    }
+    out.unused_tasks = tasks.len();
+    out.rows = joined;
+    Ok(())
 }
 
 /// The rows of a file: JSON lines, or a JSON array of objects.
