@@ -139,3 +139,50 @@ fn regions_to_ranked_files_and_definitions() {
         s(&["pkg/calc.py:Calc", "pkg/calc.py:helper"])
     );
 }
+
+#[test]
+fn swex_score_adds_the_localization_metrics_of_imported_rows() {
+    use swex_bench::dataset::{Benchmark, LoadOptions, Predictions};
+    use swex_bench::linecounts::LineCounts;
+    use swex_bench::score::{ScoreConfig, score};
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    // acme__calc-1 as `swex dataset import` writes it (no definitions yet); its snapshot is the
+    // Python fixture, so the definitions are found at scoring time from it and the row's patch.
+    let bench =
+        Benchmark::load(&data.join("import/expected.jsonl"), &LoadOptions::default()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let predictions = dir.path().join("p.jsonl");
+    std::fs::write(
+        &predictions,
+        r#"{"instance_id": "acme__calc-1", "explorer": "x", "regions": [{"path": "pkg/calc.py", "start": 8, "end": 9}, {"path": "other.py", "start": 1, "end": 3}]}
+"#,
+    )
+    .unwrap();
+    let predictions = Predictions::load(&predictions, false).unwrap();
+    let mut config = ScoreConfig::new(&[10]).unwrap();
+    config
+        .snapshots
+        .insert("acme__calc-1".into(), data.join("fix/python/before"));
+    let report = score(&bench, &[predictions], &LineCounts::default(), &config).unwrap();
+    let row = report
+        .rows
+        .iter()
+        .find(|r| r.instance_id == "acme__calc-1")
+        .unwrap();
+    let loc = row.loc_metrics.as_ref().unwrap();
+    // File gold {pkg/calc.py}, ranked pkg/calc.py, other.py: right at 1.
+    assert_eq!(loc["file_acc@1"], 1.0);
+    // Function gold {Calc.div, helper} (K = 10, g = 2), ranked Calc.div: one of two within 5.
+    assert_eq!(loc["function_acc@5"], 0.0);
+    assert_eq!(loc["function_recall@5"], 0.5);
+    assert!((loc["function_ndcg@5"] - 1.0 / (1.0 + 1.0 / 3f64.log2())).abs() < 1e-12);
+    assert!((loc["function_map@5"] - 0.2).abs() < 1e-12);
+    // Rows of other instances have no prediction: scored as empty answers, so file_acc@1 is 0 there.
+    let summary = &report.summaries[0];
+    let rows_with_loc = report
+        .rows
+        .iter()
+        .filter(|r| r.loc_metrics.is_some())
+        .count();
+    assert_eq!(summary.loc["file_acc@1"], 1.0 / rows_with_loc as f64);
+}
