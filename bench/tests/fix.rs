@@ -87,3 +87,13 @@ fn truncated_hunk_and_missing_header_are_errors() {
     let none = patch::parse("just text\n").unwrap_err();
     assert!(none.to_string().contains("no file header"), "{none}");
 }
+
+#[test]
+fn java_method_replaced_and_method_added_in_its_class() {
+    check("java");
+}
+
+#[test]
+fn cpp_out_of_class_method_and_insertion_inside_a_function_body() {
+    check("cpp");
+}

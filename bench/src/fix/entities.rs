@@ -10,7 +10,8 @@
 //! Names are `path:Outer.inner`: the engine's qualified name with `.` between its parts in every
 //! language (LocAgent's form; the engine's `::` of Rust and C++ becomes `.`, a Go method is
 //! `Recv.Method`). The *module* of an entity is its outermost enclosing entity (itself for a
-//! top-level function; the receiver type for a Go method): LocAgent's `edited_modules`.
+//! top-level function; the type for a method defined outside it, as C++ `Point::norm` or a Go
+//! method): LocAgent's `edited_modules`.
 
 use std::collections::BTreeMap;
 use swex_engine::analysis::{ChunkKind, FileAnalysis};
@@ -90,14 +91,19 @@ impl Entities {
                 .unwrap_or(index);
             let name = dotted(&def.qualified_name);
             let mut module = dotted(&defs[outermost].qualified_name);
-            // A Go method has no parent but its receiver in its name (`Server.Addr`): its module is
-            // the receiver type, as a class is the module of its methods.
-            if outermost == index
-                && def.kind == ChunkKind::Method
-                && def.parent.is_none()
-                && let Some((receiver, _)) = module.rsplit_once('.')
-            {
-                module = receiver.to_string();
+            // A method defined outside its type has the type in its name but not among its
+            // parents (C++ `Point::norm` in a namespace, a Go method `Server.Addr`): its module is
+            // that type, as a class is the module of its methods. A free function in a namespace
+            // (`geo::area`) keeps itself.
+            if outermost == index {
+                let bare = dotted(&def.name);
+                let last = bare.rsplit('.').next().unwrap_or(&bare);
+                let parent = def.parent.map(|p| dotted(&defs[p as usize].qualified_name));
+                if let Some(scope) = name.strip_suffix(last).and_then(|s| s.strip_suffix('.'))
+                    && Some(scope) != parent.as_deref()
+                {
+                    module = scope.to_string();
+                }
             }
             of_def.insert(index, entities.len() as u32);
             entities.push(Entity {
