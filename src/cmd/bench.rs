@@ -578,4 +578,27 @@ fn print_summary(summary: &RunSummary) {
         outln!("{line}");
     }
     outln!("(means over instances, failures as zeros; all 17 metrics: swex report)");
+    // Rows whose ground truth comes from a fix (`swex dataset import`): LocAgent's Acc@k too.
+    for row in summary.means.iter().filter(|r| !r.loc.is_empty()) {
+        let mut acc: Vec<(&String, &f64)> = row
+            .loc
+            .iter()
+            .filter(|(key, _)| key.contains("_acc@"))
+            .collect();
+        // File, module, function; then k as a number (`acc@3` before `acc@10`).
+        acc.sort_by_key(|(key, _)| {
+            let level = ["file", "module", "function"]
+                .iter()
+                .position(|l| key.starts_with(l));
+            let k = key
+                .rsplit_once('@')
+                .and_then(|(_, k)| k.parse::<usize>().ok());
+            (level, k)
+        });
+        let acc: Vec<String> = acc
+            .iter()
+            .map(|(key, value)| format!("{key}={value:.4}"))
+            .collect();
+        outln!("{} top{}: {}", row.explorer, row.top_k, acc.join(" "));
+    }
 }
