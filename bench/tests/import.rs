@@ -203,3 +203,24 @@ fn release_rows_keep_their_ground_truth_and_take_issue_commit_and_fix_from_the_t
         "the fix's ground truth is added beside it"
     );
 }
+
+#[test]
+fn the_schema_table_of_the_docs_is_the_code_s() {
+    // docs/dataset.md lists one row per schema of `SCHEMAS`, in the same order, no more.
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/dataset.md"))
+            .unwrap();
+    let section = docs.split("## Schemas").nth(1).unwrap();
+    let documented: Vec<&str> = section
+        .lines()
+        .skip_while(|l| !l.starts_with("| schema"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split('`').nth(1).unwrap())
+        .collect();
+    let code: Vec<&str> = swex_bench::import::schema::SCHEMAS
+        .iter()
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(documented, code);
+}
