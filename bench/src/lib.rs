@@ -8,9 +8,12 @@
 
 pub mod codesearch;
 pub mod dataset;
+pub mod fix;
 pub mod gt;
+pub mod import;
 pub mod input;
 pub mod linecounts;
+pub mod locmetrics;
 pub mod mergecheck;
 pub mod metrics;
 pub mod report;

@@ -17,6 +17,7 @@
 
 use crate::dataset::{Benchmark, Outcome, PredictionRow, Predictions, Region};
 use crate::linecounts::{FileLineCounts, LineCounts};
+use crate::locmetrics::{EntityCache, LocTruth};
 use crate::metrics::{Metrics, PreparedTruth, ScoreOptions};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -47,6 +48,10 @@ pub struct ScoreConfig {
     /// Snapshot folder of each instance, when at hand: every list is then also scored with every
     /// predicted file's real length ([`PreparedTruth::score_real`]) and its lines counted.
     pub snapshots: BTreeMap<String, PathBuf>,
+    /// The ks of the localization metrics, scored for rows whose ground truth has a `fix`
+    /// ([`crate::locmetrics`]; function and module levels need the snapshot or definitions in
+    /// the row).
+    pub loc_ks: crate::locmetrics::LocKs,
 }
 
 impl ScoreConfig {
@@ -63,6 +68,7 @@ impl ScoreConfig {
             unscored: Unscored::default(),
             lenient: false,
             snapshots: BTreeMap::new(),
+            loc_ks: Default::default(),
         })
     }
 }
@@ -92,6 +98,9 @@ pub struct MetricRow {
     /// Distinct lines of the regions, counted with real lengths (with `real_metrics`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lines_returned: Option<u64>,
+    /// The localization metrics (rows whose ground truth comes from a fix).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loc_metrics: Option<BTreeMap<String, f64>>,
     #[serde(skip_serializing_if = "is_scored")]
     pub status: RowStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -119,6 +128,8 @@ pub struct Summary {
     /// Means with real lengths and the lines returned, when every averaged instance had its
     /// snapshot at hand.
     pub real: Option<RealSummary>,
+    /// Means of the localization metrics, each over the instances that have it.
+    pub loc: BTreeMap<String, f64>,
 }
 
 /// The real-length side of a [`Summary`].
@@ -281,6 +292,22 @@ pub fn score(
         })
         .collect();
 
+    // The fix's gold per instance (definitions found from the snapshot when the row lacks them),
+    // and the entities of its predicted files, parsed once for every explorer and k.
+    let mut locs: Vec<Option<(LocTruth, EntityCache)>> = bench
+        .rows
+        .iter()
+        .map(|row| {
+            let snapshot = config.snapshots.get(&row.instance_id);
+            let (loc, _) = LocTruth::prepare(row, snapshot.map(PathBuf::as_path))?;
+            let entities = match snapshot {
+                Some(dir) => EntityCache::for_snapshot(dir),
+                None => EntityCache::none(),
+            };
+            Some((loc, entities))
+        })
+        .collect();
+
     for explorer in explorers {
         // Real lengths of every file the explorer predicted, per instance, read once for all ks.
         let lengths: Vec<Option<FileLineCounts>> = bench
@@ -311,11 +338,19 @@ pub fn score(
                 missing: Vec::new(),
                 mean: Metrics::default(),
                 real: None,
+                loc: BTreeMap::new(),
             };
+            let mut loc_totals: BTreeMap<String, (f64, usize)> = BTreeMap::new();
             let mut totals = [0.0f64; 17];
             let mut real_totals = [0.0f64; 17];
             let mut lines_returned: Vec<u64> = Vec::new();
-            for ((row, truth), lengths) in bench.rows.iter().zip(&truths).zip(&lengths) {
+            for (((row, truth), lengths), loc) in bench
+                .rows
+                .iter()
+                .zip(&truths)
+                .zip(&lengths)
+                .zip(locs.iter_mut())
+            {
                 let found = by_key.get(&(explorer, row.instance_id.as_str()));
                 let (status, regions, error) = match found.map(|(_, p)| &p.outcome) {
                     Some(Outcome::Regions(regions)) => {
@@ -349,6 +384,14 @@ pub fn score(
                     lines_returned.push(real.lines_returned);
                 }
                 summary.averaged += 1;
+                let loc_metrics = loc
+                    .as_mut()
+                    .map(|(loc, entities)| loc.score(regions, entities, &config.loc_ks));
+                for (key, value) in loc_metrics.iter().flatten() {
+                    let total = loc_totals.entry(key.clone()).or_default();
+                    total.0 += value;
+                    total.1 += 1;
+                }
                 report.rows.push(MetricRow {
                     instance_id: row.instance_id.clone(),
                     explorer: explorer.to_string(),
@@ -358,6 +401,7 @@ pub fn score(
                     num_regions: regions.len(),
                     real_metrics: real.map(|r| r.metrics),
                     lines_returned: real.map(|r| r.lines_returned),
+                    loc_metrics,
                     status,
                     error,
                 });
@@ -372,10 +416,35 @@ pub fn score(
                     });
                 }
             }
+            summary.loc = loc_totals
+                .into_iter()
+                .map(|(key, (sum, n))| (key, sum / n as f64))
+                .collect();
             report.summaries.push(summary);
         }
     }
     Ok(report)
+}
+
+/// The localization metrics' means (file, module and function Acc@k, Recall@k, NDCG@k, MAP@k)
+/// per explorer and k, one line each; empty when no summary has them.
+pub fn format_loc_table(summaries: &[Summary]) -> String {
+    let mut out = String::new();
+    for summary in summaries.iter().filter(|s| !s.loc.is_empty()) {
+        let cells: Vec<String> = summary
+            .loc
+            .iter()
+            .map(|(key, value)| format!("{key}={value:.4}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "{} top{}: {}",
+            summary.explorer,
+            summary.top_k,
+            cells.join(" ")
+        );
+    }
+    out
 }
 
 /// What [`fill_real_metrics`] did.

@@ -146,6 +146,7 @@ fn run(
             .unwrap(),
             shard,
             line_budget: None,
+            loc_ks: Default::default(),
         },
     };
     run.execute(&Silent).unwrap()
@@ -308,6 +309,7 @@ fn resume_runs_only_missing_rows_and_ends_equal_to_a_full_run() {
             .unwrap(),
             shard: None,
             line_budget: None,
+            loc_ks: Default::default(),
         },
     }
     .execute(&Silent);
@@ -417,6 +419,7 @@ fn services_come_from_the_opener_once_per_instance() {
                 .unwrap(),
             shard: None,
             line_budget: None,
+            loc_ks: Default::default(),
         },
     }
     .execute(&Silent)
@@ -466,6 +469,7 @@ fn try_run_with_budget(
             output: OutputTemplate::new(format!("{}/{template}", fixture.root.display())).unwrap(),
             shard: None,
             line_budget,
+            loc_ks: Default::default(),
         },
     }
     .execute(&Silent)

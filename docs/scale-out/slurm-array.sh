@@ -20,14 +20,16 @@ SHARD=${SLURM_ARRAY_TASK_ID:?run as an array job}
 BENCH=${BENCH:-bench.jsonl}
 REPOS=${REPOS:-repos}
 EXPLORERS=${EXPLORERS:-bm25-ref,tfidf-ref,oracle,random}
+TOPK=${TOPK:-5,10,20}
+SWEX=${SWEX:-swex}
 
 # The engine's index cache (for explorers that use the engine's indexes) may be shared: entries
 # are content-addressed and written atomically.
 export SWEX_CACHE_DIR=${SWEX_CACHE_DIR:-$HOME/.cache/swex}
 
-swex bench \
+"$SWEX" bench \
   --bench "$BENCH" --repos "$REPOS" \
-  --explorers "$EXPLORERS" --top-k 5,10,20 \
+  --explorers "$EXPLORERS" --top-k "$TOPK" \
   --workers "${SLURM_CPUS_PER_TASK:-1}" \
   --shard "$SHARD/$SHARDS" \
   --output 'results/shards/{shard}/{explorer}/top{k}.jsonl' \

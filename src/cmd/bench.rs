@@ -76,6 +76,11 @@ pub struct BenchArgs {
     /// with real file lengths (a whole file costs its length) [default: each explorer's own].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub budget: Option<u64>,
+    /// The ks of the localization metrics (file/module/function Acc@k, Recall@k, NDCG@k, MAP@k)
+    /// scored on rows whose ground truth comes from a fix (`swex dataset import`), e.g.
+    /// `file=1,3,5,10;function=5,10` [default: file 1,3,5,10; module and function 5,10].
+    #[arg(long, value_name = "LEVEL=K,…", value_parser = swex_bench::locmetrics::LocKs::parse)]
+    pub loc_k: Option<swex_bench::locmetrics::LocKs>,
     /// Instances worked on at the same time [default: the number of CPUs].
     #[arg(long, short = 'w')]
     pub workers: Option<usize>,
@@ -377,6 +382,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
             output,
             shard: args.shard,
             line_budget: args.budget,
+            loc_ks: args.loc_k.clone().unwrap_or_default(),
         },
     };
     let fancy = std::io::stderr().is_terminal() && !args.plain && !args.engine.quiet;
@@ -567,4 +573,27 @@ fn print_summary(summary: &RunSummary) {
         outln!("{line}");
     }
     outln!("(means over instances, failures as zeros; all 17 metrics: swex report)");
+    // Rows whose ground truth comes from a fix (`swex dataset import`): LocAgent's Acc@k too.
+    for row in summary.means.iter().filter(|r| !r.loc.is_empty()) {
+        let mut acc: Vec<(&String, &f64)> = row
+            .loc
+            .iter()
+            .filter(|(key, _)| key.contains("_acc@"))
+            .collect();
+        // File, module, function; then k as a number (`acc@3` before `acc@10`).
+        acc.sort_by_key(|(key, _)| {
+            let level = ["file", "module", "function"]
+                .iter()
+                .position(|l| key.starts_with(l));
+            let k = key
+                .rsplit_once('@')
+                .and_then(|(_, k)| k.parse::<usize>().ok());
+            (level, k)
+        });
+        let acc: Vec<String> = acc
+            .iter()
+            .map(|(key, value)| format!("{key}={value:.4}"))
+            .collect();
+        outln!("{} top{}: {}", row.explorer, row.top_k, acc.join(" "));
+    }
 }

@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_codesearch;
+mod dataset;
 pub mod explore;
 pub mod explorers;
 mod gt;
@@ -51,6 +52,9 @@ pub enum Command {
     Merge(merge::MergeArgs),
     /// Materialise benchmark snapshots (`repos/<instance_id>`) from local git directories.
     Snapshot(snapshot::SnapshotArgs),
+    /// Import SWE-bench-family task files as bench rows, ground truth from the fix.
+    #[command(subcommand)]
+    Dataset(dataset::DatasetCommand),
     /// Ground truth from repair trajectories: build benchmark rows, measure coverage.
     #[command(subcommand)]
     Gt(gt::GtCommand),
@@ -76,6 +80,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Report(args) => report::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Snapshot(args) => snapshot::run(args),
+        Command::Dataset(command) => dataset::run(command),
         Command::Gt(command) => gt::run(command),
         Command::Models(args) => models::run(args),
         Command::PluginWorker { args } => explore::run_worker(&args),

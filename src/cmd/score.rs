@@ -306,6 +306,11 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
     }
 
     out!("{}", format_summary_table(&report.summaries));
+    // Rows whose ground truth comes from a fix (`swex dataset import`): LocAgent's metrics too.
+    let loc = swex_bench::score::format_loc_table(&report.summaries);
+    if !loc.is_empty() {
+        out!("localization metrics (LocAgent's definitions; docs/metrics.md):\n{loc}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -42,6 +42,10 @@ pub struct MeanRow {
     pub lines: Option<LineStats>,
     /// The line budget of the rows, when they were asked for one.
     pub line_budget: Option<u64>,
+    /// Means of the localization metrics (`file_acc@5`, …; [`crate::locmetrics`]), each over the
+    /// rows that have it (instances whose gold at that level is not empty, as LocAgent averages).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub loc: BTreeMap<String, f64>,
 }
 
 /// How a report names the rows of one explorer run: the explorer, and `[N]` when the rows were
@@ -88,6 +92,14 @@ fn means_of(rows: &[&ResultRow]) -> Vec<MeanRow> {
                     lines.push(returned);
                 }
             }
+            let mut loc: BTreeMap<String, (f64, usize)> = BTreeMap::new();
+            for row in &group {
+                for (key, value) in crate::locmetrics::of_row(row).unwrap_or_default() {
+                    let entry = loc.entry(key).or_default();
+                    entry.0 += value;
+                    entry.1 += 1;
+                }
+            }
             let n = group.len().max(1) as f64;
             let all_real = !group.is_empty() && lines.len() == group.len();
             out.push(MeanRow {
@@ -99,6 +111,10 @@ fn means_of(rows: &[&ResultRow]) -> Vec<MeanRow> {
                 real: all_real.then(|| Metrics::from_values(real_sums.map(|s| s / n))),
                 lines: all_real.then(|| LineStats::of(&lines)),
                 line_budget: group.first().and_then(|r| r.line_budget),
+                loc: loc
+                    .into_iter()
+                    .map(|(key, (sum, count))| (key, sum / count as f64))
+                    .collect(),
             });
         }
     }

@@ -5,6 +5,7 @@
 
 use super::{GroupMeans, MeanRow, Report};
 use crate::metrics::Metrics;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 /// Metrics shown in the Markdown breakdown tables (all 17 are in the overall table and the CSV).
@@ -104,6 +105,92 @@ fn real_cells(row: &MeanRow, real: &Metrics, decimals: usize) -> Vec<String> {
     cells
 }
 
+/// The localization metrics' columns shown in Markdown (every one is in the CSV and JSON).
+fn loc_columns(report: &Report) -> Vec<String> {
+    let mut keys: BTreeSet<&str> = BTreeSet::new();
+    for row in &report.overall {
+        keys.extend(row.loc.keys().map(String::as_str));
+    }
+    let mut keys: Vec<String> = keys.into_iter().map(str::to_string).collect();
+    // Level (file, module, function), then metric as LocAgent prints them, then k.
+    let level = |k: &str| {
+        ["file_", "module_", "function_"]
+            .iter()
+            .position(|l| k.starts_with(l))
+            .unwrap_or(3)
+    };
+    let metric = |k: &str| {
+        ["_acc@", "_recall@", "_ndcg@", "_map@"]
+            .iter()
+            .position(|m| k.contains(m))
+            .unwrap_or(4)
+    };
+    let kk = |k: &str| {
+        k.rsplit_once('@')
+            .and_then(|(_, n)| n.parse::<usize>().ok())
+            .unwrap_or(0)
+    };
+    keys.sort_by_key(|k| (level(k), metric(k), kk(k)));
+    keys
+}
+
+/// Markdown tables of the localization metrics, overall and per language, when rows have them.
+fn loc_sections(out: &mut String, report: &Report) {
+    let columns = loc_columns(report);
+    if columns.is_empty() {
+        return;
+    }
+    let acc: Vec<&String> = columns.iter().filter(|c| c.contains("_acc@")).collect();
+    out.push_str("## Localization metrics (LocAgent's definitions)\n\n");
+    out.push_str(
+        "File-, module- and function-level metrics of the ranked distinct files and definitions \
+         of each answer (cut at its k) against the gold of the fix, as LocAgent's evaluator \
+         defines them (docs/metrics.md); each mean is over the instances with gold at its level.\n\n",
+    );
+    let mut header: Vec<String> = ["explorer", "k"].map(String::from).to_vec();
+    header.extend(columns.iter().cloned());
+    let cell = |row: &MeanRow, c: &String| {
+        row.loc
+            .get(c)
+            .map_or_else(|| "-".to_string(), |v| format!("{v:.4}"))
+    };
+    let rows: Vec<Vec<String>> = report
+        .overall
+        .iter()
+        .filter(|r| !r.loc.is_empty())
+        .map(|r| {
+            let mut cells = vec![r.explorer.clone(), r.top_k.to_string()];
+            cells.extend(columns.iter().map(|c| cell(r, c)));
+            cells
+        })
+        .collect();
+    md_table(out, &header, &rows);
+    for (title, groups) in [
+        ("Acc@k per language", &report.by_language),
+        ("Acc@k per repository", &report.by_repo),
+    ] {
+        let _ = writeln!(out, "### {title}\n");
+        let mut header: Vec<String> = ["group", "explorer", "k", "n"].map(String::from).to_vec();
+        header.extend(acc.iter().map(|c| c.to_string()));
+        let rows: Vec<Vec<String>> = groups
+            .iter()
+            .flat_map(|g| {
+                g.means.iter().filter(|m| !m.loc.is_empty()).map(|m| {
+                    let mut cells = vec![
+                        g.group.clone(),
+                        m.explorer.clone(),
+                        m.top_k.to_string(),
+                        m.instances.to_string(),
+                    ];
+                    cells.extend(acc.iter().map(|c| cell(m, c)));
+                    cells
+                })
+            })
+            .collect();
+        md_table(out, &header, &rows);
+    }
+}
+
 /// The report as Markdown.
 pub fn markdown(report: &Report) -> String {
     let mut out = String::from("# swex report\n\n");
@@ -163,6 +250,8 @@ pub fn markdown(report: &Report) -> String {
             .collect();
         md_table(&mut out, &header, &rows);
     }
+
+    loc_sections(&mut out, report);
 
     if !report.paired.is_empty() {
         out.push_str("## Paired comparisons\n\n");

@@ -30,6 +30,7 @@ pub use snapshots::{FnOpener, FsOpener, PreparedSnapshot, ServicesOpener, Snapsh
 
 use crate::dataset::{BenchRow, Benchmark, Region};
 use crate::linecounts::FileLineCounts;
+use crate::locmetrics::{self, EntityCache, LocTruth};
 use crate::metrics::{Metrics, PreparedTruth, ScoreOptions};
 use crate::report::{MeanRow, means};
 use crate::results::{
@@ -59,6 +60,9 @@ pub struct RunConfig {
     pub shard: Option<Shard>,
     /// The line budget every request carries (`None`: none, each explorer's own default).
     pub line_budget: Option<u64>,
+    /// The ks of the localization metrics, scored for rows whose ground truth has a `fix`
+    /// ([`crate::locmetrics`]).
+    pub loc_ks: crate::locmetrics::LocKs,
 }
 
 /// Errors that stop a run (per-instance problems are rows, not errors).
@@ -430,10 +434,18 @@ impl Run<'_> {
         let (issue, snapshot, services, index_ms) = match setup() {
             Ok(ready) => ready,
             Err(reason) => {
+                let loc = LocTruth::prepare(row, None).map(|(loc, _)| loc);
                 for &index in pending {
                     let explorer = &self.explorers[index];
                     event.failures.push((explorer.name.clone(), reason.clone()));
-                    emit(failure_rows(row, explorer, config, &reason, None))?;
+                    emit(failure_rows(
+                        row,
+                        explorer,
+                        config,
+                        &reason,
+                        None,
+                        loc.as_ref(),
+                    ))?;
                 }
                 event.seconds = started.elapsed().as_secs_f64();
                 return Ok((written, event));
@@ -453,6 +465,12 @@ impl Run<'_> {
             ));
         }
         let truth = PreparedTruth::new(&row.ground_truth, &counts);
+        // The peers' localization metrics, for rows whose ground truth comes from a fix.
+        let loc = LocTruth::prepare(row, Some(&snapshot.dir)).map(|(loc, warning)| {
+            event.warnings.extend(warning);
+            loc
+        });
+        let mut entities = EntityCache::for_snapshot(&snapshot.dir);
         let ground_truth = plugin_ground_truth(row);
         let repo_root = std::fs::canonicalize(&snapshot.dir)
             .unwrap_or_else(|_| snapshot.dir.clone())
@@ -502,7 +520,7 @@ impl Run<'_> {
                         .map(|&k| {
                             let cut = &regions[..regions.len().min(k)];
                             let real = truth.score_real(cut, &ScoreOptions::default(), &lengths);
-                            ResultRow {
+                            let mut result = ResultRow {
                                 instance_id: row.instance_id.clone(),
                                 explorer: explorer.name.clone(),
                                 top_k: Some(k),
@@ -520,13 +538,18 @@ impl Run<'_> {
                                 shard: config.shard.map(|s| s.label()),
                                 extra: Default::default(),
                                 timings: Some(timings),
+                            };
+                            if let Some(loc) = &loc {
+                                let values = loc.score(cut, &mut entities, &config.loc_ks);
+                                locmetrics::set_row(&mut result, &values);
                             }
+                            result
                         })
                         .collect()
                 }
                 Err(reason) => {
                     event.failures.push((explorer.name.clone(), reason.clone()));
-                    failure_rows(row, explorer, config, &reason, Some(timings))
+                    failure_rows(row, explorer, config, &reason, Some(timings), loc.as_ref())
                 }
             };
             emit(rows)?;
@@ -561,29 +584,40 @@ fn failure_rows(
     config: &RunConfig,
     reason: &str,
     timings: Option<Timings>,
+    loc: Option<&LocTruth>,
 ) -> Vec<ResultRow> {
     let max_k = *config.top_ks.last().expect("checked non-empty");
+    // A failed answer is an empty list: 0 at every level that has gold (as LocAgent scores a
+    // missing prediction).
+    let loc_values =
+        loc.map(|loc| locmetrics::score(&Default::default(), &loc.truth, &config.loc_ks));
     config
         .top_ks
         .iter()
-        .map(|&k| ResultRow {
-            instance_id: row.instance_id.clone(),
-            explorer: explorer.name.clone(),
-            top_k: Some(k),
-            regions: Vec::new(),
-            metrics: Metrics::default(),
-            num_regions: 0,
-            real_metrics: Some(Metrics::default()),
-            lines_returned: Some(0),
-            line_budget: config.line_budget,
-            error: Some(reason.to_string()),
-            explorer_config: explorer.config.clone(),
-            dropped: Default::default(),
-            notes: Vec::new(),
-            produced_by: Some(producer(explorer, max_k, config.line_budget)),
-            shard: config.shard.map(|s| s.label()),
-            extra: Default::default(),
-            timings,
+        .map(|&k| {
+            let mut result = ResultRow {
+                instance_id: row.instance_id.clone(),
+                explorer: explorer.name.clone(),
+                top_k: Some(k),
+                regions: Vec::new(),
+                metrics: Metrics::default(),
+                num_regions: 0,
+                real_metrics: Some(Metrics::default()),
+                lines_returned: Some(0),
+                line_budget: config.line_budget,
+                error: Some(reason.to_string()),
+                explorer_config: explorer.config.clone(),
+                dropped: Default::default(),
+                notes: Vec::new(),
+                produced_by: Some(producer(explorer, max_k, config.line_budget)),
+                shard: config.shard.map(|s| s.label()),
+                extra: Default::default(),
+                timings,
+            };
+            if let Some(values) = &loc_values {
+                locmetrics::set_row(&mut result, values);
+            }
+            result
         })
         .collect()
 }
