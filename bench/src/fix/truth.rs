@@ -234,14 +234,19 @@ impl FixTruth {
     }
 }
 
-/// Reads repository files of a snapshot folder, never through a link out of it (the engine's
-/// one symlink rule, [`swex_engine::scan::CheckoutRoot`]); invalid UTF-8 is replaced.
+/// Reads repository files of a snapshot folder through the engine's one bounded, symlink-safe
+/// reader ([`swex_engine::scan::CheckoutRoot::read`]), files up to the size whose lines the
+/// benchmark counts ([`crate::linecounts::MAX_COUNTED_FILE_SIZE`]); invalid UTF-8 is replaced.
 pub fn snapshot_reader(dir: &std::path::Path) -> impl Fn(&str) -> Option<String> + use<> {
     let root = swex_engine::scan::CheckoutRoot::new(dir).ok();
     move |path: &str| {
         let root = root.as_ref()?;
-        let full = root.resolve(std::path::Path::new(path)).ok()?;
-        let bytes = std::fs::read(full).ok()?;
+        let bytes = root
+            .read(
+                std::path::Path::new(path),
+                crate::linecounts::MAX_COUNTED_FILE_SIZE,
+            )
+            .ok()?;
         Some(String::from_utf8_lossy(&bytes).into_owned())
     }
 }

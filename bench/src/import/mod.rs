@@ -265,10 +265,18 @@ fn read_objects(path: &Path) -> Result<Vec<Located>, ImportError> {
     {
         return read_parquet(path);
     }
-    let bytes = std::fs::read(path).map_err(|source| ImportError::Io {
-        path: shown.clone(),
-        source,
-    })?;
+    // Task files are read with the cap of every input named on the command line.
+    let bytes =
+        crate::input::read_document(path, crate::input::MAX_JSONL_BYTES).map_err(|e| match e {
+            crate::input::ReadError::Io { source, .. } => ImportError::Io {
+                path: shown.clone(),
+                source,
+            },
+            other => ImportError::Format {
+                path: shown.clone(),
+                message: other.to_string(),
+            },
+        })?;
     let text = String::from_utf8(bytes).map_err(|e| ImportError::Format {
         path: shown.clone(),
         message: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
