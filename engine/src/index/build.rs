@@ -502,18 +502,10 @@ impl<'e> Build<'e> {
         view: PoolView,
         tree: TreeState,
     ) -> SnapshotIndex {
-        let mut infos = Vec::with_capacity(files.len());
-        let mut analyses = Vec::with_capacity(files.len());
-        for (file, stored) in files {
-            infos.push(FileInfo {
-                path: file.entry.path,
-                language: file.language,
-                size: file.entry.stamp.size,
-                line_count: stored.analysis.line_count,
-                content_hash: file.content_hash,
-            });
-            analyses.push(Arc::new(stored.analysis));
-        }
+        let (infos, analyses) = files
+            .into_iter()
+            .map(|(file, stored)| indexed_file(file, stored.analysis))
+            .unzip();
         self.stats.timings_ms.total = ms_since(self.started);
         self.engine.assemble(IndexParts {
             root: self.root,
@@ -600,6 +592,21 @@ impl ChunkTable {
         }
         Ok(table)
     }
+}
+
+/// What the index keeps of a text file read (or trusted from the manifest) and analysed.
+pub(super) fn indexed_file(
+    file: TextFile,
+    analysis: FileAnalysis,
+) -> (FileInfo, Arc<FileAnalysis>) {
+    let info = FileInfo {
+        path: file.entry.path,
+        language: file.language,
+        size: file.entry.stamp.size,
+        line_count: analysis.line_count,
+        content_hash: file.content_hash,
+    };
+    (info, Arc::new(analysis))
 }
 
 /// The analysis of a file read in this open (its text in hand) and its chunks' lexical keys.

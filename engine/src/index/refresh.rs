@@ -41,7 +41,7 @@
 //! chunks, definitions, diagnostics, search hits and scores); the tests check it after edits,
 //! additions, deletions, renames and type changes.
 
-use super::build::{ChunkTable, ReadOutcome, TextFile, analyse_text, ms_since};
+use super::build::{ChunkTable, ReadOutcome, TextFile, analyse_text, indexed_file, ms_since};
 use super::{
     CacheStats, Engine, FileInfo, IndexError, IndexParts, IndexStats, NoProgress, Progress,
     SnapshotIndex, Stage, stop_if_cancelled,
@@ -724,14 +724,9 @@ fn files_and_analyses(
             }
             Source::New(j) => {
                 let (file, analysis) = new_analyses[j].take().expect("each new file once");
-                files.push(FileInfo {
-                    path: file.entry.path,
-                    language: file.language,
-                    size: file.entry.stamp.size,
-                    line_count: analysis.line_count,
-                    content_hash: file.content_hash,
-                });
-                analyses.push(Arc::new(analysis));
+                let (info, analysis) = indexed_file(file, analysis);
+                files.push(info);
+                analyses.push(analysis);
             }
         }
     }
