@@ -576,8 +576,10 @@ fn pool_view_scores_equal_a_fresh_index() {
                 (&y.path, y.start, y.end),
                 "{query}"
             );
-            assert!(
-                (x.score - y.score).abs() <= 1e-4 * y.score.abs().max(1.0),
+            // Same statistics, same per-document arithmetic: equal to the last bit.
+            assert_eq!(
+                x.score.to_bits(),
+                y.score.to_bits(),
                 "{query}: {x:?} vs {y:?}"
             );
         }
