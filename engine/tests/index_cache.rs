@@ -11,6 +11,7 @@ use swex_engine::formats::CACHE_FORMAT_VERSION;
 use swex_engine::index::{Engine, EngineConfig, Progress, SearchFilters, SnapshotIndex, Stage};
 use swex_engine::lexical::pool::WriterOptions;
 use swex_engine::scan::DiagnosticKind;
+use swex_engine::search::{DenseUse, SearchOptions};
 
 const MODELS: &str = r#"from app.db import connection
 
@@ -575,12 +576,98 @@ fn pool_view_scores_equal_a_fresh_index() {
                 (&y.path, y.start, y.end),
                 "{query}"
             );
-            assert!(
-                (x.score - y.score).abs() <= 1e-4 * y.score.abs().max(1.0),
+            // Same statistics, same per-document arithmetic: equal to the last bit.
+            assert_eq!(
+                x.score.to_bits(),
+                y.score.to_bits(),
                 "{query}: {x:?} vs {y:?}"
             );
         }
     }
+}
+
+/// Two snapshots of one repository opened in either order into one cache (and one engine, as in
+/// a benchmark run) answer exactly alike: which snapshots the shared pool held before, and how its
+/// segments split the documents, changes no lexical hit, no score and no code search answer.
+#[test]
+fn answers_do_not_depend_on_the_order_snapshots_were_opened() {
+    let base = tempfile::tempdir().unwrap();
+    let a = base.path().join("a");
+    let b = base.path().join("b");
+    // `a` alone holds more than a vocabulary scan's worth of tokens that sort between `render`
+    // and `rendered` (`renderaa` … `renderdz`); both hold `rendered` (in the notes).
+    let filler: String = (b'a'..=b'd')
+        .flat_map(|x| (b'a'..=b'z').map(move |y| format!("render{}{}", x as char, y as char)))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let old = format!("WORDS = \"{filler}\"\n");
+    let mut files_a = fixture();
+    files_a.push(("app/old.py", old.as_bytes()));
+    write_repo(&a, &files_a);
+    let mut files_b = fixture();
+    let views = format!(
+        "{}\n\ndef render_error(request):\n    return render_page(request, \"error.html\")\n",
+        VIEWS.replace("context = {", "context = {\"page\": template_name, ")
+    );
+    files_b[1].1 = views.as_bytes();
+    write_repo(&b, &files_b);
+    age_files(base.path());
+
+    let options = SearchOptions {
+        dense: DenseUse::Off,
+        ..SearchOptions::default()
+    };
+    let answers = |index: &SnapshotIndex| -> Vec<String> {
+        let mut out = Vec::new();
+        for query in [
+            "render_page template",
+            "QuerySet bulk_create objs",
+            "slugify unicode value",
+            "page rendered by views",
+        ] {
+            for hit in index
+                .search_text(query, 20, &SearchFilters::default())
+                .unwrap()
+            {
+                out.push(format!(
+                    "lexical {query}: {}:{}-{} {:08x}",
+                    hit.path,
+                    hit.start,
+                    hit.end,
+                    hit.score.to_bits()
+                ));
+            }
+        }
+        for query in ["page render", "where are templates rendered", "bulk create"] {
+            for hit in index.search(query, &options).unwrap().hits {
+                out.push(format!(
+                    "search {query}: {}:{}-{} {:08x}",
+                    hit.path,
+                    hit.start,
+                    hit.end,
+                    hit.score.to_bits()
+                ));
+            }
+        }
+        out
+    };
+    let opened_in_order = |first: &Path, second: &Path| {
+        let cache = tempfile::tempdir().unwrap();
+        let engine = engine(cache.path());
+        let first = engine.open(first).unwrap();
+        let second = engine.open(second).unwrap();
+        assert_eq!(first.stats().pool.id, second.stats().pool.id, "one pool");
+        (answers(&first), answers(&second))
+    };
+    let (a_first, b_second) = opened_in_order(&a, &b);
+    let (b_first, a_second) = opened_in_order(&b, &a);
+    assert!(
+        a_first
+            .iter()
+            .any(|line| line.starts_with("search page render:"))
+    );
+    assert_eq!(a_first, a_second, "snapshot a");
+    assert_eq!(b_first, b_second, "snapshot b");
 }
 
 #[test]

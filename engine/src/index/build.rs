@@ -20,11 +20,12 @@
 //!    lock ([`crate::lexical::pool`]); a changed file costs only its changed chunks; a damaged pool
 //!    is rebuilt → the snapshot's [`PoolView`].
 //! 8. [`Build::write_manifest`] (when anything changed, or stamps too fresh to trust before are
-//!    old enough now), then [`Build::finish`] assembles the [`SnapshotIndex`].
+//!    old enough now), then [`Build::finish`] hands what the steps gathered to
+//!    [`Engine::assemble`], which refreshes use too.
 //!
 //! [`Engine::refresh`] ([`super::refresh`]) reuses the per-file work of these steps on the files
 //! that changed: [`Engine::read_one`], [`analyse_text`], [`ChunkTable::new`],
-//! [`Engine::index_chunks`] and [`IndexStats::count_contents`].
+//! [`Engine::index_chunks`], and the assembly [`Engine::assemble`].
 //!
 //! This module does no printing; long work is reported through [`Progress`]. Between steps, per
 //! analysed file and per batch of lexical documents, the build asks [`Progress::is_cancelled`]
@@ -32,8 +33,8 @@
 
 use super::refresh::TreeState;
 use super::{
-    CacheStats, Engine, FileInfo, IndexError, IndexStats, Progress, SnapshotIndex, Stage, dense,
-    stop_if_cancelled,
+    CacheStats, Engine, FileInfo, IndexError, IndexParts, IndexStats, Progress, SnapshotIndex,
+    Stage, stop_if_cancelled,
 };
 use crate::analysis::{Chunk, FileAnalysis, Language};
 use crate::cache::{
@@ -49,8 +50,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 use swex_text::LineIndex;
 
@@ -493,7 +494,7 @@ impl<'e> Build<'e> {
         }
     }
 
-    /// The last step: the [`SnapshotIndex`], its statistics and sorted diagnostics.
+    /// The last step: the [`SnapshotIndex`] of what the steps gathered ([`Engine::assemble`]).
     pub(crate) fn finish(
         mut self,
         files: Vec<AnalysedFile>,
@@ -501,46 +502,22 @@ impl<'e> Build<'e> {
         view: PoolView,
         tree: TreeState,
     ) -> SnapshotIndex {
-        self.diagnostics
-            .sort_by(|a, b| a.path.cmp(&b.path).then(a.kind.cmp(&b.kind)));
-        let mut infos = Vec::with_capacity(files.len());
-        let mut analyses = Vec::with_capacity(files.len());
-        let mut by_path = HashMap::with_capacity(files.len());
-        for (i, (file, stored)) in files.into_iter().enumerate() {
-            by_path.insert(file.entry.path.clone(), i as u32);
-            infos.push(FileInfo {
-                path: file.entry.path,
-                language: file.language,
-                size: file.entry.stamp.size,
-                line_count: stored.analysis.line_count,
-                content_hash: file.content_hash,
-            });
-            analyses.push(Arc::new(stored.analysis));
-        }
-        self.stats
-            .count_contents(&infos, &analyses, &self.diagnostics);
+        let (infos, analyses) = files
+            .into_iter()
+            .map(|(file, stored)| indexed_file(file, stored.analysis))
+            .unzip();
         self.stats.timings_ms.total = ms_since(self.started);
-        let total_chunks = table.keys.len() as u32;
-        SnapshotIndex {
+        self.engine.assemble(IndexParts {
             root: self.root,
             checkout: self.checkout,
-            max_file_size: self.engine.config.scan.max_file_size,
             files: infos,
-            by_path,
             analyses,
-            first_chunk: table.first_chunk,
-            chunk_keys: table.keys,
-            total_chunks,
+            chunks: table,
             lexical: view,
-            lexical_config: self.engine.config.lexical.clone(),
-            graph: OnceLock::new(),
-            definition_table: OnceLock::new(),
-            search_aids: OnceLock::new(),
-            dense: dense::DenseSlot::new(self.engine.dense.clone()),
             diagnostics: self.diagnostics,
             stats: self.stats,
             tree,
-        }
+        })
     }
 }
 
@@ -615,6 +592,21 @@ impl ChunkTable {
         }
         Ok(table)
     }
+}
+
+/// What the index keeps of a text file read (or trusted from the manifest) and analysed.
+pub(super) fn indexed_file(
+    file: TextFile,
+    analysis: FileAnalysis,
+) -> (FileInfo, Arc<FileAnalysis>) {
+    let info = FileInfo {
+        path: file.entry.path,
+        language: file.language,
+        size: file.entry.stamp.size,
+        line_count: analysis.line_count,
+        content_hash: file.content_hash,
+    };
+    (info, Arc::new(analysis))
 }
 
 /// The analysis of a file read in this open (its text in hand) and its chunks' lexical keys.

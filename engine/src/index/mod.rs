@@ -206,6 +206,72 @@ pub struct SnapshotIndex {
     tree: refresh::TreeState,
 }
 
+/// What a [`SnapshotIndex`] is made of, as an open ([`build`]) or a refresh ([`refresh`]) has
+/// gathered it; [`Engine::assemble`] is the one place the index is made from it.
+pub(crate) struct IndexParts {
+    /// The canonical snapshot root and the one reader of its files.
+    pub(crate) root: PathBuf,
+    pub(crate) checkout: crate::scan::CheckoutRoot,
+    /// The indexed files in path order, and their analyses in the same order.
+    pub(crate) files: Vec<FileInfo>,
+    pub(crate) analyses: Vec<Arc<FileAnalysis>>,
+    /// Chunk ids of the files' chunks.
+    pub(crate) chunks: build::ChunkTable,
+    pub(crate) lexical: PoolView,
+    /// In any order.
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Cache, pool and timing statistics; the content counts are set by the assembly.
+    pub(crate) stats: IndexStats,
+    pub(crate) tree: refresh::TreeState,
+}
+
+impl Engine {
+    /// The index of `parts`: diagnostics sorted, files by path, content counts, and the members
+    /// built on first use (graph, definition table, search tables, dense index) left empty, so that
+    /// an opened index and a refreshed one are made alike.
+    pub(crate) fn assemble(&self, parts: IndexParts) -> SnapshotIndex {
+        let IndexParts {
+            root,
+            checkout,
+            files,
+            analyses,
+            chunks,
+            lexical,
+            mut diagnostics,
+            mut stats,
+            tree,
+        } = parts;
+        diagnostics.sort_by(|a, b| a.path.cmp(&b.path).then(a.kind.cmp(&b.kind)));
+        let by_path = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.path.clone(), i as u32))
+            .collect();
+        stats.count_contents(&files, &analyses, &diagnostics);
+        let total_chunks = chunks.keys.len() as u32;
+        SnapshotIndex {
+            root,
+            checkout,
+            max_file_size: self.config.scan.max_file_size,
+            files,
+            by_path,
+            analyses,
+            first_chunk: chunks.first_chunk,
+            chunk_keys: chunks.keys,
+            total_chunks,
+            lexical,
+            lexical_config: self.config.lexical.clone(),
+            graph: OnceLock::new(),
+            definition_table: OnceLock::new(),
+            search_aids: OnceLock::new(),
+            dense: dense::DenseSlot::new(self.dense.clone()),
+            diagnostics,
+            stats,
+            tree,
+        }
+    }
+}
+
 impl Engine {
     pub fn new(config: EngineConfig) -> Engine {
         let tag = crate::formats::analysis_tag(&config.analyze);

@@ -26,6 +26,12 @@
 //!    graph, the definition table and the dense index are rebuilt on first use, as after an
 //!    open. If the pool cannot give the view (it was damaged or rebuilt meanwhile), the refresh
 //!    falls back to a full [`Engine::open`].
+//!    The index itself is made by [`Engine::assemble`], as an open's is.
+//!
+//! [`Engine::refresh_with_progress`] is that list; each step is a function of its own
+//! (`new_listing`, `read_and_analyse`, `diagnostics_still_holding`, `files_in_order`,
+//! `chunk_table`, `view_with_new_chunks`, `files_and_analyses`, `refresh_stats`), and
+//! cancellation is checked between steps 2, 3 and 4 and per batch of new chunks.
 //!
 //! The old index is untouched and stays usable by whoever holds it. Nothing is written to disk:
 //! the next [`Engine::open`] of the tree (in another process, say) reads the few changed files
@@ -35,15 +41,15 @@
 //! chunks, definitions, diagnostics, search hits and scores); the tests check it after edits,
 //! additions, deletions, renames and type changes.
 
-use super::build::{ChunkTable, ReadOutcome, TextFile, analyse_text, ms_since};
+use super::build::{ChunkTable, ReadOutcome, TextFile, analyse_text, indexed_file, ms_since};
 use super::{
-    Engine, FileInfo, IndexError, IndexStats, NoProgress, Progress, SnapshotIndex, Stage, dense,
-    stop_if_cancelled,
+    CacheStats, Engine, FileInfo, IndexError, IndexParts, IndexStats, NoProgress, Progress,
+    SnapshotIndex, Stage, stop_if_cancelled,
 };
 use crate::analysis::FileAnalysis;
 use crate::cache::{RACY_WINDOW_NS, StoredAnalysis};
 use crate::lexical::LexicalError;
-use crate::lexical::pool::LexicalPool;
+use crate::lexical::pool::{LexicalPool, PoolView};
 use crate::scan::{
     CheckoutRules, Diagnostic, FileEntry, FileStamp, Loaded, ScanOptions, WalkResult, Watched,
     stamp_of,
@@ -52,7 +58,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// What a tree looked like when its index was built: the stamps the next check compares.
@@ -255,6 +261,43 @@ enum Source {
     New(usize),
 }
 
+/// Step 2's answer: the new listing and what changed in it.
+struct NewListing {
+    /// Every file listed now, in path order (new stamps for the changed ones).
+    listed: Vec<FileEntry>,
+    watched: Vec<Watched>,
+    /// When the new stamps were taken.
+    observed_at_ns: i64,
+    /// The walk's own diagnostics (of paths it did not list), when the tree was walked again.
+    walk_diagnostics: Option<Vec<Diagnostic>>,
+    /// Listed files to read again: changed stamps, and files new to the listing.
+    changed: Vec<FileEntry>,
+}
+
+/// Step 3's answer: what reading and analysing the changed files gave.
+struct ChangedFiles {
+    /// Files analysed again, with their analyses.
+    analysed: Vec<(TextFile, StoredAnalysis)>,
+    /// Where each re-read text file of the new index comes from.
+    sources: HashMap<String, Source>,
+    /// Every path read again (text, binary or skipped).
+    reread: HashSet<String>,
+    /// The diagnostics of the files read again.
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Step 4's lexical part: the snapshot's view over the pool and the overlay.
+struct Viewed {
+    pool: Arc<LexicalPool>,
+    /// What opening the pool found (a repair).
+    cache: CacheStats,
+    view: PoolView,
+    /// Documents of the pool and the overlay, over every snapshot.
+    docs_total: u64,
+    /// Chunks added to the overlay.
+    docs_added: u64,
+}
+
 impl Engine {
     /// Brings `index` up to date with its tree (see the module docs): [`Refresh::Unchanged`] when
     /// no stamp changed, else a new index.
@@ -262,134 +305,219 @@ impl Engine {
         self.refresh_with_progress(index, &NoProgress)
     }
 
-    /// [`Engine::refresh`] reporting progress.
+    /// [`Engine::refresh`] reporting progress: the steps of the module docs, in order.
     pub fn refresh_with_progress(
         &self,
-        index: &SnapshotIndex,
+        old: &SnapshotIndex,
         progress: &dyn Progress,
     ) -> Result<Refresh, IndexError> {
         let started = Instant::now();
         let checked_at_ns = crate::scan::now_ns();
-        let old = index;
         let mut report = RefreshReport::default();
         let check = check(old, checked_at_ns, &self.config.scan);
         report.timings_ms.check = ms_since(started);
-
-        // 2. The new listing and what changed in it.
-        let (listed, watched, observed_at_ns, walk_diagnostics, changed) = match check {
-            Check::Unchanged => return Ok(Refresh::Unchanged),
-            Check::InPlace(changed) => {
-                let mut listed = old.tree.listed.clone();
-                for entry in &changed {
-                    if let Ok(i) = listed.binary_search_by(|e| e.path.cmp(&entry.path)) {
-                        listed[i].stamp = entry.stamp;
-                    }
-                }
-                report.changed = changed.iter().map(|e| e.path.clone()).collect();
-                (
-                    listed,
-                    old.tree.watched.clone(),
-                    checked_at_ns,
-                    None,
-                    changed,
-                )
-            }
-            Check::Rewalk => {
-                let t = Instant::now();
-                progress.report(Stage::Walk, 0, 0);
-                let walked = crate::scan::walk(&old.root, &self.config.scan)?;
-                report.walked = true;
-                report.timings_ms.walk = ms_since(t);
-                let before: HashMap<&str, &FileStamp> = old
-                    .tree
-                    .listed
-                    .iter()
-                    .map(|e| (e.path.as_str(), &e.stamp))
-                    .collect();
-                let mut changed = Vec::new();
-                for entry in &walked.files {
-                    match before.get(entry.path.as_str()) {
-                        Some(&&stamp) if stamp == entry.stamp => {}
-                        Some(_) => {
-                            report.changed.push(entry.path.clone());
-                            changed.push(entry.clone());
-                        }
-                        None => {
-                            report.added.push(entry.path.clone());
-                            changed.push(entry.clone());
-                        }
-                    }
-                }
-                let now: HashSet<&str> = walked.files.iter().map(|e| e.path.as_str()).collect();
-                report.removed = old
-                    .tree
-                    .listed
-                    .iter()
-                    .filter(|e| !now.contains(e.path.as_str()))
-                    .map(|e| e.path.clone())
-                    .collect();
-                let old_walk_diagnostics: Vec<&Diagnostic> = old
-                    .diagnostics
-                    .iter()
-                    .filter(|d| !before.contains_key(d.path.as_str()))
-                    .collect();
-                if changed.is_empty()
-                    && report.removed.is_empty()
-                    && walked.watched == old.tree.watched
-                    && walked.diagnostics.iter().eq(old_walk_diagnostics)
-                {
-                    // A racy directory, walked again: everything is as recorded.
-                    old.tree
-                        .observed_at_ns
-                        .fetch_max(walked.started_at_ns, Ordering::Relaxed);
-                    return Ok(Refresh::Unchanged);
-                }
-                (
-                    walked.files,
-                    walked.watched,
-                    walked.started_at_ns,
-                    Some(walked.diagnostics),
-                    changed,
-                )
-            }
+        let Some(listing) = self.new_listing(old, check, checked_at_ns, progress, &mut report)?
+        else {
+            return Ok(Refresh::Unchanged);
         };
-
-        // 3. Read and analyse the changed files.
         stop_if_cancelled(progress)?;
+        let files_read = listing.changed.len();
+        let mut changed = self.read_and_analyse(old, listing.changed, progress, &mut report);
+        let diagnostics = diagnostics_still_holding(
+            old,
+            &listing.listed,
+            listing.walk_diagnostics,
+            &changed.reread,
+            std::mem::take(&mut changed.diagnostics),
+        );
+        stop_if_cancelled(progress)?;
+        let t = Instant::now();
+        let order = files_in_order(old, &listing.listed, &mut changed);
+        let table = self.chunk_table(old, &order, &changed.analysed)?;
+        let viewed = match self.view_with_new_chunks(old, &table, &mut changed.analysed, progress) {
+            Ok(viewed) => viewed,
+            Err(IndexError::Cancelled) => return Err(IndexError::Cancelled),
+            Err(_) => return self.reopen(old, progress, report, started),
+        };
+        report.chunks_indexed = viewed.docs_added;
+        report.timings_ms.lexical = ms_since(t);
+        let (files, analyses) = files_and_analyses(old, &order, changed.analysed, &listing.listed);
+        report.timings_ms.total = ms_since(started);
+        let counts = (listing.listed.len(), files_read, files.len());
+        let stats = refresh_stats(old, &viewed, &report, counts);
+        let index = self.assemble(IndexParts {
+            root: old.root.clone(),
+            checkout: old.checkout.clone(),
+            files,
+            analyses,
+            chunks: table,
+            lexical: viewed.view,
+            diagnostics,
+            stats,
+            tree: TreeState {
+                listed: listing.listed,
+                watched: listing.watched,
+                observed_at_ns: AtomicI64::new(listing.observed_at_ns),
+            },
+        });
+        Ok(Refresh::Updated {
+            index: Arc::new(index),
+            report,
+        })
+    }
+
+    /// Step 4 when the pool cannot give the view: chunks of unchanged files are missing too (the
+    /// pool was damaged or rebuilt since the index was opened), and only a full open has every
+    /// file's text at hand.
+    fn reopen(
+        &self,
+        old: &SnapshotIndex,
+        progress: &dyn Progress,
+        mut report: RefreshReport,
+        started: Instant,
+    ) -> Result<Refresh, IndexError> {
+        let index = self.open_with_progress(&old.root, progress)?;
+        report.reopened = true;
+        report.timings_ms.total = ms_since(started);
+        Ok(Refresh::Updated { index, report })
+    }
+
+    /// Step 2: the listing after `check`, or `None` when nothing changed after all.
+    fn new_listing(
+        &self,
+        old: &SnapshotIndex,
+        check: Check,
+        checked_at_ns: i64,
+        progress: &dyn Progress,
+        report: &mut RefreshReport,
+    ) -> Result<Option<NewListing>, IndexError> {
+        match check {
+            Check::Unchanged => Ok(None),
+            Check::InPlace(changed) => Ok(Some(listing_after_edits_in_place(
+                old,
+                changed,
+                checked_at_ns,
+                report,
+            ))),
+            Check::Rewalk => self.listing_after_walk(old, progress, report),
+        }
+    }
+
+    /// Step 2 when the listing may have changed: the tree walked again, compared with the old
+    /// listing by stamp; `None` when the walk finds everything as recorded (a racy directory).
+    fn listing_after_walk(
+        &self,
+        old: &SnapshotIndex,
+        progress: &dyn Progress,
+        report: &mut RefreshReport,
+    ) -> Result<Option<NewListing>, IndexError> {
+        let t = Instant::now();
+        progress.report(Stage::Walk, 0, 0);
+        let walked = crate::scan::walk(&old.root, &self.config.scan)?;
+        report.walked = true;
+        report.timings_ms.walk = ms_since(t);
+        let before: HashMap<&str, &FileStamp> = old
+            .tree
+            .listed
+            .iter()
+            .map(|e| (e.path.as_str(), &e.stamp))
+            .collect();
+        let mut changed = Vec::new();
+        for entry in &walked.files {
+            match before.get(entry.path.as_str()) {
+                Some(&&stamp) if stamp == entry.stamp => {}
+                Some(_) => {
+                    report.changed.push(entry.path.clone());
+                    changed.push(entry.clone());
+                }
+                None => {
+                    report.added.push(entry.path.clone());
+                    changed.push(entry.clone());
+                }
+            }
+        }
+        let now: HashSet<&str> = walked.files.iter().map(|e| e.path.as_str()).collect();
+        report.removed = old
+            .tree
+            .listed
+            .iter()
+            .filter(|e| !now.contains(e.path.as_str()))
+            .map(|e| e.path.clone())
+            .collect();
+        let old_walk_diagnostics: Vec<&Diagnostic> = old
+            .diagnostics
+            .iter()
+            .filter(|d| !before.contains_key(d.path.as_str()))
+            .collect();
+        if changed.is_empty()
+            && report.removed.is_empty()
+            && walked.watched == old.tree.watched
+            && walked.diagnostics.iter().eq(old_walk_diagnostics)
+        {
+            // A racy directory, walked again: everything is as recorded.
+            old.tree
+                .observed_at_ns
+                .fetch_max(walked.started_at_ns, Ordering::Relaxed);
+            return Ok(None);
+        }
+        Ok(Some(NewListing {
+            listed: walked.files,
+            watched: walked.watched,
+            observed_at_ns: walked.started_at_ns,
+            walk_diagnostics: Some(walked.diagnostics),
+            changed,
+        }))
+    }
+
+    /// Step 3: reads the changed files with the open's own per-file work; a file whose content
+    /// hash did not change keeps its analysis, the others are analysed again.
+    fn read_and_analyse(
+        &self,
+        old: &SnapshotIndex,
+        changed: Vec<FileEntry>,
+        progress: &dyn Progress,
+        report: &mut RefreshReport,
+    ) -> ChangedFiles {
         let t = Instant::now();
         let total = changed.len() as u64;
         let outcomes: Vec<ReadOutcome> = changed
             .into_par_iter()
             .map(|entry| self.read_one(&old.checkout, entry, None))
             .collect();
-        let mut new_files: Vec<(TextFile, StoredAnalysis)> = Vec::new();
-        let mut sources: HashMap<String, Source> = HashMap::new();
-        let mut diagnostics: Vec<Diagnostic> = Vec::new();
-        let mut reread: HashSet<String> = HashSet::new();
+        let mut files = ChangedFiles {
+            analysed: Vec::new(),
+            sources: HashMap::new(),
+            reread: HashSet::new(),
+            diagnostics: Vec::new(),
+        };
         let mut to_analyse = Vec::new();
         for outcome in outcomes {
             match outcome {
                 ReadOutcome::Text(file, diagnostic, _) => {
-                    reread.insert(file.entry.path.clone());
-                    diagnostics.extend(diagnostic);
+                    files.reread.insert(file.entry.path.clone());
+                    files.diagnostics.extend(diagnostic);
                     match old.by_path.get(&file.entry.path) {
                         Some(&i) if old.files[i as usize].content_hash == file.content_hash => {
                             let i = i as usize;
                             if old.analyses[i].has_syntax_errors {
-                                diagnostics.push(Diagnostic::syntax_errors(&file.entry.path));
+                                files
+                                    .diagnostics
+                                    .push(Diagnostic::syntax_errors(&file.entry.path));
                             }
-                            sources.insert(file.entry.path.clone(), Source::Same(i));
+                            files
+                                .sources
+                                .insert(file.entry.path.clone(), Source::Same(i));
                         }
                         _ => to_analyse.push(file),
                     }
                 }
                 ReadOutcome::Binary(entry, diagnostic, _) => {
-                    reread.insert(entry.path);
-                    diagnostics.push(diagnostic);
+                    files.reread.insert(entry.path);
+                    files.diagnostics.push(diagnostic);
                 }
                 ReadOutcome::Skipped(diagnostic) => {
-                    reread.insert(diagnostic.path.clone());
-                    diagnostics.push(diagnostic);
+                    files.reread.insert(diagnostic.path.clone());
+                    files.diagnostics.push(diagnostic);
                 }
             }
         }
@@ -403,48 +531,27 @@ impl Engine {
         progress.report(Stage::Analyze, total, total);
         for (file, stored) in analysed {
             if stored.analysis.has_syntax_errors {
-                diagnostics.push(Diagnostic::syntax_errors(&file.entry.path));
+                files
+                    .diagnostics
+                    .push(Diagnostic::syntax_errors(&file.entry.path));
             }
-            sources.insert(file.entry.path.clone(), Source::New(new_files.len()));
-            new_files.push((file, stored));
+            files
+                .sources
+                .insert(file.entry.path.clone(), Source::New(files.analysed.len()));
+            files.analysed.push((file, stored));
         }
-        report.analysed = new_files.len();
+        report.analysed = files.analysed.len();
         report.timings_ms.analyse = ms_since(t);
+        files
+    }
 
-        // The old diagnostics that still hold: those of listed files not re-read, and the
-        // walk's own (of paths it did not list) unless the tree was walked again.
-        let old_listed: HashSet<&str> = old.tree.listed.iter().map(|e| e.path.as_str()).collect();
-        let still_listed: HashSet<&str> = listed.iter().map(|e| e.path.as_str()).collect();
-        let walked_again = walk_diagnostics.is_some();
-        diagnostics.extend(
-            old.diagnostics
-                .iter()
-                .filter(|d| {
-                    if old_listed.contains(d.path.as_str()) {
-                        still_listed.contains(d.path.as_str()) && !reread.contains(&d.path)
-                    } else {
-                        !walked_again
-                    }
-                })
-                .cloned(),
-        );
-        diagnostics.extend(walk_diagnostics.into_iter().flatten());
-        diagnostics.sort_by(|a, b| a.path.cmp(&b.path).then(a.kind.cmp(&b.kind)));
-
-        // 4. Assemble: the files of the new index in path order, then chunk ids and the view.
-        stop_if_cancelled(progress)?;
-        let t = Instant::now();
-        let order: Vec<Source> = listed
-            .iter()
-            .filter_map(|entry| match sources.remove(&entry.path) {
-                Some(source) => Some(source),
-                None if reread.contains(&entry.path) => None,
-                None => old
-                    .by_path
-                    .get(&entry.path)
-                    .map(|&i| Source::Old(i as usize)),
-            })
-            .collect();
+    /// Step 4's chunk ids: the chunk keys of the files of the new index, in `order`.
+    fn chunk_table(
+        &self,
+        old: &SnapshotIndex,
+        order: &[Source],
+        analysed: &[(TextFile, StoredAnalysis)],
+    ) -> Result<ChunkTable, IndexError> {
         let old_keys = |i: usize| {
             let first = old.first_chunk[i] as usize;
             &old.chunk_keys[first..first + old.analyses[i].chunks.len()]
@@ -453,154 +560,207 @@ impl Engine {
             match *source {
                 Source::Old(i) | Source::Same(i) => (old.files[i].path.as_str(), old_keys(i)),
                 Source::New(j) => (
-                    new_files[j].0.entry.path.as_str(),
-                    new_files[j].1.chunk_keys.as_slice(),
+                    analysed[j].0.entry.path.as_str(),
+                    analysed[j].1.chunk_keys.as_slice(),
                 ),
             }
         };
-        let registry = self.layout.pools();
-        let pool_id = old.stats.pool.id.clone();
-        let ChunkTable {
-            first_chunk,
-            keys: chunk_keys,
-            ids: chunk_ids,
-        } = ChunkTable::new(order.iter().map(keys_of), &registry.pool_dir(&pool_id))?;
-        let mut stats = IndexStats::default();
-        let new_keys: HashSet<u64> = new_files
-            .iter()
-            .flat_map(|(_, stored)| stored.chunk_keys.iter().copied())
-            .collect();
-        let view = self.open_pool(&pool_id, &mut stats.cache).and_then(|pool| {
-            let overlay = self.overlays.get(&pool_id)?;
-            let _writing = overlay.write.lock().unwrap_or_else(|e| e.into_inner());
-            let mut view = pool.view_with(&chunk_ids, Some(&overlay.pool))?;
-            if !view.missing_chunks().is_empty() {
-                let missing: HashSet<u64> = view.missing_chunks().iter().copied().collect();
-                if !missing.is_subset(&new_keys) {
-                    return Err(IndexError::Lexical(LexicalError::Corrupt {
-                        path: pool.dir().display().to_string(),
-                        message: "chunks of unchanged files are missing".into(),
-                    }));
-                }
-                stats.pool.docs_added = self.index_chunks(
-                    &old.checkout,
-                    &overlay.pool,
-                    &mut new_files,
-                    &missing,
-                    progress,
-                )?;
-                view = pool.view_with(&chunk_ids, Some(&overlay.pool))?;
-                if !view.missing_chunks().is_empty() {
-                    return Err(IndexError::Lexical(LexicalError::Corrupt {
-                        path: pool.dir().display().to_string(),
-                        message: "chunks still missing after indexing".into(),
-                    }));
-                }
-            }
-            let docs = pool.num_docs() + overlay.pool.num_docs();
-            Ok((pool, view, docs))
-        });
-        let (pool, view, docs_total) = match view {
-            Ok(viewed) => viewed,
-            Err(IndexError::Cancelled) => return Err(IndexError::Cancelled),
-            Err(_) => {
-                // Chunks of unchanged files are missing too (the pool was damaged or rebuilt
-                // since the index was opened): only a full open has every file's text at hand.
-                let index = self.open_with_progress(&old.root, progress)?;
-                report.reopened = true;
-                report.timings_ms.total = ms_since(started);
-                return Ok(Refresh::Updated { index, report });
-            }
-        };
-        report.chunks_indexed = stats.pool.docs_added;
-        stats.pool.id = pool_id;
-        stats.pool.docs_total = docs_total;
-        stats.pool.snapshot_docs = view.num_docs();
-        stats.pool.segments = pool.num_segments();
-        stats.pool.size_bytes = pool.size_on_disk();
-        report.timings_ms.lexical = ms_since(t);
+        let pool_dir = self.layout.pools().pool_dir(&old.stats.pool.id);
+        ChunkTable::new(order.iter().map(keys_of), &pool_dir)
+    }
 
-        let listed_stamps: HashMap<&str, &FileEntry> =
-            listed.iter().map(|e| (e.path.as_str(), e)).collect();
-        let mut new_analyses: Vec<Option<(TextFile, FileAnalysis)>> = new_files
-            .into_iter()
-            .map(|(file, stored)| Some((file, stored.analysis)))
-            .collect();
-        let mut files = Vec::with_capacity(order.len());
-        let mut analyses = Vec::with_capacity(order.len());
-        for source in &order {
-            match *source {
-                Source::Old(i) => {
-                    files.push(old.files[i].clone());
-                    analyses.push(old.analyses[i].clone());
-                }
-                Source::Same(i) => {
-                    let mut info = old.files[i].clone();
-                    if let Some(entry) = listed_stamps.get(info.path.as_str()) {
-                        info.size = entry.stamp.size;
-                    }
-                    files.push(info);
-                    analyses.push(old.analyses[i].clone());
-                }
-                Source::New(j) => {
-                    let (file, analysis) = new_analyses[j].take().expect("each new file once");
-                    files.push(FileInfo {
-                        path: file.entry.path,
-                        language: file.language,
-                        size: file.entry.stamp.size,
-                        line_count: analysis.line_count,
-                        content_hash: file.content_hash,
-                    });
-                    analyses.push(Arc::new(analysis));
-                }
+    /// Step 4's view: the snapshot's view over the repository's pool and the engine's overlay of
+    /// it, after adding the new files' chunks the view lacks to the overlay. An error when chunks
+    /// of unchanged files are missing (the caller opens the tree again).
+    fn view_with_new_chunks(
+        &self,
+        old: &SnapshotIndex,
+        table: &ChunkTable,
+        analysed: &mut [(TextFile, StoredAnalysis)],
+        progress: &dyn Progress,
+    ) -> Result<Viewed, IndexError> {
+        let pool_id = &old.stats.pool.id;
+        let mut cache_stats = CacheStats::default();
+        let pool = self.open_pool(pool_id, &mut cache_stats)?;
+        let overlay = self.overlays.get(pool_id)?;
+        let _writing = overlay.write.lock().unwrap_or_else(|e| e.into_inner());
+        let mut view = pool.view_with(&table.ids, Some(&overlay.pool))?;
+        let mut docs_added = 0;
+        if !view.missing_chunks().is_empty() {
+            let missing: HashSet<u64> = view.missing_chunks().iter().copied().collect();
+            let new_keys: HashSet<u64> = analysed
+                .iter()
+                .flat_map(|(_, stored)| stored.chunk_keys.iter().copied())
+                .collect();
+            if !missing.is_subset(&new_keys) {
+                return Err(IndexError::Lexical(LexicalError::Corrupt {
+                    path: pool.dir().display().to_string(),
+                    message: "chunks of unchanged files are missing".into(),
+                }));
+            }
+            docs_added =
+                self.index_chunks(&old.checkout, &overlay.pool, analysed, &missing, progress)?;
+            view = pool.view_with(&table.ids, Some(&overlay.pool))?;
+            if !view.missing_chunks().is_empty() {
+                return Err(IndexError::Lexical(LexicalError::Corrupt {
+                    path: pool.dir().display().to_string(),
+                    message: "chunks still missing after indexing".into(),
+                }));
             }
         }
-        let by_path = files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.path.clone(), i as u32))
-            .collect();
-        stats.count_contents(&files, &analyses, &diagnostics);
-        stats.cache.files_read = total as usize;
-        stats.cache.stat_fast_path = listed.len().saturating_sub(total as usize);
-        stats.cache.analyses_computed = report.analysed;
-        stats.cache.analyses_reused = files.len() - report.analysed;
-        report.timings_ms.total = ms_since(started);
-        stats.timings_ms.walk = report.timings_ms.walk;
-        stats.timings_ms.read = report.timings_ms.check;
-        stats.timings_ms.analyze = report.timings_ms.analyse;
-        stats.timings_ms.lexical = report.timings_ms.lexical;
-        stats.timings_ms.total = report.timings_ms.total;
-        let total_chunks = chunk_keys.len() as u32;
-        let index = SnapshotIndex {
-            root: old.root.clone(),
-            checkout: old.checkout.clone(),
-            max_file_size: self.config.scan.max_file_size,
-            files,
-            by_path,
-            analyses,
-            first_chunk,
-            chunk_keys,
-            total_chunks,
-            lexical: view,
-            lexical_config: self.config.lexical.clone(),
-            graph: OnceLock::new(),
-            definition_table: OnceLock::new(),
-            search_aids: OnceLock::new(),
-            dense: dense::DenseSlot::new(self.dense.clone()),
-            diagnostics,
-            stats,
-            tree: TreeState {
-                listed,
-                watched,
-                observed_at_ns: AtomicI64::new(observed_at_ns),
-            },
-        };
-        Ok(Refresh::Updated {
-            index: Arc::new(index),
-            report,
+        let docs_total = pool.num_docs() + overlay.pool.num_docs();
+        Ok(Viewed {
+            pool,
+            cache: cache_stats,
+            view,
+            docs_total,
+            docs_added,
         })
     }
+}
+
+/// Step 2 when only listed regular files changed, in place: the old listing with their new
+/// stamps.
+fn listing_after_edits_in_place(
+    old: &SnapshotIndex,
+    changed: Vec<FileEntry>,
+    checked_at_ns: i64,
+    report: &mut RefreshReport,
+) -> NewListing {
+    let mut listed = old.tree.listed.clone();
+    for entry in &changed {
+        if let Ok(i) = listed.binary_search_by(|e| e.path.cmp(&entry.path)) {
+            listed[i].stamp = entry.stamp;
+        }
+    }
+    report.changed = changed.iter().map(|e| e.path.clone()).collect();
+    NewListing {
+        listed,
+        watched: old.tree.watched.clone(),
+        observed_at_ns: checked_at_ns,
+        walk_diagnostics: None,
+        changed,
+    }
+}
+
+/// The new index's diagnostics: those of the files read again, the old ones that still hold
+/// (of listed files not read again, and the walk's own — of paths it did not list — unless the
+/// tree was walked again), and the new walk's.
+fn diagnostics_still_holding(
+    old: &SnapshotIndex,
+    listed: &[FileEntry],
+    walk_diagnostics: Option<Vec<Diagnostic>>,
+    reread: &HashSet<String>,
+    mut diagnostics: Vec<Diagnostic>,
+) -> Vec<Diagnostic> {
+    let old_listed: HashSet<&str> = old.tree.listed.iter().map(|e| e.path.as_str()).collect();
+    let still_listed: HashSet<&str> = listed.iter().map(|e| e.path.as_str()).collect();
+    let walked_again = walk_diagnostics.is_some();
+    diagnostics.extend(
+        old.diagnostics
+            .iter()
+            .filter(|d| {
+                if old_listed.contains(d.path.as_str()) {
+                    still_listed.contains(d.path.as_str()) && !reread.contains(&d.path)
+                } else {
+                    !walked_again
+                }
+            })
+            .cloned(),
+    );
+    diagnostics.extend(walk_diagnostics.into_iter().flatten());
+    diagnostics
+}
+
+/// Where each file of the new index comes from, in path order: the files read again as step 3
+/// found them (binary and skipped ones drop out), the others from the old index.
+fn files_in_order(
+    old: &SnapshotIndex,
+    listed: &[FileEntry],
+    changed: &mut ChangedFiles,
+) -> Vec<Source> {
+    listed
+        .iter()
+        .filter_map(|entry| match changed.sources.remove(&entry.path) {
+            Some(source) => Some(source),
+            None if changed.reread.contains(&entry.path) => None,
+            None => old
+                .by_path
+                .get(&entry.path)
+                .map(|&i| Source::Old(i as usize)),
+        })
+        .collect()
+}
+
+/// The files and analyses of the new index in `order`: unchanged ones shared with the old index,
+/// touched ones with their new size, the analysed ones new.
+fn files_and_analyses(
+    old: &SnapshotIndex,
+    order: &[Source],
+    analysed: Vec<(TextFile, StoredAnalysis)>,
+    listed: &[FileEntry],
+) -> (Vec<FileInfo>, Vec<Arc<FileAnalysis>>) {
+    let listed_stamps: HashMap<&str, &FileEntry> =
+        listed.iter().map(|e| (e.path.as_str(), e)).collect();
+    let mut new_analyses: Vec<Option<(TextFile, FileAnalysis)>> = analysed
+        .into_iter()
+        .map(|(file, stored)| Some((file, stored.analysis)))
+        .collect();
+    let mut files = Vec::with_capacity(order.len());
+    let mut analyses = Vec::with_capacity(order.len());
+    for source in order {
+        match *source {
+            Source::Old(i) => {
+                files.push(old.files[i].clone());
+                analyses.push(old.analyses[i].clone());
+            }
+            Source::Same(i) => {
+                let mut info = old.files[i].clone();
+                if let Some(entry) = listed_stamps.get(info.path.as_str()) {
+                    info.size = entry.stamp.size;
+                }
+                files.push(info);
+                analyses.push(old.analyses[i].clone());
+            }
+            Source::New(j) => {
+                let (file, analysis) = new_analyses[j].take().expect("each new file once");
+                let (info, analysis) = indexed_file(file, analysis);
+                files.push(info);
+                analyses.push(analysis);
+            }
+        }
+    }
+    (files, analyses)
+}
+
+/// The new index's statistics (its content counts are the assembly's): the pool as viewed, the
+/// refresh's reads and timings.
+fn refresh_stats(
+    old: &SnapshotIndex,
+    viewed: &Viewed,
+    report: &RefreshReport,
+    (listed, files_read, indexed): (usize, usize, usize),
+) -> IndexStats {
+    let mut stats = IndexStats {
+        cache: viewed.cache.clone(),
+        ..IndexStats::default()
+    };
+    stats.pool.id = old.stats.pool.id.clone();
+    stats.pool.docs_added = viewed.docs_added;
+    stats.pool.docs_total = viewed.docs_total;
+    stats.pool.snapshot_docs = viewed.view.num_docs();
+    stats.pool.segments = viewed.pool.num_segments();
+    stats.pool.size_bytes = viewed.pool.size_on_disk();
+    stats.cache.files_read = files_read;
+    stats.cache.stat_fast_path = listed.saturating_sub(files_read);
+    stats.cache.analyses_computed = report.analysed;
+    stats.cache.analyses_reused = indexed - report.analysed;
+    stats.timings_ms.walk = report.timings_ms.walk;
+    stats.timings_ms.read = report.timings_ms.check;
+    stats.timings_ms.analyze = report.timings_ms.analyse;
+    stats.timings_ms.lexical = report.timings_ms.lexical;
+    stats.timings_ms.total = report.timings_ms.total;
+    stats
 }
 
 #[cfg(test)]

@@ -659,15 +659,23 @@ impl PoolView {
         Ok(out)
     }
 
-    /// Up to `limit` distinct body tokens of the pool starting with `prefix` (in byte order) that
-    /// occur in the snapshot: the vocabulary a query word can be expanded to (`compos` gives
-    /// `compose`, `composed`, `composition`).
+    /// The first `limit` distinct body tokens (in byte order) starting with `prefix` that occur
+    /// in the snapshot: the vocabulary a query word can be expanded to (`compos` gives `compose`,
+    /// `composed`, `composition`).
+    ///
+    /// The answer depends on the snapshot alone, never on what else the pool holds or how its
+    /// segments split the documents: tokens only other snapshots use are skipped without counting,
+    /// and each segment is read until it has given `limit` of the snapshot's tokens (the first
+    /// `limit` overall are among them).
     pub fn body_tokens_with_prefix(
         &self,
         prefix: &str,
         limit: usize,
     ) -> Result<Vec<String>, LexicalError> {
         let mut found: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
         let mut upper = prefix.as_bytes().to_vec();
         // The first byte string after every string with this prefix.
         while let Some(last) = upper.pop() {
@@ -676,11 +684,14 @@ impl PoolView {
                 break;
             }
         }
-        let segments = self
-            .parts
-            .iter()
-            .flat_map(|part| part.searcher.segment_readers());
-        for segment in segments {
+        let segments = self.parts.iter().flat_map(|part| {
+            part.searcher
+                .segment_readers()
+                .iter()
+                .zip(&part.doc_chunk)
+                .zip(&part.full_segments)
+        });
+        for ((segment, map), &full) in segments {
             let inverted = segment
                 .inverted_index(self.fields.body)
                 .map_err(|e| self.tantivy_err(e))?;
@@ -691,24 +702,23 @@ impl PoolView {
             let mut stream = range
                 .into_stream()
                 .map_err(|e| self.tantivy_err(e.into()))?;
-            let mut seen_here = 0;
-            while stream.advance() {
+            let mut in_snapshot_here = 0;
+            while in_snapshot_here < limit && stream.advance() {
                 let Ok(token) = std::str::from_utf8(stream.key()) else {
                     continue;
                 };
-                seen_here += 1;
-                if seen_here > 4 * limit.max(1) {
-                    break;
-                }
-                if found.contains(token) {
-                    continue;
-                }
-                let term = Term::from_field_text(self.fields.body, token);
-                if self
-                    .snapshot_doc_freq(&term)
-                    .map_err(|e| self.tantivy_err(e))?
-                    > 0
-                {
+                let in_snapshot = full || {
+                    let mut postings = inverted
+                        .read_postings_from_terminfo(stream.value(), IndexRecordOption::Basic)
+                        .map_err(|e| self.tantivy_err(e.into()))?;
+                    let mut doc = postings.doc();
+                    while doc != TERMINATED && map[doc as usize] == NOT_IN_SNAPSHOT {
+                        doc = postings.advance();
+                    }
+                    doc != TERMINATED
+                };
+                if in_snapshot {
+                    in_snapshot_here += 1;
                     found.insert(token.to_owned());
                 }
             }

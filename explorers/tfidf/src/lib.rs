@@ -19,7 +19,7 @@
 //! differs in everything but the formula. It needs the engine's index (`--index`).
 
 use serde::Deserialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::CStr;
 use swex_plugin::types::{SearchArgs, SearchHit};
 use swex_plugin::{
@@ -117,9 +117,11 @@ fn split_identifier(word: &str) -> Vec<String> {
     parts
 }
 
-/// Sublinear term frequencies of a token list.
-fn term_frequencies(tokens: &[String]) -> HashMap<&str, f64> {
-    let mut counts: HashMap<&str, f64> = HashMap::new();
+/// Sublinear term frequencies of a token list, in token order: sums over them (norms, dot
+/// products) then add in one order, so equal documents get equal scores to the last bit, in every
+/// process (a hash map's order differs from map to map).
+fn term_frequencies(tokens: &[String]) -> BTreeMap<&str, f64> {
+    let mut counts: BTreeMap<&str, f64> = BTreeMap::new();
     for token in tokens {
         *counts.entry(token.as_str()).or_default() += 1.0;
     }
@@ -133,7 +135,7 @@ fn term_frequencies(tokens: &[String]) -> HashMap<&str, f64> {
 /// idf computed over `documents`.
 pub fn cosine_scores(query: &[String], documents: &[Vec<String>]) -> Vec<f64> {
     let n = documents.len() as f64;
-    let frequencies: Vec<HashMap<&str, f64>> =
+    let frequencies: Vec<BTreeMap<&str, f64>> =
         documents.iter().map(|d| term_frequencies(d)).collect();
     let mut document_frequency: HashMap<&str, f64> = HashMap::new();
     for tf in &frequencies {
@@ -146,7 +148,7 @@ pub fn cosine_scores(query: &[String], documents: &[Vec<String>]) -> Vec<f64> {
         ((1.0 + n) / (1.0 + df)).ln() + 1.0
     };
     let query_tf = term_frequencies(query);
-    let query_vector: HashMap<&str, f64> = query_tf
+    let query_vector: BTreeMap<&str, f64> = query_tf
         .iter()
         .map(|(&term, &tf)| (term, tf * idf(term)))
         .collect();
@@ -323,6 +325,26 @@ mod tests {
             &[tokens("alpha beta"), tokens("gamma")],
         );
         assert!((same[0] - 1.0).abs() < 1e-12 && same[1] == 0.0, "{same:?}");
+    }
+
+    /// Equal documents score exactly alike, wherever they stand among the others: a cosine is
+    /// summed in one order (the tokens' own), not in a hash map's, which differs from map to map
+    /// and from process to process and would break ties by chance instead of by BM25 order.
+    #[test]
+    fn equal_documents_score_bit_for_bit_alike() {
+        let text: String = (0..60)
+            .map(|i| format!("word{i} ").repeat(1 + i % 7))
+            .collect();
+        let query = tokens(&format!("{text} other words"));
+        let document = tokens(&text);
+        let mut documents = vec![tokens("unrelated text"); 3];
+        documents.extend(std::iter::repeat_n(document, 40));
+        let scores = cosine_scores(&query, &documents);
+        let first = scores[3];
+        assert!(first > 0.0);
+        for (i, score) in scores[3..].iter().enumerate() {
+            assert_eq!(score.to_bits(), first.to_bits(), "document {}", i + 3);
+        }
     }
 
     #[test]
