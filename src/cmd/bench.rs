@@ -533,17 +533,8 @@ fn print_summary(summary: &RunSummary) {
         summary.rows_written,
         summary.failures
     );
-    const SHOWN: [(&str, &str); 9] = [
-        ("precision", "P"),
-        ("recall", "R"),
-        ("f1_score", "F1"),
-        ("hit_file_rate", "hitF"),
-        ("hit_region_rate", "hitR"),
-        ("weighted_core_coverage", "WCC"),
-        ("ndcg_at_500", "nDCG@500"),
-        ("recall_at_500", "R@500"),
-        ("first_useful_hit", "FUH"),
-    ];
+    // The key metrics of the metrics list, with their short labels.
+    let shown: Vec<(&str, &str)> = swex_bench::metric_list::key_labels().collect();
     let width = summary
         .means
         .iter()
@@ -555,7 +546,7 @@ fn print_summary(summary: &RunSummary) {
         "{:<width$} {:>4} {:>5} {:>6}",
         "explorer", "k", "n", "failed"
     );
-    for (_, label) in SHOWN {
+    for (_, label) in &shown {
         header.push_str(&format!(" {label:>8}"));
     }
     outln!("{header}");
@@ -564,7 +555,7 @@ fn print_summary(summary: &RunSummary) {
             "{:<width$} {:>4} {:>5} {:>6}",
             row.explorer, row.top_k, row.instances, row.failures
         );
-        for (metric, _) in SHOWN {
+        for (metric, _) in &shown {
             line.push_str(&format!(
                 " {:>8.4}",
                 row.mean.get(metric).expect("known metric")
