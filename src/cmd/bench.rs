@@ -4,7 +4,7 @@
 //! (`--task codesearch`: NDCG@10 per query, rows in `results/codesearch/{explorer}.jsonl`; the run
 //! is `swex_bench::codesearch::run`). Argument parsing, explorer setup and printing.
 
-use crate::cmd::explorers::{registry, worker_command};
+use crate::cmd::explorers::{BenchSetup, bench_setup, registry, worker_command};
 use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::Args;
@@ -132,16 +132,16 @@ pub struct BenchArgs {
     pub engine: super::index::EngineArgs,
 }
 
-/// Benchmark-aware defaults of the reference baselines: the oracle reads the ground truth, random
-/// samples the benchmark file's pool of core regions.
+/// The benchmark-aware defaults of an explorer, from its built-in row's [`BenchSetup`]: a config
+/// (`null`: the explorer's own default) and whether its requests carry the ground truth.
 fn default_setup(name: &str, bench: &Path) -> (serde_json::Value, bool) {
-    match name {
-        "oracle" => (serde_json::Value::Null, true),
-        "random" => (
+    match bench_setup(name) {
+        BenchSetup::GroundTruth => (serde_json::Value::Null, true),
+        BenchSetup::BenchFile => (
             serde_json::json!({ "bench_file": bench.display().to_string() }),
             false,
         ),
-        _ => (serde_json::Value::Null, false),
+        BenchSetup::Plain => (serde_json::Value::Null, false),
     }
 }
 
