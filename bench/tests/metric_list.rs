@@ -92,3 +92,25 @@ fn the_report_views_name_listed_metrics() {
         );
     }
 }
+
+/// Each extra metric is a field of a result row under its listed name.
+#[test]
+fn result_rows_carry_the_extra_metrics_under_their_names() {
+    use swex_bench::metric_list::Kind;
+    use swex_bench::results::ResultRow;
+    let row: ResultRow = serde_json::from_value(serde_json::json!({
+        "instance_id": "a",
+        "explorer": "e",
+        "real_metrics": Metrics::default(),
+        "lines_returned": 7,
+    }))
+    .unwrap();
+    let written = serde_json::to_value(&row).unwrap();
+    for m in METRICS.iter().filter(|m| m.kind == Kind::Extra) {
+        assert!(
+            written.get(m.name).is_some(),
+            "a result row has no `{}` field",
+            m.name
+        );
+    }
+}
