@@ -4,7 +4,8 @@
 //! Everything that names a metric reads this list: [`crate::metrics::Metrics::NAMES`] (the order
 //! of the result rows' `metrics` object, the CSV columns and the score table), the key-metric
 //! views of the reports and of `swex bench`'s end-of-run table ([`KEY_NAMES`], with their short
-//! labels), and LocAgent's localization metrics ([`crate::locmetrics::METRICS`]). docs/metrics.md
+//! labels), the reports' real-length and trade-off views ([`REAL_LENGTH_VIEW`], [`TRADEOFF_VIEW`]),
+//! and LocAgent's localization metrics ([`crate::locmetrics::METRICS`]). docs/metrics.md
 //! carries the same list as a table, checked against this one by a test.
 //!
 //! ```
@@ -168,6 +169,33 @@ pub fn key_labels() -> impl Iterator<Item = (&'static str, &'static str)> {
 pub const LOCALIZATION_NAMES: [&str; count(Kind::Localization, false)] =
     names(Kind::Localization, false);
 
+/// The reference metrics of the reports' real-length tables, in their column order: what a
+/// reader of the answer gets per line read (a presentation order, not the reference one).
+pub const REAL_LENGTH_VIEW: [&str; 9] = [
+    "hit_file_rate",
+    "recall",
+    "precision",
+    "context_efficiency",
+    "recall_at_100",
+    "recall_at_500",
+    "ndcg_at_500",
+    "first_useful_hit",
+    "noise_file_rate",
+];
+
+/// The reference metrics of the reports' trade-off charts (each counted with real lengths,
+/// against the lines returned), in chart order.
+pub const TRADEOFF_VIEW: [&str; 8] = [
+    "recall",
+    "precision",
+    "context_efficiency",
+    "hit_file_rate",
+    "recall_at_100",
+    "recall_at_500",
+    "ndcg_at_500",
+    "first_useful_hit",
+];
+
 /// The metric of `kind` called `name`.
 pub fn find(kind: Kind, name: &str) -> Option<&'static MetricInfo> {
     METRICS.iter().find(|m| m.kind == kind && m.name == name)
@@ -198,5 +226,15 @@ mod tests {
             find(Kind::Extra, "lines_returned").unwrap().direction,
             Lower
         );
+    }
+
+    #[test]
+    fn the_views_name_reference_metrics_once() {
+        for view in [&REAL_LENGTH_VIEW[..], &TRADEOFF_VIEW[..]] {
+            for (i, name) in view.iter().enumerate() {
+                assert!(find(Kind::Reference, name).is_some(), "{name}");
+                assert!(!view[..i].contains(name), "{name} twice");
+            }
+        }
     }
 }

@@ -27,17 +27,7 @@ fn md_table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
 }
 
 /// Metrics of the real-length tables: what a reader of the answer gets per line read.
-pub const REAL_METRICS: [&str; 9] = [
-    "hit_file_rate",
-    "recall",
-    "precision",
-    "context_efficiency",
-    "recall_at_100",
-    "recall_at_500",
-    "ndcg_at_500",
-    "first_useful_hit",
-    "noise_file_rate",
-];
+pub const REAL_METRICS: [&str; 9] = crate::metric_list::REAL_LENGTH_VIEW;
 
 /// The "lines returned" columns: median, mean and p90 of the lines per instance.
 pub const LINES_COLUMNS: [&str; 3] = ["lines median", "lines mean", "lines p90"];
