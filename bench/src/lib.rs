@@ -15,6 +15,7 @@ pub mod input;
 pub mod linecounts;
 pub mod locmetrics;
 pub mod mergecheck;
+pub mod metric_list;
 pub mod metrics;
 pub mod report;
 pub mod results;

@@ -49,7 +49,9 @@ impl Level {
 /// A metric's per-instance value from the hits, `g` and `k`.
 pub type MetricFn = fn(&[bool], usize, usize) -> f64;
 
-/// The metrics, one table: name and per-instance value.
+/// The metrics, one table: name and per-instance value. The names are the metrics list's
+/// localization rows, in its order ([`crate::metric_list::LOCALIZATION_NAMES`]; a test holds them
+/// equal): the list says what they are, this table how to compute them.
 pub const METRICS: [(&str, MetricFn); 4] = [
     ("acc", acc_at_k),
     ("recall", recall_at_k),

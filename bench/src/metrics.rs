@@ -79,26 +79,9 @@ pub struct Metrics {
 }
 
 impl Metrics {
-    /// The metric names, in the reference order (the order of [`Metrics::values`]).
-    pub const NAMES: [&'static str; 17] = [
-        "precision",
-        "recall",
-        "f1_score",
-        "hit_file_rate",
-        "noise_file_rate",
-        "hit_region_rate",
-        "noise_region_rate",
-        "weighted_core_coverage",
-        "context_efficiency",
-        "optional_coverage",
-        "ndcg_at_100",
-        "ndcg_at_300",
-        "ndcg_at_500",
-        "recall_at_100",
-        "recall_at_300",
-        "recall_at_500",
-        "first_useful_hit",
-    ];
+    /// The metric names, in the reference order (the order of [`Metrics::values`]), from the one
+    /// metrics list.
+    pub const NAMES: [&'static str; 17] = crate::metric_list::REFERENCE_NAMES;
 
     /// The values in the order of [`Metrics::NAMES`].
     pub fn values(&self) -> [f64; 17] {

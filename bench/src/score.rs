@@ -238,10 +238,66 @@ pub fn score(
     config: &ScoreConfig,
 ) -> Result<ScoreReport, ScoreError> {
     let mut report = ScoreReport::default();
+    let joined = join_rows(bench, predictions, config, &mut report)?;
+    let truths: Vec<PreparedTruth> = bench
+        .rows
+        .iter()
+        .map(|row| {
+            PreparedTruth::new(
+                &row.ground_truth,
+                line_counts.for_instance(&row.instance_id),
+            )
+        })
+        .collect();
+    let mut locs = loc_truths(bench, config);
+    for &explorer in &joined.explorers {
+        let lengths = real_lengths(bench, &joined, explorer, config);
+        for &k in &config.top_ks {
+            let cut = Cut {
+                explorer,
+                k,
+                truths: &truths,
+                lengths: &lengths,
+            };
+            let summary = score_cut(&cut, bench, &joined, &mut locs, config, &mut report.rows);
+            report.summaries.push(summary);
+        }
+    }
+    Ok(report)
+}
 
-    // (explorer → instance → row), explorers in first-appearance order.
-    let mut explorers: Vec<&str> = Vec::new();
-    let mut by_key: HashMap<(&str, &str), (&Path, &PredictionRow)> = HashMap::new();
+/// The result rows joined to the benchmark: (explorer, instance) → (file, row), explorers in
+/// first-appearance order.
+struct Joined<'a> {
+    explorers: Vec<&'a str>,
+    by_key: HashMap<(&'a str, &'a str), (&'a Path, &'a PredictionRow)>,
+}
+
+impl<'a> Joined<'a> {
+    fn get<'s>(
+        &'s self,
+        explorer: &'s str,
+        instance_id: &'s str,
+    ) -> Option<&'s (&'a Path, &'a PredictionRow)> {
+        // The keys borrow the result files; a look-up with shorter-lived names (the benchmark's
+        // ids) sees the map through its shorter key type.
+        let by_key: &'s HashMap<(&'s str, &'s str), (&'a Path, &'a PredictionRow)> = &self.by_key;
+        by_key.get(&(explorer, instance_id))
+    }
+}
+
+/// Joins the rows of every file to the benchmark; rows of other instances go to
+/// `report.unmatched`, duplicates are an error (or, `lenient`, skipped and reported).
+fn join_rows<'a>(
+    bench: &Benchmark,
+    predictions: &'a [Predictions],
+    config: &ScoreConfig,
+    report: &mut ScoreReport,
+) -> Result<Joined<'a>, ScoreError> {
+    let mut joined = Joined {
+        explorers: Vec::new(),
+        by_key: HashMap::new(),
+    };
     for file in predictions {
         for row in &file.rows {
             if bench.get(&row.instance_id).is_none() {
@@ -255,7 +311,7 @@ pub fn score(
                 continue;
             }
             let key = (row.explorer.as_str(), row.instance_id.as_str());
-            if let Some((first_file, first)) = by_key.get(&key) {
+            if let Some((first_file, first)) = joined.by_key.get(&key) {
                 if !config.lenient {
                     return Err(ScoreError::Duplicate {
                         file: file.path.clone(),
@@ -274,27 +330,19 @@ pub fn score(
                 });
                 continue;
             }
-            if !explorers.contains(&key.0) {
-                explorers.push(key.0);
+            if !joined.explorers.contains(&key.0) {
+                joined.explorers.push(key.0);
             }
-            by_key.insert(key, (&file.path, row));
+            joined.by_key.insert(key, (&file.path, row));
         }
     }
+    Ok(joined)
+}
 
-    let truths: Vec<PreparedTruth> = bench
-        .rows
-        .iter()
-        .map(|row| {
-            PreparedTruth::new(
-                &row.ground_truth,
-                line_counts.for_instance(&row.instance_id),
-            )
-        })
-        .collect();
-
-    // The fix's gold per instance (definitions found from the snapshot when the row lacks them),
-    // and the entities of its predicted files, parsed once for every explorer and k.
-    let mut locs: Vec<Option<(LocTruth, EntityCache)>> = bench
+/// The fix's gold per instance (definitions found from the snapshot when the row lacks them),
+/// and the entities of its predicted files, parsed once for every explorer and k.
+fn loc_truths(bench: &Benchmark, config: &ScoreConfig) -> Vec<Option<(LocTruth, EntityCache)>> {
+    bench
         .rows
         .iter()
         .map(|row| {
@@ -306,124 +354,162 @@ pub fn score(
             };
             Some((loc, entities))
         })
-        .collect();
+        .collect()
+}
 
-    for explorer in explorers {
-        // Real lengths of every file the explorer predicted, per instance, read once for all ks.
-        let lengths: Vec<Option<FileLineCounts>> = bench
-            .rows
-            .iter()
-            .map(|row| {
-                let folder = config.snapshots.get(&row.instance_id)?;
-                let paths = match by_key.get(&(explorer, row.instance_id.as_str())) {
-                    Some((
-                        _,
-                        PredictionRow {
-                            outcome: Outcome::Regions(regions),
-                            ..
-                        },
-                    )) => regions.iter().map(|r| r.path.as_str()).collect(),
-                    _ => Vec::new(),
-                };
-                Some(FileLineCounts::from_paths(folder, paths).0)
-            })
-            .collect();
-        for &k in &config.top_ks {
-            let mut summary = Summary {
-                explorer: explorer.to_string(),
-                top_k: k,
-                averaged: 0,
-                scored: 0,
-                failed: Vec::new(),
-                missing: Vec::new(),
-                mean: Metrics::default(),
-                real: None,
-                loc: BTreeMap::new(),
+/// Real lengths of every file the explorer predicted, per instance (read once for all ks);
+/// `None` without the instance's snapshot.
+fn real_lengths(
+    bench: &Benchmark,
+    joined: &Joined<'_>,
+    explorer: &str,
+    config: &ScoreConfig,
+) -> Vec<Option<FileLineCounts>> {
+    bench
+        .rows
+        .iter()
+        .map(|row| {
+            let folder = config.snapshots.get(&row.instance_id)?;
+            let paths = match joined.get(explorer, &row.instance_id) {
+                Some((
+                    _,
+                    PredictionRow {
+                        outcome: Outcome::Regions(regions),
+                        ..
+                    },
+                )) => regions.iter().map(|r| r.path.as_str()).collect(),
+                _ => Vec::new(),
             };
-            let mut loc_totals: BTreeMap<String, (f64, usize)> = BTreeMap::new();
-            let mut totals = [0.0f64; 17];
-            let mut real_totals = [0.0f64; 17];
-            let mut lines_returned: Vec<u64> = Vec::new();
-            for (((row, truth), lengths), loc) in bench
-                .rows
-                .iter()
-                .zip(&truths)
-                .zip(&lengths)
-                .zip(locs.iter_mut())
-            {
-                let found = by_key.get(&(explorer, row.instance_id.as_str()));
-                let (status, regions, error) = match found.map(|(_, p)| &p.outcome) {
-                    Some(Outcome::Regions(regions)) => {
-                        (RowStatus::Scored, &regions[..regions.len().min(k)], None)
-                    }
-                    Some(Outcome::Failed(message)) => {
-                        summary.failed.push(row.instance_id.clone());
-                        (RowStatus::Failed, &[][..], Some(message.clone()))
-                    }
-                    None => {
-                        summary.missing.push(row.instance_id.clone());
-                        (RowStatus::Missing, &[][..], None)
-                    }
-                };
-                if status == RowStatus::Scored {
-                    summary.scored += 1;
-                } else if config.unscored == Unscored::Skip {
-                    continue;
-                }
-                let metrics = truth.score(regions, &config.options);
-                for (total, value) in totals.iter_mut().zip(metrics.values()) {
-                    *total += value;
-                }
-                let real = lengths
-                    .as_ref()
-                    .map(|lengths| truth.score_real(regions, &config.options, lengths));
-                if let Some(real) = &real {
-                    for (total, value) in real_totals.iter_mut().zip(real.metrics.values()) {
-                        *total += value;
-                    }
-                    lines_returned.push(real.lines_returned);
-                }
-                summary.averaged += 1;
-                let loc_metrics = loc
-                    .as_mut()
-                    .map(|(loc, entities)| loc.score(regions, entities, &config.loc_ks));
-                for (key, value) in loc_metrics.iter().flatten() {
-                    let total = loc_totals.entry(key.clone()).or_default();
-                    total.0 += value;
-                    total.1 += 1;
-                }
-                report.rows.push(MetricRow {
-                    instance_id: row.instance_id.clone(),
-                    explorer: explorer.to_string(),
-                    top_k: k,
-                    regions: regions.to_vec(),
-                    metrics,
-                    num_regions: regions.len(),
-                    real_metrics: real.map(|r| r.metrics),
-                    lines_returned: real.map(|r| r.lines_returned),
-                    loc_metrics,
-                    status,
-                    error,
-                });
+            Some(FileLineCounts::from_paths(folder, paths).0)
+        })
+        .collect()
+}
+
+/// One explorer at one k, with what is prepared per instance.
+struct Cut<'a> {
+    explorer: &'a str,
+    k: usize,
+    truths: &'a [PreparedTruth],
+    lengths: &'a [Option<FileLineCounts>],
+}
+
+/// The running sums of a cut's means.
+#[derive(Default)]
+struct Totals {
+    reference: [f64; 17],
+    real: [f64; 17],
+    lines_returned: Vec<u64>,
+    loc: BTreeMap<String, (f64, usize)>,
+}
+
+/// Scores one explorer at one k on every instance: its metric rows into `rows`, its means as the
+/// summary.
+fn score_cut(
+    cut: &Cut<'_>,
+    bench: &Benchmark,
+    joined: &Joined<'_>,
+    locs: &mut [Option<(LocTruth, EntityCache)>],
+    config: &ScoreConfig,
+    rows: &mut Vec<MetricRow>,
+) -> Summary {
+    let mut summary = Summary {
+        explorer: cut.explorer.to_string(),
+        top_k: cut.k,
+        averaged: 0,
+        scored: 0,
+        failed: Vec::new(),
+        missing: Vec::new(),
+        mean: Metrics::default(),
+        real: None,
+        loc: BTreeMap::new(),
+    };
+    let mut totals = Totals::default();
+    for (((row, truth), lengths), loc) in bench
+        .rows
+        .iter()
+        .zip(cut.truths)
+        .zip(cut.lengths)
+        .zip(locs.iter_mut())
+    {
+        let found = joined.get(cut.explorer, &row.instance_id);
+        let (status, regions, error) = match found.map(|(_, p)| &p.outcome) {
+            Some(Outcome::Regions(regions)) => (
+                RowStatus::Scored,
+                &regions[..regions.len().min(cut.k)],
+                None,
+            ),
+            Some(Outcome::Failed(message)) => {
+                summary.failed.push(row.instance_id.clone());
+                (RowStatus::Failed, &[][..], Some(message.clone()))
             }
-            if summary.averaged > 0 {
-                let n = summary.averaged as f64;
-                summary.mean = Metrics::from_values(totals.map(|t| t / n));
-                if lines_returned.len() == summary.averaged {
-                    summary.real = Some(RealSummary {
-                        mean: Metrics::from_values(real_totals.map(|t| t / n)),
-                        lines: LineStats::of(&lines_returned),
-                    });
-                }
+            None => {
+                summary.missing.push(row.instance_id.clone());
+                (RowStatus::Missing, &[][..], None)
             }
-            summary.loc = loc_totals
-                .into_iter()
-                .map(|(key, (sum, n))| (key, sum / n as f64))
-                .collect();
-            report.summaries.push(summary);
+        };
+        if status == RowStatus::Scored {
+            summary.scored += 1;
+        } else if config.unscored == Unscored::Skip {
+            continue;
+        }
+        let metrics = truth.score(regions, &config.options);
+        for (total, value) in totals.reference.iter_mut().zip(metrics.values()) {
+            *total += value;
+        }
+        let real = lengths
+            .as_ref()
+            .map(|lengths| truth.score_real(regions, &config.options, lengths));
+        if let Some(real) = &real {
+            for (total, value) in totals.real.iter_mut().zip(real.metrics.values()) {
+                *total += value;
+            }
+            totals.lines_returned.push(real.lines_returned);
+        }
+        summary.averaged += 1;
+        let loc_metrics = loc
+            .as_mut()
+            .map(|(loc, entities)| loc.score(regions, entities, &config.loc_ks));
+        for (key, value) in loc_metrics.iter().flatten() {
+            let total = totals.loc.entry(key.clone()).or_default();
+            total.0 += value;
+            total.1 += 1;
+        }
+        rows.push(MetricRow {
+            instance_id: row.instance_id.clone(),
+            explorer: cut.explorer.to_string(),
+            top_k: cut.k,
+            regions: regions.to_vec(),
+            metrics,
+            num_regions: regions.len(),
+            real_metrics: real.map(|r| r.metrics),
+            lines_returned: real.map(|r| r.lines_returned),
+            loc_metrics,
+            status,
+            error,
+        });
+    }
+    fill_means(&mut summary, totals);
+    summary
+}
+
+/// The means of a cut from its sums: the real-length ones only when every averaged instance had
+/// them.
+fn fill_means(summary: &mut Summary, totals: Totals) {
+    if summary.averaged > 0 {
+        let n = summary.averaged as f64;
+        summary.mean = Metrics::from_values(totals.reference.map(|t| t / n));
+        if totals.lines_returned.len() == summary.averaged {
+            summary.real = Some(RealSummary {
+                mean: Metrics::from_values(totals.real.map(|t| t / n)),
+                lines: LineStats::of(&totals.lines_returned),
+            });
         }
     }
-    Ok(report)
+    summary.loc = totals
+        .loc
+        .into_iter()
+        .map(|(key, (sum, n))| (key, sum / n as f64))
+        .collect();
 }
 
 /// The localization metrics' means (file, module and function Acc@k, Recall@k, NDCG@k, MAP@k)

@@ -4,7 +4,7 @@
 //! (`--task codesearch`: NDCG@10 per query, rows in `results/codesearch/{explorer}.jsonl`; the run
 //! is `swex_bench::codesearch::run`). Argument parsing, explorer setup and printing.
 
-use crate::cmd::explorers::{registry, worker_command};
+use crate::cmd::explorers::{BenchSetup, bench_setup, registry, worker_command};
 use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::Args;
@@ -132,16 +132,16 @@ pub struct BenchArgs {
     pub engine: super::index::EngineArgs,
 }
 
-/// Benchmark-aware defaults of the reference baselines: the oracle reads the ground truth, random
-/// samples the benchmark file's pool of core regions.
+/// The benchmark-aware defaults of an explorer, from its built-in row's [`BenchSetup`]: a config
+/// (`null`: the explorer's own default) and whether its requests carry the ground truth.
 fn default_setup(name: &str, bench: &Path) -> (serde_json::Value, bool) {
-    match name {
-        "oracle" => (serde_json::Value::Null, true),
-        "random" => (
+    match bench_setup(name) {
+        BenchSetup::GroundTruth => (serde_json::Value::Null, true),
+        BenchSetup::BenchFile => (
             serde_json::json!({ "bench_file": bench.display().to_string() }),
             false,
         ),
-        _ => (serde_json::Value::Null, false),
+        BenchSetup::Plain => (serde_json::Value::Null, false),
     }
 }
 
@@ -533,17 +533,8 @@ fn print_summary(summary: &RunSummary) {
         summary.rows_written,
         summary.failures
     );
-    const SHOWN: [(&str, &str); 9] = [
-        ("precision", "P"),
-        ("recall", "R"),
-        ("f1_score", "F1"),
-        ("hit_file_rate", "hitF"),
-        ("hit_region_rate", "hitR"),
-        ("weighted_core_coverage", "WCC"),
-        ("ndcg_at_500", "nDCG@500"),
-        ("recall_at_500", "R@500"),
-        ("first_useful_hit", "FUH"),
-    ];
+    // The key metrics of the metrics list, with their short labels.
+    let shown: Vec<(&str, &str)> = swex_bench::metric_list::key_labels().collect();
     let width = summary
         .means
         .iter()
@@ -555,7 +546,7 @@ fn print_summary(summary: &RunSummary) {
         "{:<width$} {:>4} {:>5} {:>6}",
         "explorer", "k", "n", "failed"
     );
-    for (_, label) in SHOWN {
+    for (_, label) in &shown {
         header.push_str(&format!(" {label:>8}"));
     }
     outln!("{header}");
@@ -564,7 +555,7 @@ fn print_summary(summary: &RunSummary) {
             "{:<width$} {:>4} {:>5} {:>6}",
             row.explorer, row.top_k, row.instances, row.failures
         );
-        for (metric, _) in SHOWN {
+        for (metric, _) in &shown {
             line.push_str(&format!(
                 " {:>8.4}",
                 row.mean.get(metric).expect("known metric")

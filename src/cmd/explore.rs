@@ -14,7 +14,7 @@ use swex_bench::input::{MAX_DOCUMENT_BYTES, into_text, read_capped, read_text};
 use swex_plugin::Request;
 use swex_plugin_host::{
     EngineBackend, ExplorerHandle, FsBackend, IsolatedExplorer, IsolatedOptions, PluginTarget,
-    RawServices, WorkerCommand, is_library,
+    RawServices, ValidatedResponse, WorkerCommand, is_library,
 };
 
 use crate::cmd::explorers::WORKER_SUBCOMMAND;
@@ -136,6 +136,30 @@ fn read_issue(issue: Option<String>) -> anyhow::Result<String> {
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let issue = read_issue(args.issue.clone())?;
+    check_args(&args, &issue)?;
+    let config = read_config(args.config.as_deref())?;
+    let repo = std::fs::canonicalize(&args.repo)
+        .with_context(|| format!("--repo {}", args.repo.display()))?;
+    if !repo.is_dir() {
+        bail!("--repo {} is not a directory", repo.display());
+    }
+    let handle = open_explorer(&args, config)?;
+    let backend = open_services(&args, &repo)?;
+    let mut request = Request::new(args.instance_id.clone(), issue, args.top_k);
+    request.repo_root = Some(repo.display().to_string());
+    request.line_budget = args.budget.0;
+    let answer = handle.explore_validated(&request, backend.as_ref())?;
+    if args.json {
+        print_json(&handle, &answer)?;
+    } else {
+        print_regions(&answer);
+        print_notes(&handle, &answer, args.budget);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The checks of the arguments that clap cannot make.
+fn check_args(args: &Args, issue: &str) -> anyhow::Result<()> {
     if issue.trim().is_empty() {
         bail!("the issue text is empty: give it as an argument, or pipe it on stdin");
     }
@@ -145,13 +169,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         bail!("--timeout must be a positive number of seconds");
     }
-    let config = read_config(args.config.as_deref())?;
-    let repo = std::fs::canonicalize(&args.repo)
-        .with_context(|| format!("--repo {}", args.repo.display()))?;
-    if !repo.is_dir() {
-        bail!("--repo {} is not a directory", repo.display());
-    }
+    Ok(())
+}
 
+/// The explorer to ask: `--explorer`, else the one `--plugin FILE` registers, else the default.
+/// A single plugin library under `--isolated` is never loaded here: the worker loads it.
+fn open_explorer(args: &Args, config: serde_json::Value) -> anyhow::Result<ExplorerHandle> {
     let single_file = match args.plugins.as_slice() {
         [path] if path.is_file() => Some(path.clone()),
         _ => None,
@@ -159,58 +182,59 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let isolated_library = single_file
         .as_ref()
         .filter(|path| args.isolated && args.explorer.is_none() && is_library(path));
-    let handle = if let Some(library) = isolated_library {
-        // Nothing of the plugin runs in this process: the worker loads it.
+    if let Some(library) = isolated_library {
         let library = std::fs::canonicalize(library)?;
-        isolated(PluginTarget::Library(library), config, args.timeout)?
-    } else {
-        let registry = registry(&args.plugins)?;
-        let name = match (&args.explorer, &single_file) {
-            (Some(name), _) => name.clone(),
-            (None, Some(_)) => registry
-                .explicit()
-                .next()
-                .map(|e| e.explorer.name().to_owned())
-                .context("the --plugin file did not register an explorer")?,
-            (None, None) => DEFAULT_EXPLORER.to_owned(),
-        };
-        let entry = registry.find(&name)?;
-        explorer_handle(
-            &entry.explorer,
-            config,
-            args.isolated,
-            Duration::from_secs_f64(args.timeout),
-            true,
-        )?
-    };
-
-    let backend: Box<dyn RawServices> = if !args.no_index {
-        let index = args.engine.open(&repo)?;
-        args.engine.build_dense(&index)?;
-        Box::new(EngineBackend::new(index))
-    } else {
-        // The same size limit as the index (`--max-file-size`).
-        let files = FsBackend::with_max_file_size(&repo, args.engine.cache.max_file_size);
-        for diagnostic in files.diagnostics() {
-            errln!("warning: {}", shown(diagnostic));
-        }
-        Box::new(files)
-    };
-    let mut request = Request::new(args.instance_id.clone(), issue, args.top_k);
-    request.repo_root = Some(repo.display().to_string());
-    request.line_budget = args.budget.0;
-    let answer = handle.explore_validated(&request, backend.as_ref())?;
-
-    if args.json {
-        let output = serde_json::json!({
-            "explorer": handle.name(),
-            "regions": answer.regions,
-            "dropped": answer.dropped,
-            "notes": answer.notes,
-        });
-        outln!("{}", serde_json::to_string_pretty(&output)?);
-        return Ok(ExitCode::SUCCESS);
+        return isolated(PluginTarget::Library(library), config, args.timeout);
     }
+    let registry = registry(&args.plugins)?;
+    let name = match (&args.explorer, &single_file) {
+        (Some(name), _) => name.clone(),
+        (None, Some(_)) => registry
+            .explicit()
+            .next()
+            .map(|e| e.explorer.name().to_owned())
+            .context("the --plugin file did not register an explorer")?,
+        (None, None) => DEFAULT_EXPLORER.to_owned(),
+    };
+    let entry = registry.find(&name)?;
+    explorer_handle(
+        &entry.explorer,
+        config,
+        args.isolated,
+        Duration::from_secs_f64(args.timeout),
+        true,
+    )
+}
+
+/// The services of the checkout: the engine's index, or the plain files with `--no-index`.
+fn open_services(args: &Args, repo: &Path) -> anyhow::Result<Box<dyn RawServices>> {
+    if !args.no_index {
+        let index = args.engine.open(repo)?;
+        args.engine.build_dense(&index)?;
+        return Ok(Box::new(EngineBackend::new(index)));
+    }
+    // The same size limit as the index (`--max-file-size`).
+    let files = FsBackend::with_max_file_size(repo, args.engine.cache.max_file_size);
+    for diagnostic in files.diagnostics() {
+        errln!("warning: {}", shown(diagnostic));
+    }
+    Ok(Box::new(files))
+}
+
+/// `--json`: the validated response.
+fn print_json(handle: &ExplorerHandle, answer: &ValidatedResponse) -> anyhow::Result<()> {
+    let output = serde_json::json!({
+        "explorer": handle.name(),
+        "regions": answer.regions,
+        "dropped": answer.dropped,
+        "notes": answer.notes,
+    });
+    outln!("{}", serde_json::to_string_pretty(&output)?);
+    Ok(())
+}
+
+/// One line a region: `path:start-end  score  why`, the locations padded to one width.
+fn print_regions(answer: &ValidatedResponse) {
     let locations: Vec<String> = answer
         .regions
         .iter()
@@ -234,14 +258,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             shown(region.why.as_deref().unwrap_or(""))
         );
     }
+}
+
+/// The explorer's notes and what validation cut or dropped, on stderr.
+fn print_notes(handle: &ExplorerHandle, answer: &ValidatedResponse, budget: LineBudget) {
     for note in &answer.notes {
         errln!("note: {}", shown(note));
     }
     let cut = answer.dropped.trimmed_to_budget + answer.dropped.over_budget;
     if cut > 0 {
-        eprintln!(
+        errln!(
             "note: the answer did not fit --budget {}: {} regions cut short, {} dropped",
-            args.budget, answer.dropped.trimmed_to_budget, answer.dropped.over_budget
+            budget,
+            answer.dropped.trimmed_to_budget,
+            answer.dropped.over_budget
         );
     }
     let invalid = answer.dropped.invalid();
@@ -254,7 +284,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if answer.regions.is_empty() {
         errln!("{} found nothing", handle.name());
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn isolated(

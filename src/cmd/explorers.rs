@@ -57,23 +57,74 @@ pub fn explorer_handle(
     }
 }
 
-/// The explorers linked into this binary, registered through their vtable getters.
-pub fn builtin_explorers() -> Vec<SwexVTableGetter> {
-    vec![
-        swex_explorer_swex::swex_explorer_vtable,
-        swex_explorer_search::swex_explorer_vtable,
-        swex_explorer_bm25::swex_explorer_vtable,
-        swex_explorer_graph::swex_explorer_vtable,
-        swex_explorer_tfidf::swex_explorer_vtable,
-        swex_explorer_dense::swex_explorer_vtable,
-        swex_explorer_hybrid::swex_explorer_vtable,
-        swex_explorer_bm25_ref::swex_explorer_vtable,
-        swex_explorer_tfidf_ref::swex_explorer_vtable,
+/// What a benchmark run gives a built-in explorer beyond its own default config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BenchSetup {
+    /// Nothing: its own default config, requests without the ground truth.
+    Plain,
+    /// Its requests carry the ground truth unless `--ground-truth-for` names others (the oracle:
+    /// an upper bound).
+    GroundTruth,
+    /// Its config names the benchmark file, `{"bench_file": PATH}` (random samples the file's
+    /// pool of core regions).
+    BenchFile,
+}
+
+/// A built-in explorer: its name (as its crate's `Explorer::NAME` says it), its vtable and what a
+/// benchmark run gives it.
+pub struct Builtin {
+    pub name: &'static str,
+    pub vtable: SwexVTableGetter,
+    pub bench: BenchSetup,
+}
+
+/// The explorers linked into this binary, in registration order. Adding one is a row here and
+/// its crate in Cargo.toml; every command reaches it through the registry.
+pub const BUILTINS: [Builtin; 13] = [
+    builtin("swex", swex_explorer_swex::swex_explorer_vtable),
+    builtin("search", swex_explorer_search::swex_explorer_vtable),
+    builtin("bm25", swex_explorer_bm25::swex_explorer_vtable),
+    builtin("graph", swex_explorer_graph::swex_explorer_vtable),
+    builtin("tfidf", swex_explorer_tfidf::swex_explorer_vtable),
+    builtin("dense", swex_explorer_dense::swex_explorer_vtable),
+    builtin("hybrid", swex_explorer_hybrid::swex_explorer_vtable),
+    builtin("bm25-ref", swex_explorer_bm25_ref::swex_explorer_vtable),
+    builtin("tfidf-ref", swex_explorer_tfidf_ref::swex_explorer_vtable),
+    builtin(
+        "simple_rule",
         swex_explorer_simple_rule::swex_explorer_vtable,
-        swex_explorer_random::swex_explorer_vtable,
-        swex_explorer_oracle::swex_explorer_vtable,
-        swex_explorer_command::swex_explorer_vtable,
-    ]
+    ),
+    Builtin {
+        bench: BenchSetup::BenchFile,
+        ..builtin("random", swex_explorer_random::swex_explorer_vtable)
+    },
+    Builtin {
+        bench: BenchSetup::GroundTruth,
+        ..builtin("oracle", swex_explorer_oracle::swex_explorer_vtable)
+    },
+    builtin("command", swex_explorer_command::swex_explorer_vtable),
+];
+
+const fn builtin(name: &'static str, vtable: SwexVTableGetter) -> Builtin {
+    Builtin {
+        name,
+        vtable,
+        bench: BenchSetup::Plain,
+    }
+}
+
+/// The vtable getters of [`BUILTINS`], for the registry and swex's own worker.
+pub fn builtin_explorers() -> Vec<SwexVTableGetter> {
+    BUILTINS.iter().map(|b| b.vtable).collect()
+}
+
+/// What a benchmark run gives the explorer called `name`: its built-in row's setup, or nothing
+/// for any other name.
+pub fn bench_setup(name: &str) -> BenchSetup {
+    BUILTINS
+        .iter()
+        .find(|b| b.name == name)
+        .map_or(BenchSetup::Plain, |b| b.bench)
 }
 
 /// Built-ins plus discovered plugins; problems with discovered libraries go to stderr.
@@ -156,4 +207,30 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each row's name is the name its explorer registers under, so `bench_setup` finds it.
+    #[test]
+    fn every_builtin_row_names_its_explorer() {
+        let registry = Registry::with_builtins(&builtin_explorers()).unwrap();
+        let registered: Vec<&str> = registry
+            .entries()
+            .iter()
+            .map(|e| e.explorer.name())
+            .collect();
+        let rows: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+        assert_eq!(registered, rows);
+    }
+
+    #[test]
+    fn the_reference_baselines_get_their_benchmark_setup() {
+        assert_eq!(bench_setup("oracle"), BenchSetup::GroundTruth);
+        assert_eq!(bench_setup("random"), BenchSetup::BenchFile);
+        assert_eq!(bench_setup("swex"), BenchSetup::Plain);
+        assert_eq!(bench_setup("a-plugin"), BenchSetup::Plain);
+    }
 }

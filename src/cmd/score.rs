@@ -5,14 +5,17 @@
 use crate::out::shown;
 use anyhow::bail;
 use clap::{Args, ValueEnum};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use swex_bench::dataset::{
     Benchmark, LoadOptions, Predictions, Skipped, load_issue_map, summarize_skipped,
 };
-use swex_bench::linecounts::{LineCounts, count_from_snapshots};
+use swex_bench::linecounts::{InstanceSnapshot, LineCounts, count_from_snapshots};
 use swex_bench::metrics::{NdcgVariant, ScoreOptions};
-use swex_bench::score::{ScoreConfig, Unscored, format_summary_table, score, write_rows};
+use swex_bench::score::{
+    ScoreConfig, ScoreReport, Unscored, format_summary_table, score, write_rows,
+};
 
 #[derive(Args, Debug)]
 pub struct ScoreArgs {
@@ -82,12 +85,34 @@ fn examples<S: AsRef<str>>(ids: &[S]) -> String {
 }
 
 pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
+    let mut bench = load_bench(&args)?;
+    if let Some(path) = &args.issue_map {
+        join_issue_texts(&mut bench, path)?;
+    }
+    let (line_counts, snapshot_folders) = line_counts(&args, &bench)?;
+    let predictions = load_predictions(&args)?;
+    let config = score_config(&args, snapshot_folders)?;
+    let report = score(&bench, &predictions, &line_counts, &config)?;
+    ensure_scored(&report, &bench, &predictions, &args.bench)?;
+    report_unused_rows(&report, &args.bench);
+    report_unscored(&report, &config, &bench);
+    if let Some(template) = &args.output {
+        for (path, rows) in write_rows(&report.rows, template)? {
+            errln!("wrote {rows} metric rows to {}", path.display());
+        }
+    }
+    print_tables(&report);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The benchmark, with what its filters left out said on stderr.
+fn load_bench(args: &ScoreArgs) -> anyhow::Result<Benchmark> {
     let load_options = LoadOptions {
         lenient: args.lenient,
         dataset: args.dataset.clone(),
         keep_empty_core: args.keep_empty_core,
     };
-    let mut bench = Benchmark::load(&args.bench, &load_options)?;
+    let bench = Benchmark::load(&args.bench, &load_options)?;
     let name = args.bench.display();
     report_skipped(&args.bench, &bench.skipped);
     if !bench.excluded_by_dataset.is_empty() {
@@ -105,109 +130,140 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         );
     }
     errln!("{name}: {} instances to score", bench.rows.len());
+    Ok(bench)
+}
 
-    if let Some(path) = &args.issue_map {
-        let issues = load_issue_map(path)?;
-        let join = bench.join_issues(&issues);
+/// Joins the issue texts of `--issue-map` (checked, not needed for scoring).
+fn join_issue_texts(bench: &mut Benchmark, path: &Path) -> anyhow::Result<()> {
+    let issues = load_issue_map(path)?;
+    let join = bench.join_issues(&issues);
+    errln!(
+        "{}: issue text for {} instances",
+        path.display(),
+        join.from_map
+    );
+    if !join.missing.is_empty() {
         errln!(
-            "{}: issue text for {} instances",
-            path.display(),
-            join.from_map
+            "warning: {} instances have no issue text (e.g. {})",
+            join.missing.len(),
+            examples(&join.missing)
         );
-        if !join.missing.is_empty() {
-            errln!(
-                "warning: {} instances have no issue text (e.g. {})",
-                join.missing.len(),
-                examples(&join.missing)
-            );
-        }
     }
+    Ok(())
+}
 
-    // With --repos, the predicted files' real lengths are counted too (honest counting).
-    let mut snapshot_folders = std::collections::BTreeMap::new();
-    let line_counts = if let Some(path) = &args.line_counts {
-        let counts = LineCounts::load(path)?;
-        let without: Vec<&str> = bench
-            .rows
-            .iter()
-            .map(|r| r.instance_id.as_str())
-            .filter(|id| !counts.contains(id))
-            .collect();
-        if !without.is_empty() {
-            errln!(
-                "warning: {} has no line counts for {} instances (e.g. {}); their end = -1 regions are unresolvable",
-                path.display(),
-                without.len(),
-                examples(&without)
-            );
-        }
-        counts
+/// The snapshot folder of each instance, by id (real-length scoring reads them).
+type SnapshotFolders = BTreeMap<String, PathBuf>;
+
+/// The line counts of `--line-counts`, of `--repos` (then with the snapshot folders, so that the
+/// predicted files' real lengths are counted too: honest counting), or none.
+fn line_counts(
+    args: &ScoreArgs,
+    bench: &Benchmark,
+) -> anyhow::Result<(LineCounts, SnapshotFolders)> {
+    if let Some(path) = &args.line_counts {
+        Ok((counts_from_file(path, bench)?, SnapshotFolders::new()))
     } else if let Some(root) = &args.repos {
-        anyhow::ensure!(root.is_dir(), "--repos {}: not a folder", root.display());
-        let (counts, snapshots) = count_from_snapshots(&bench.rows, root);
-        snapshot_folders.extend(
-            snapshots
-                .iter()
-                .filter_map(|s| Some((s.instance_id.clone(), s.folder.clone()?))),
-        );
-        let no_folder: Vec<&str> = snapshots
-            .iter()
-            .filter(|s| s.folder.is_none())
-            .map(|s| s.instance_id.as_str())
-            .collect();
-        let files: usize = counts_total(&counts, &bench);
-        errln!(
-            "{}: counted lines of {files} ground-truth files in {} snapshots",
-            root.display(),
-            snapshots.len() - no_folder.len()
-        );
-        if !no_folder.is_empty() {
-            errln!(
-                "warning: no snapshot folder for {} instances (e.g. {}); their end = -1 regions are unresolvable",
-                no_folder.len(),
-                examples(&no_folder)
-            );
-        }
-        for snapshot in snapshots.iter().filter(|s| !s.report.is_clean()) {
-            let r = &snapshot.report;
-            let mut problems: Vec<String> = r
-                .missing_files
-                .iter()
-                .map(|p| format!("{p} (missing)"))
-                .collect();
-            problems.extend(r.unreadable_files.iter().map(|(p, e)| format!("{p} ({e})")));
-            problems.extend(
-                r.unsafe_paths
-                    .iter()
-                    .map(|p| format!("{p} (outside the snapshot, not read)")),
-            );
-            problems.extend(
-                r.escaping_links
-                    .iter()
-                    .map(|p| format!("{p} (a symlink out of the snapshot, not followed)")),
-            );
-            errln!(
-                "warning: {}: {} ground-truth files not counted: {}",
-                snapshot.instance_id,
-                problems.len(),
-                examples(&problems)
-            );
-        }
-        counts
+        counts_from_snapshots(root, bench)
     } else {
         errln!(
             "note: no --line-counts or --repos: regions with end = -1 or a negative start are unresolvable"
         );
-        LineCounts::default()
-    };
+        Ok((LineCounts::default(), SnapshotFolders::new()))
+    }
+}
 
+fn counts_from_file(path: &Path, bench: &Benchmark) -> anyhow::Result<LineCounts> {
+    let counts = LineCounts::load(path)?;
+    let without: Vec<&str> = bench
+        .rows
+        .iter()
+        .map(|r| r.instance_id.as_str())
+        .filter(|id| !counts.contains(id))
+        .collect();
+    if !without.is_empty() {
+        errln!(
+            "warning: {} has no line counts for {} instances (e.g. {}); their end = -1 regions are unresolvable",
+            path.display(),
+            without.len(),
+            examples(&without)
+        );
+    }
+    Ok(counts)
+}
+
+fn counts_from_snapshots(
+    root: &Path,
+    bench: &Benchmark,
+) -> anyhow::Result<(LineCounts, SnapshotFolders)> {
+    anyhow::ensure!(root.is_dir(), "--repos {}: not a folder", root.display());
+    let (counts, snapshots) = count_from_snapshots(&bench.rows, root);
+    let folders = snapshots
+        .iter()
+        .filter_map(|s| Some((s.instance_id.clone(), s.folder.clone()?)))
+        .collect();
+    let no_folder: Vec<&str> = snapshots
+        .iter()
+        .filter(|s| s.folder.is_none())
+        .map(|s| s.instance_id.as_str())
+        .collect();
+    let files: usize = counts_total(&counts, bench);
+    errln!(
+        "{}: counted lines of {files} ground-truth files in {} snapshots",
+        root.display(),
+        snapshots.len() - no_folder.len()
+    );
+    if !no_folder.is_empty() {
+        errln!(
+            "warning: no snapshot folder for {} instances (e.g. {}); their end = -1 regions are unresolvable",
+            no_folder.len(),
+            examples(&no_folder)
+        );
+    }
+    for snapshot in snapshots.iter().filter(|s| !s.report.is_clean()) {
+        report_uncounted(snapshot);
+    }
+    Ok((counts, folders))
+}
+
+/// The ground-truth files of a snapshot that were not counted, and why.
+fn report_uncounted(snapshot: &InstanceSnapshot) {
+    let r = &snapshot.report;
+    let mut problems: Vec<String> = r
+        .missing_files
+        .iter()
+        .map(|p| format!("{p} (missing)"))
+        .collect();
+    problems.extend(r.unreadable_files.iter().map(|(p, e)| format!("{p} ({e})")));
+    problems.extend(
+        r.unsafe_paths
+            .iter()
+            .map(|p| format!("{p} (outside the snapshot, not read)")),
+    );
+    problems.extend(
+        r.escaping_links
+            .iter()
+            .map(|p| format!("{p} (a symlink out of the snapshot, not followed)")),
+    );
+    errln!(
+        "warning: {}: {} ground-truth files not counted: {}",
+        snapshot.instance_id,
+        problems.len(),
+        examples(&problems)
+    );
+}
+
+fn load_predictions(args: &ScoreArgs) -> anyhow::Result<Vec<Predictions>> {
     let mut predictions = Vec::with_capacity(args.predictions.len());
     for path in &args.predictions {
         let file = Predictions::load(path, args.lenient)?;
         report_skipped(path, &file.skipped);
         predictions.push(file);
     }
+    Ok(predictions)
+}
 
+fn score_config(args: &ScoreArgs, snapshots: SnapshotFolders) -> anyhow::Result<ScoreConfig> {
     let mut config = ScoreConfig::new(&args.top_k)?;
     config.options = ScoreOptions {
         ndcg: match args.ndcg {
@@ -221,22 +277,36 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
         Unscored::Zero
     };
     config.lenient = args.lenient;
-    config.snapshots = snapshot_folders;
-    let report = score(&bench, &predictions, &line_counts, &config)?;
-    if report.summaries.is_empty() {
-        // Nothing matched: a wrong file, a wrong benchmark, or a filter that left nothing; an
-        // empty table with status 0 would read as success.
-        let rows: usize = predictions.iter().map(|p| p.rows.len()).sum();
-        if bench.rows.is_empty() {
-            bail!("nothing to score: {name} has no instances to score");
-        }
-        bail!(
-            "nothing to score: none of the {rows} result rows is for one of the {} instances of \
-             {name}",
-            bench.rows.len()
-        );
-    }
+    config.snapshots = snapshots;
+    Ok(config)
+}
 
+/// Nothing matched: a wrong file, a wrong benchmark, or a filter that left nothing; an empty
+/// table with status 0 would read as success.
+fn ensure_scored(
+    report: &ScoreReport,
+    bench: &Benchmark,
+    predictions: &[Predictions],
+    bench_path: &Path,
+) -> anyhow::Result<()> {
+    if !report.summaries.is_empty() {
+        return Ok(());
+    }
+    let name = bench_path.display();
+    let rows: usize = predictions.iter().map(|p| p.rows.len()).sum();
+    if bench.rows.is_empty() {
+        bail!("nothing to score: {name} has no instances to score");
+    }
+    bail!(
+        "nothing to score: none of the {rows} result rows is for one of the {} instances of \
+         {name}",
+        bench.rows.len()
+    );
+}
+
+/// Result rows left unused: duplicates (`--lenient`), rows of unknown or filtered instances.
+fn report_unused_rows(report: &ScoreReport, bench_path: &Path) {
+    let name = bench_path.display();
     if !report.duplicates_skipped.is_empty() {
         errln!(
             "skipped {} duplicate result rows (--lenient): the first row of each (instance, explorer) is used",
@@ -270,6 +340,10 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
             examples(&ids)
         );
     }
+}
+
+/// Instances an explorer has no row for or failed on, once per explorer (at the first k).
+fn report_unscored(report: &ScoreReport, config: &ScoreConfig, bench: &Benchmark) {
     let unscored_note = match config.unscored {
         Unscored::Zero => "scored as empty predictions (0)",
         Unscored::Skip => "left out of the means (--skip-unscored)",
@@ -297,21 +371,16 @@ pub fn run(args: ScoreArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
+}
 
-    if let Some(template) = &args.output {
-        let written = write_rows(&report.rows, template)?;
-        for (path, rows) in written {
-            errln!("wrote {rows} metric rows to {}", path.display());
-        }
-    }
-
+/// The summary table on stdout, and LocAgent's metrics for rows whose ground truth comes from a
+/// fix (`swex dataset import`).
+fn print_tables(report: &ScoreReport) {
     out!("{}", format_summary_table(&report.summaries));
-    // Rows whose ground truth comes from a fix (`swex dataset import`): LocAgent's metrics too.
     let loc = swex_bench::score::format_loc_table(&report.summaries);
     if !loc.is_empty() {
         out!("localization metrics (LocAgent's definitions; docs/metrics.md):\n{loc}");
     }
-    Ok(ExitCode::SUCCESS)
 }
 
 /// Bad rows named one by one by [`report_skipped`]; the rest are only counted.

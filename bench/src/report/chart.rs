@@ -379,16 +379,7 @@ pub fn metrics_chart(report: &Report, k: usize) -> Chart {
 }
 
 /// Metrics of the trade-off charts.
-pub const TRADEOFF_METRICS: [&str; 8] = [
-    "recall",
-    "precision",
-    "context_efficiency",
-    "hit_file_rate",
-    "recall_at_100",
-    "recall_at_500",
-    "ndcg_at_500",
-    "first_useful_hit",
-];
+pub const TRADEOFF_METRICS: [&str; 8] = crate::metric_list::TRADEOFF_VIEW;
 
 /// Trade-off charts at `k` (one per metric of [`TRADEOFF_METRICS`]): the metric with real lengths
 /// against the mean lines returned (what an answer costs its reader on average). An explorer whose rows came at several line budgets is a

@@ -8,18 +8,9 @@ use crate::metrics::Metrics;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-/// Metrics shown in the Markdown breakdown tables (all 17 are in the overall table and the CSV).
-pub const KEY_METRICS: [&str; 9] = [
-    "precision",
-    "recall",
-    "f1_score",
-    "hit_file_rate",
-    "hit_region_rate",
-    "weighted_core_coverage",
-    "ndcg_at_500",
-    "recall_at_500",
-    "first_useful_hit",
-];
+/// Metrics shown in the Markdown breakdown tables (all 17 are in the overall table and the CSV):
+/// the key metrics of the metrics list.
+pub const KEY_METRICS: [&str; 9] = crate::metric_list::KEY_NAMES;
 
 fn md_table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
     let _ = writeln!(out, "| {} |", header.join(" | "));
@@ -36,17 +27,7 @@ fn md_table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
 }
 
 /// Metrics of the real-length tables: what a reader of the answer gets per line read.
-pub const REAL_METRICS: [&str; 9] = [
-    "hit_file_rate",
-    "recall",
-    "precision",
-    "context_efficiency",
-    "recall_at_100",
-    "recall_at_500",
-    "ndcg_at_500",
-    "first_useful_hit",
-    "noise_file_rate",
-];
+pub const REAL_METRICS: [&str; 9] = crate::metric_list::REAL_LENGTH_VIEW;
 
 /// The "lines returned" columns: median, mean and p90 of the lines per instance.
 pub const LINES_COLUMNS: [&str; 3] = ["lines median", "lines mean", "lines p90"];

@@ -23,7 +23,7 @@ pub mod rank;
 use serde::Deserialize;
 use std::collections::HashSet;
 use std::ffi::CStr;
-use swex_plugin::types::SearchArgs;
+use swex_plugin::types::{DefinitionEntry, FileEntry, SearchArgs, SearchHit};
 use swex_plugin::{
     DEFAULT_LINE_BUDGET, Explorer, ExplorerError, Request, Response, Services, parse_config,
 };
@@ -206,22 +206,104 @@ impl Explorer for Swex {
         if let Some(response) = self.short_query(request, services)? {
             return Ok(response);
         }
-        let config = &self.config;
-        let started = std::time::Instant::now();
-        let mut stages: Vec<(&str, f64)> = Vec::new();
-        let mut lap =
-            |stage: &'static str| stages.push((stage, started.elapsed().as_secs_f64() * 1e3));
+        let mut stages = Stages::start();
         let issue = issue::parse(&request.issue);
-        lap("parse");
+        stages.lap("parse");
+        let gathered = self.gather(&issue, services, &mut stages)?;
+        let ranked = rank::rank_files(&gathered.evidence(&issue), &self.config.weights);
+        let tests = self.order_tests(&ranked, &gathered.files);
+        stages.lap("rank");
+        let mut debug_notes = Vec::new();
+        let regions = match self.config.planner {
+            Planner::Slots => plan::plan(&plan::PlanInput {
+                ranked: &ranked,
+                tests,
+                hits: &gathered.hits,
+                top_k: request.top_k,
+                pattern: &self.config.plan,
+                focus_fallback_lines: self.config.focus_fallback_lines,
+            }),
+            Planner::Budget => {
+                let inputs = locate::Inputs {
+                    issue: &issue,
+                    ranked: &ranked,
+                    tests: &tests,
+                    hits: &gathered.hits,
+                    definitions: &gathered.definitions,
+                };
+                self.plan_budget(request, services, &inputs, &mut stages, &mut debug_notes)
+            }
+        };
+        stages.lap("plan");
+        let mut response = Response::new(regions);
+        if self.config.debug {
+            add_debug_notes(&mut response, &stages, &ranked, debug_notes);
+        }
+        Ok(response)
+    }
+}
+
+/// The time each stage of an answer ended at, in milliseconds from its start (debug notes).
+struct Stages {
+    started: std::time::Instant,
+    laps: Vec<(&'static str, f64)>,
+}
+
+impl Stages {
+    fn start() -> Stages {
+        Stages {
+            started: std::time::Instant::now(),
+            laps: Vec::new(),
+        }
+    }
+
+    fn lap(&mut self, stage: &'static str) {
+        self.laps
+            .push((stage, self.started.elapsed().as_secs_f64() * 1e3));
+    }
+}
+
+/// What the services say about an issue, before ranking.
+struct Gathered {
+    files: Vec<FileEntry>,
+    hits: Vec<SearchHit>,
+    /// Hits of the title alone.
+    title_hits: Vec<SearchHit>,
+    /// The definitions of each name the issue gives that has any.
+    definitions: Vec<(String, Vec<DefinitionEntry>)>,
+}
+
+impl Gathered {
+    fn evidence<'a>(&'a self, issue: &'a issue::Issue) -> rank::Evidence<'a> {
+        rank::Evidence {
+            issue,
+            files: &self.files,
+            hits: &self.hits,
+            title_hits: &self.title_hits,
+            definitions: &self.definitions,
+        }
+    }
+}
+
+impl Swex {
+    /// The files, the lexical hits of the issue and of its title, and the definitions of the
+    /// names it gives.
+    fn gather(
+        &self,
+        issue: &issue::Issue,
+        services: &Services<'_>,
+        stages: &mut Stages,
+    ) -> Result<Gathered, ExplorerError> {
+        let config = &self.config;
         let files = services.list_files(None).map_err(Self::unavailable)?;
-        lap("list_files");
+        stages.lap("list_files");
         let hits = services
             .lexical_search(&SearchArgs::new(
-                issue::lexical_query(&issue),
+                issue::lexical_query(issue),
                 config.candidates,
             ))
             .map_err(Self::unavailable)?;
-        lap("lexical_search");
+        stages.lap("lexical_search");
         let title_hits = if issue.title.trim().is_empty() {
             Vec::new()
         } else {
@@ -229,144 +311,138 @@ impl Explorer for Swex {
                 .lexical_search(&SearchArgs::new(issue.title.clone(), config.candidates))
                 .map_err(Self::unavailable)?
         };
-        lap("title_search");
-        let names = definition_names(&issue, config);
+        stages.lap("title_search");
         let mut definitions = Vec::new();
-        for name in names {
+        for name in definition_names(issue, config) {
             let defs = services.definitions(&name).map_err(Self::unavailable)?;
             if !defs.is_empty() {
                 definitions.push((name, defs));
             }
         }
-        lap("definitions");
-        let ranked = rank::rank_files(
-            &rank::Evidence {
-                issue: &issue,
-                files: &files,
-                hits: &hits,
-                title_hits: &title_hits,
-                definitions: &definitions,
-            },
-            &config.weights,
-        );
+        stages.lap("definitions");
+        Ok(Gathered {
+            files,
+            hits,
+            title_hits,
+            definitions,
+        })
+    }
+
+    /// The test files in the order the planners take them: partners of the top sources first.
+    fn order_tests(&self, ranked: &[rank::RankedFile], files: &[FileEntry]) -> Vec<String> {
         let all_tests: Vec<String> = files
             .iter()
             .filter(|f| rank::is_candidate(f) && rank::is_test_path(&f.path))
             .map(|f| f.path.clone())
             .collect();
-        let tests = plan::order_tests(&ranked, &all_tests, config.partner_sources);
-        lap("rank");
-        let mut debug_notes = Vec::new();
-        let regions = match config.planner {
-            Planner::Slots => plan::plan(&plan::PlanInput {
-                ranked: &ranked,
-                tests,
-                hits: &hits,
-                top_k: request.top_k,
-                pattern: &config.plan,
-                focus_fallback_lines: config.focus_fallback_lines,
-            }),
-            Planner::Budget => {
-                let files = locate::gather(
-                    services,
-                    &locate::Inputs {
-                        issue: &issue,
-                        ranked: &ranked,
-                        tests: &tests,
-                        hits: &hits,
-                        definitions: &definitions,
-                    },
-                    &config.locate,
-                );
-                lap("locate");
-                let limits = SpanLimits {
-                    join_gap_lines: config.locate.join_gap_lines,
-                    ..SpanLimits::default()
-                };
-                let spans: Vec<_> = files.iter().map(|f| candidate_spans(f, &limits)).collect();
-                if config.debug {
-                    for (file, spans) in files.iter().zip(&spans) {
-                        debug_notes.push(
-                            serde_json::json!({
-                                "file": file.path,
-                                "lines": file.line_count,
-                                "confidence": file.confidence,
-                                "spans": spans.iter().take(8).map(|s| (s.start, s.end, s.evidence, &s.why)).collect::<Vec<_>>(),
-                            })
-                            .to_string(),
-                        );
-                    }
-                }
-                let plan = plan_regions(
-                    &files,
-                    &spans,
-                    &PlanLimits {
-                        budget: request.line_budget.unwrap_or(DEFAULT_LINE_BUDGET),
-                        top_k: request.top_k,
-                        whole_confidence: config.locate.whole_confidence,
-                        small_file_lines: config.locate.small_file_lines,
-                        lead_focus_lines: config.locate.lead_focus_lines,
-                        pointer_lines: config.locate.pointer_lines,
-                        min_confidence: config.locate.min_confidence,
-                    },
-                );
-                plan.into_iter().map(|p| p.region).collect()
-            }
+        plan::order_tests(ranked, &all_tests, self.config.partner_sources)
+    }
+
+    /// The budget planner: evidence per file, candidate spans, then regions within the line
+    /// budget.
+    fn plan_budget(
+        &self,
+        request: &Request,
+        services: &Services<'_>,
+        inputs: &locate::Inputs<'_>,
+        stages: &mut Stages,
+        debug_notes: &mut Vec<String>,
+    ) -> Vec<swex_plugin::Region> {
+        let config = &self.config;
+        let files = locate::gather(services, inputs, &config.locate);
+        stages.lap("locate");
+        let limits = SpanLimits {
+            join_gap_lines: config.locate.join_gap_lines,
+            ..SpanLimits::default()
         };
-        lap("plan");
-        let mut response = Response::new(regions);
+        let spans: Vec<_> = files.iter().map(|f| candidate_spans(f, &limits)).collect();
         if config.debug {
-            response.notes.push(
-                stages
-                    .iter()
-                    .map(|(stage, ms)| format!("{stage} {ms:.1} ms"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            );
-            for f in ranked.iter().take(40) {
+            for (file, spans) in files.iter().zip(&spans) {
                 debug_notes.push(
                     serde_json::json!({
-                        "rank_file": f.path,
-                        "score": f.score,
-                        "is_test": f.is_test,
-                        "lines": f.line_count,
-                        "lexical": f.features.lexical,
-                        "lexical_rank": f.features.lexical_rank,
-                        "symbols": f.features.symbols,
-                        "title_symbols": f.features.title_symbols,
-                        "mentions": f.features.mentions,
-                        "frames": f.features.frames,
-                        "last_frame": f.features.last_frame,
-                        "title_lexical": f.features.title_lexical,
-                        "partner_test": f.features.partner_test,
-                        "names": f.features.names,
-                        "dirs": f.features.dirs,
-                        "doc": rank::is_doc_path(&f.path),
-                        "init": swex_plugin::text::paths::path_role(&f.path).barrel,
-                        "vendor": rank::is_vendored_path(&f.path),
+                        "file": file.path,
+                        "lines": file.line_count,
+                        "confidence": file.confidence,
+                        "spans": spans.iter().take(8).map(|s| (s.start, s.end, s.evidence, &s.why)).collect::<Vec<_>>(),
                     })
                     .to_string(),
                 );
             }
-            for f in ranked.iter().take(12) {
-                response.notes.push(format!(
-                    "{:.2} {} lex={:.2}@{:?} sym={:.2} men={} fr={} names={:.2} dirs={:.2} defs={:?}",
-                    f.score,
-                    f.path,
-                    f.features.lexical,
-                    f.features.lexical_rank,
-                    f.features.symbols,
-                    f.features.mentions,
-                    f.features.frames,
-                    f.features.names,
-                    f.features.dirs,
-                    f.features.defined
-                ));
-            }
-            response.notes.extend(debug_notes);
         }
-        Ok(response)
+        let plan = plan_regions(
+            &files,
+            &spans,
+            &PlanLimits {
+                budget: request.line_budget.unwrap_or(DEFAULT_LINE_BUDGET),
+                top_k: request.top_k,
+                whole_confidence: config.locate.whole_confidence,
+                small_file_lines: config.locate.small_file_lines,
+                lead_focus_lines: config.locate.lead_focus_lines,
+                pointer_lines: config.locate.pointer_lines,
+                min_confidence: config.locate.min_confidence,
+            },
+        );
+        plan.into_iter().map(|p| p.region).collect()
     }
+}
+
+/// The debug notes of an answer: the stages' times, the top files' features (one line each, then
+/// as JSON), and the planner's notes.
+fn add_debug_notes(
+    response: &mut Response,
+    stages: &Stages,
+    ranked: &[rank::RankedFile],
+    mut debug_notes: Vec<String>,
+) {
+    response.notes.push(
+        stages
+            .laps
+            .iter()
+            .map(|(stage, ms)| format!("{stage} {ms:.1} ms"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    );
+    for f in ranked.iter().take(40) {
+        debug_notes.push(
+            serde_json::json!({
+                "rank_file": f.path,
+                "score": f.score,
+                "is_test": f.is_test,
+                "lines": f.line_count,
+                "lexical": f.features.lexical,
+                "lexical_rank": f.features.lexical_rank,
+                "symbols": f.features.symbols,
+                "title_symbols": f.features.title_symbols,
+                "mentions": f.features.mentions,
+                "frames": f.features.frames,
+                "last_frame": f.features.last_frame,
+                "title_lexical": f.features.title_lexical,
+                "partner_test": f.features.partner_test,
+                "names": f.features.names,
+                "dirs": f.features.dirs,
+                "doc": rank::is_doc_path(&f.path),
+                "init": swex_plugin::text::paths::path_role(&f.path).barrel,
+                "vendor": rank::is_vendored_path(&f.path),
+            })
+            .to_string(),
+        );
+    }
+    for f in ranked.iter().take(12) {
+        response.notes.push(format!(
+            "{:.2} {} lex={:.2}@{:?} sym={:.2} men={} fr={} names={:.2} dirs={:.2} defs={:?}",
+            f.score,
+            f.path,
+            f.features.lexical,
+            f.features.lexical_rank,
+            f.features.symbols,
+            f.features.mentions,
+            f.features.frames,
+            f.features.names,
+            f.features.dirs,
+            f.features.defined
+        ));
+    }
+    response.notes.extend(debug_notes);
 }
 
 swex_plugin::export_vtable!(Swex);

@@ -222,40 +222,99 @@ const TITLE_WEIGHT: f64 = 3.0;
 /// Ranks every candidate file touched by a signal, best first (ties by path).
 pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile> {
     let issue = evidence.issue;
-    let candidates: HashMap<&str, &FileEntry> = evidence
-        .files
-        .iter()
-        .filter(|f| is_candidate(f))
-        .map(|f| (f.path.as_str(), f))
-        .collect();
-    let n_files = candidates.len().max(1) as f64;
-    let mut features: BTreeMap<String, Features> = BTreeMap::new();
+    let candidates = Candidates::of(evidence.files);
+    let mut features: FeatureMap = BTreeMap::new();
+    add_lexical(&mut features, &candidates, evidence.hits);
+    add_title_lexical(&mut features, &candidates, evidence.title_hits);
+    add_symbols(&mut features, &candidates, issue, evidence.definitions);
+    add_path_mentions(&mut features, &candidates, issue);
+    add_module_mentions(&mut features, &candidates, issue);
+    add_frames(&mut features, &candidates, issue);
+    add_names(&mut features, &candidates, issue);
+    // After the lexical signal: a test is a partner when it matched the issue's words.
+    add_partner_tests(&mut features, &candidates);
+    score_files(features, &candidates, weights)
+}
 
-    // Lexical.
-    let lexical = aggregate_lexical(evidence.hits);
+/// The features of each file a signal touched, by path.
+type FeatureMap = BTreeMap<String, Features>;
+
+/// The files that can be ranked ([`is_candidate`]), by path.
+struct Candidates<'a> {
+    files: HashMap<&'a str, &'a FileEntry>,
+    /// How many there are (at least 1): the base of the rarity of a signal.
+    count: f64,
+    /// The longest path: longer suffixes of a mention cannot name a file.
+    longest: usize,
+}
+
+impl<'a> Candidates<'a> {
+    fn of(files: &'a [FileEntry]) -> Candidates<'a> {
+        let files: HashMap<&str, &FileEntry> = files
+            .iter()
+            .filter(|f| is_candidate(f))
+            .map(|f| (f.path.as_str(), f))
+            .collect();
+        Candidates {
+            count: files.len().max(1) as f64,
+            longest: files.keys().map(|p| p.len()).max().unwrap_or(0),
+            files,
+        }
+    }
+
+    fn contains(&self, path: &str) -> bool {
+        self.files.contains_key(path)
+    }
+
+    /// The candidate's own copy of `path`, if `path` is one.
+    fn get(&self, path: &str) -> Option<&'a str> {
+        self.files.get_key_value(path).map(|(p, _)| *p)
+    }
+
+    fn paths(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.files.keys().copied()
+    }
+}
+
+/// Lexical: each file's best BM25 chunk scores relative to the best file, and its rank.
+fn add_lexical(features: &mut FeatureMap, candidates: &Candidates<'_>, hits: &[SearchHit]) {
+    let lexical = aggregate_lexical(hits);
     let best = lexical.values().copied().fold(0.0, f64::max);
     let mut by_score: Vec<(&String, &f64)> = lexical.iter().collect();
     by_score.sort_by(|a, b| b.1.total_cmp(a.1).then(a.0.cmp(b.0)));
     for (rank, (path, score)) in by_score.into_iter().enumerate() {
-        if !candidates.contains_key(path.as_str()) {
+        if !candidates.contains(path) {
             continue;
         }
         let f = features.entry(path.clone()).or_default();
         f.lexical = if best > 0.0 { score / best } else { 0.0 };
         f.lexical_rank = Some(rank);
     }
+}
 
-    // The title alone.
-    let title_lexical = aggregate_lexical(evidence.title_hits);
+/// The title alone, relative to its best file.
+fn add_title_lexical(
+    features: &mut FeatureMap,
+    candidates: &Candidates<'_>,
+    title_hits: &[SearchHit],
+) {
+    let title_lexical = aggregate_lexical(title_hits);
     let best_title = title_lexical.values().copied().fold(0.0, f64::max);
     for (path, score) in &title_lexical {
-        if candidates.contains_key(path.as_str()) && best_title > 0.0 {
+        if candidates.contains(path) && best_title > 0.0 {
             features.entry(path.clone()).or_default().title_lexical = score / best_title;
         }
     }
+}
 
-    // Symbols defined by files.
-    for (name, defs) in evidence.definitions {
+/// Symbols defined by files.
+fn add_symbols(
+    features: &mut FeatureMap,
+    candidates: &Candidates<'_>,
+    issue: &Issue,
+    definitions: &[(String, Vec<DefinitionEntry>)],
+) {
+    for (name, defs) in definitions {
         let files: HashSet<&str> = defs.iter().map(|d| d.path.as_str()).collect();
         if files.is_empty() || files.len() > 8 {
             continue;
@@ -269,10 +328,10 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
         } else {
             0.35
         };
-        let rarity = (1.0 + n_files / files.len() as f64).ln();
+        let rarity = (1.0 + candidates.count / files.len() as f64).ln();
         let in_title = segment >= TITLE_WEIGHT;
         for path in files {
-            if !candidates.contains_key(path) {
+            if !candidates.contains(path) {
                 continue;
             }
             let behaviour = defs
@@ -290,35 +349,40 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
             }
         }
     }
+}
 
-    // Paths, modules and frames written in the issue: hash look-ups of the path suffixes that can
-    // name a candidate (never a scan of every file per path, which made this quadratic in the
-    // issue for an issue naming thousands of paths).
-    let longest = candidates.keys().map(|p| p.len()).max().unwrap_or(0);
+/// Paths written in the issue: hash look-ups of the path suffixes that can name a candidate
+/// (never a scan of every file per path, which made this quadratic in the issue for an issue
+/// naming thousands of paths).
+fn add_path_mentions(features: &mut FeatureMap, candidates: &Candidates<'_>, issue: &Issue) {
     let mut mentioned: HashSet<&str> = HashSet::new();
     let mut mention_set: HashSet<&str> = HashSet::new();
     for m in &issue.paths {
         let m = m.trim_start_matches("./");
         mention_set.insert(m);
         // `m == path`, or `m` ends with `/path`.
-        for suffix in path_suffixes(m, longest) {
-            if let Some((path, _)) = candidates.get_key_value(suffix) {
+        for suffix in path_suffixes(m, candidates.longest) {
+            if let Some(path) = candidates.get(suffix) {
                 mentioned.insert(path);
             }
         }
     }
-    for path in candidates.keys() {
+    for path in candidates.paths() {
         // `path` ends with `/m` for a mention `m` of two components or more.
         let named = path_suffixes(path, usize::MAX)
             .skip(1)
             .any(|suffix| suffix.contains('/') && mention_set.contains(suffix));
         if named || mentioned.contains(path) {
-            features.entry((*path).to_owned()).or_default().mentions += 1.0;
+            features.entry(path.to_owned()).or_default().mentions += 1.0;
         }
     }
+}
+
+/// Dotted names written in the issue that name a module of the repository.
+fn add_module_mentions(features: &mut FeatureMap, candidates: &Candidates<'_>, issue: &Issue) {
     let modules: HashMap<String, &str> = candidates
-        .keys()
-        .filter_map(|p| module_path(p).map(|m| (m, *p)))
+        .paths()
+        .filter_map(|p| module_path(p).map(|m| (m, p)))
         .collect();
     let longest_module = modules.keys().map(String::len).max().unwrap_or(0);
     for dotted in &issue.dotted {
@@ -339,15 +403,19 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
             features.entry((*path).to_owned()).or_default().mentions += 1.0;
         }
     }
-    // The deepest frame: the most specific file of the last frame that names one.
+}
+
+/// Traceback frames, and the deepest one: the most specific file of the last frame that names
+/// one.
+fn add_frames(features: &mut FeatureMap, candidates: &Candidates<'_>, issue: &Issue) {
     let mut deepest: Option<&str> = None;
     for frame in &issue.frames {
         let frame_path = frame.path.trim_start_matches('/');
         let mut first = None;
-        for suffix in path_suffixes(frame_path, longest) {
-            if let Some((path, _)) = candidates.get_key_value(suffix) {
-                features.entry((*path).to_owned()).or_default().frames += 1.0;
-                first = first.or(Some(*path));
+        for suffix in path_suffixes(frame_path, candidates.longest) {
+            if let Some(path) = candidates.get(suffix) {
+                features.entry(path.to_owned()).or_default().frames += 1.0;
+                first = first.or(Some(path));
             }
         }
         deepest = first.or(deepest);
@@ -355,19 +423,23 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
     if let Some(path) = deepest {
         features.entry(path.to_owned()).or_default().last_frame = 1.0;
     }
-    // File and directory names equal to issue words.
+}
+
+/// File and directory names equal to issue words. A directory name only adds to a file some
+/// signal (its own name included) already touched.
+fn add_names(features: &mut FeatureMap, candidates: &Candidates<'_>, issue: &Issue) {
     let mut stem_counts: HashMap<String, usize> = HashMap::new();
-    for path in candidates.keys() {
+    for path in candidates.paths() {
         *stem_counts.entry(normalise(file_stem(path))).or_default() += 1;
     }
-    for path in candidates.keys() {
+    for path in candidates.paths() {
         let stem = normalise(file_stem(path));
         if stem.len() >= 3
             && !is_stop(&stem)
             && let Some(weight) = issue.strong_words.get(&stem)
         {
-            let rarity = (1.0 + n_files / stem_counts[&stem] as f64).ln();
-            features.entry((*path).to_owned()).or_default().names += weight.ln_1p() * rarity;
+            let rarity = (1.0 + candidates.count / stem_counts[&stem] as f64).ln();
+            features.entry(path.to_owned()).or_default().names += weight.ln_1p() * rarity;
         }
         let dirs: HashSet<String> = path
             .split('/')
@@ -381,16 +453,18 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
             .filter_map(|d| issue.strong_words.get(d))
             .map(|w| w.ln_1p())
             .sum();
-        if dir_score > 0.0 && features.contains_key(*path) {
-            features.get_mut(*path).expect("checked").dirs = dir_score;
+        if dir_score > 0.0 && features.contains_key(path) {
+            features.get_mut(path).expect("checked").dirs = dir_score;
         }
     }
+}
 
-    // Tests that match the issue point at the files they test. Sources are found by their
-    // subject key (one hash look-up per test, not a scan of every file per test), then checked
-    // with the exact naming rule.
+/// Tests that match the issue point at the files they test. Sources are found by their subject
+/// key (one hash look-up per test, not a scan of every file per test), then checked with the
+/// exact naming rule.
+fn add_partner_tests(features: &mut FeatureMap, candidates: &Candidates<'_>) {
     let mut by_subject: HashMap<String, Vec<&str>> = HashMap::new();
-    for path in candidates.keys().filter(|p| !is_test_path(p)) {
+    for path in candidates.paths().filter(|p| !is_test_path(p)) {
         by_subject
             .entry(crate::plan::subject_key(path))
             .or_default()
@@ -413,11 +487,19 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
     for (path, best) in partner {
         features.entry(path).or_default().partner_test = best;
     }
+}
 
+/// The linear score of each file's features, minus the penalties of its role; best first, ties
+/// by path.
+fn score_files(
+    features: FeatureMap,
+    candidates: &Candidates<'_>,
+    weights: &Weights,
+) -> Vec<RankedFile> {
     let mut ranked: Vec<RankedFile> = features
         .into_iter()
         .map(|(path, f)| {
-            let entry = candidates[path.as_str()];
+            let entry = candidates.files[path.as_str()];
             let is_test = is_test_path(&path);
             let mut score = weights.lexical * f.lexical
                 + weights.lexical_rank * f.lexical_rank.map_or(0.0, |r| 1.0 / (1.0 + r as f64))
