@@ -1,32 +1,11 @@
 //! Words of issue text: which are code (identifiers a person would not write in prose) and which
-//! are stop words (too common to discriminate).
+//! are stop words (too common to discriminate; the list lives in `swex_text::stopwords`).
 
-/// English stop words and words too common in issue prose to discriminate.
-pub const STOP_WORDS: &[&str] = &[
-    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
-    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
-    "but", "by", "can", "cannot", "could", "did", "do", "does", "doing", "don", "down", "during",
-    "each", "else", "etc", "even", "ever", "every", "few", "for", "from", "further", "get", "gets",
-    "got", "had", "has", "have", "having", "he", "her", "here", "hers", "him", "his", "how",
-    "however", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "let", "like", "ll",
-    "may", "me", "might", "more", "most", "much", "must", "my", "need", "needs", "no", "nor",
-    "not", "now", "of", "off", "on", "once", "one", "only", "or", "other", "our", "ours", "out",
-    "over", "own", "per", "please", "quite", "rather", "re", "really", "same", "see", "seems",
-    "she", "should", "since", "so", "some", "still", "such", "than", "that", "the", "their",
-    "theirs", "them", "then", "there", "these", "they", "this", "those", "though", "through",
-    "thus", "to", "too", "under", "until", "up", "upon", "us", "use", "used", "using", "ve",
-    "very", "via", "was", "we", "well", "were", "what", "when", "where", "whether", "which",
-    "while", "who", "whom", "why", "will", "with", "within", "without", "would", "yet", "you",
-    "your", "yours", // Code words that match nearly every chunk of their language.
-    "self", "def", "return", "import", "class", "none", "true", "false", "null", "nil", "var",
-    "const", "function", "elif", "pass", "try", "except", "raise", "lambda",
-    // Issue boilerplate.
-    "thanks", "hi", "hello", "e.g", "i.e",
-];
+use swex_text::stopwords::StopList;
 
-/// Whether a lower-cased word is one of [`STOP_WORDS`].
+/// Whether a lower-cased word is a stop word of issue prose ([`StopList::IssueProse`]).
 pub fn is_stop_word(word_lower: &str) -> bool {
-    STOP_WORDS.contains(&word_lower)
+    StopList::IssueProse.contains(word_lower)
 }
 
 /// True for words a person would not write in prose: `snake_case`, `camelCase`, `PascalCase`

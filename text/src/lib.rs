@@ -8,6 +8,7 @@
 //! - [`glob`]: the one path-glob syntax of every backend ([`Glob`]).
 //! - [`paths`]: what a repository path says about a file ([`paths::path_role`]: test, docs,
 //!   example, vendored, generated or bundled, declaration stub, barrel).
+//! - [`stopwords`]: every stop-word list, one named [`stopwords::StopList`] each.
 //!
 //! Invariant: std only, no dependencies — the plugin SDK re-exports this crate as
 //! `swex_plugin::text`, and a plugin author depends on the SDK alone. Nothing here knows about
@@ -29,6 +30,7 @@ pub mod glob;
 pub mod lines;
 pub mod paths;
 pub mod python;
+pub mod stopwords;
 
 pub use glob::{Glob, GlobError};
 pub use lines::{LineIndex, bytes_line_count, line_count, newline_line_count, split_lines};

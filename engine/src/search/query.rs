@@ -14,6 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
+use swex_text::stopwords::StopList;
 
 use regex::Regex;
 
@@ -102,18 +103,11 @@ const DOC_WORDS: [&str; 9] = [
     "changelog",
 ];
 
-/// Stop words of short code queries: English function words and question words. Code keywords
-/// (`class`, `function`) are *not* stop words here: in a short query they are deliberate.
+/// Stop words of short code queries ([`StopList::ShortQuery`]): English function words and
+/// question words. Code keywords (`class`, `function`) are *not* stop words here: in a short
+/// query they are deliberate.
 fn is_stop_word(word: &str) -> bool {
-    const STOP: [&str; 62] = [
-        "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
-        "before", "between", "both", "but", "by", "can", "do", "does", "each", "for", "from",
-        "get", "gets", "has", "have", "how", "i", "if", "in", "into", "is", "it", "its", "of",
-        "on", "or", "out", "over", "should", "so", "that", "the", "their", "them", "then", "there",
-        "these", "they", "this", "those", "to", "up", "via", "was", "what", "when", "where",
-        "which", "with",
-    ];
-    STOP.contains(&word) || matches!(word, "why" | "who" | "we" | "you" | "our" | "my")
+    StopList::ShortQuery.contains(word)
 }
 
 fn shape_of(text: &str, alone: bool) -> TermShape {

@@ -21,6 +21,7 @@
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::CStr;
+use swex_plugin::text::stopwords::StopList;
 use swex_plugin::types::{SearchArgs, SearchHit};
 use swex_plugin::{
     Explorer, ExplorerError, Region, Request, Response, ServiceError, Services, parse_config,
@@ -43,16 +44,6 @@ impl Default for TfidfConfig {
 pub struct Tfidf {
     config: TfidfConfig,
 }
-
-/// English and code stop words: frequent everywhere, so they only add noise to cosines.
-const STOP_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "can", "do", "does", "for", "from",
-    "has", "have", "if", "in", "into", "is", "it", "its", "not", "of", "on", "or", "so", "such",
-    "that", "the", "their", "then", "there", "these", "this", "to", "was", "when", "which",
-    "while", "will", "with", "would", "should", "could", "we", "i", "you", "he", "she", "they",
-    "them", "me", "my", "our", "your", "what", "how", "why", "also", "just", "only", "like", "def",
-    "self", "return", "none", "true", "false", "import", "class", "py",
-];
 
 /// Code-aware tokens of a text: every identifier-like run (letters, digits, `_`), lower-cased,
 /// whole and, when compound, split into its `_`/camelCase/digit parts; one- and pure-digit
@@ -79,7 +70,8 @@ pub fn tokens(text: &str) -> Vec<String> {
 fn keep(token: &str) -> bool {
     token.chars().count() >= 2
         && !token.chars().all(|c| c.is_ascii_digit())
-        && !STOP_WORDS.contains(&token)
+        // English and code words frequent everywhere only add noise to cosines.
+        && !StopList::TermWeighting.contains(token)
 }
 
 /// `getHTTPResponse_code2` → `get`, `http`, `response`, `code`, `2`.
