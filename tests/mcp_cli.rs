@@ -33,6 +33,17 @@ fn small_repo(root: &Path) {
     );
 }
 
+/// 1,500 files of 30 functions each: big enough that the first call on it (which builds the
+/// index) is still running when the test acts mid-call.
+fn big_repo(root: &Path) {
+    for i in 0..1500 {
+        let body: String = (0..30)
+            .map(|j| format!("def function_{i}_{j}(value):\n    return value + {j}\n\n"))
+            .collect();
+        write(root, &format!("pkg{}/module_{i}.py", i % 20), &body);
+    }
+}
+
 struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -200,12 +211,7 @@ fn a_client_that_goes_away_mid_call_leaves_the_server_to_exit_cleanly() {
     // when the client disappears.
     let repo = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    for i in 0..1500 {
-        let body: String = (0..30)
-            .map(|j| format!("def function_{i}_{j}(value):\n    return value + {j}\n\n"))
-            .collect();
-        write(repo.path(), &format!("pkg{}/module_{i}.py", i % 20), &body);
-    }
+    big_repo(repo.path());
     let mut server = Server::start(&["--lazy", repo.path().to_str().unwrap()], cache.path());
     server.initialize();
     server.send(
@@ -413,12 +419,7 @@ fn a_second_request_with_an_id_in_flight_is_refused_with_that_id() {
     // the second arrives: its progress notifications say so.
     let repo = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    for i in 0..1500 {
-        let body: String = (0..30)
-            .map(|j| format!("def function_{i}_{j}(value):\n    return value + {j}\n\n"))
-            .collect();
-        write(repo.path(), &format!("pkg{}/module_{i}.py", i % 20), &body);
-    }
+    big_repo(repo.path());
     let mut server = Server::start(&["--lazy", repo.path().to_str().unwrap()], cache.path());
     server.initialize();
     server.send(
