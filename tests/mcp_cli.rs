@@ -131,6 +131,25 @@ impl Server {
         self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     }
 
+    /// Waits for a progress notification of `token` whose message contains `text`, while the
+    /// call it belongs to is still running (no answer may come first).
+    fn await_progress(&self, token: &str, text: &str) {
+        loop {
+            let message = self.receive();
+            assert!(
+                message.get("id").is_none(),
+                "the call ended before the test acted mid-call: {message}"
+            );
+            if message["method"] == "notifications/progress" {
+                assert_eq!(message["params"]["progressToken"], token, "{message}");
+                let said = message["params"]["message"].as_str().unwrap_or_default();
+                if said.contains(text) {
+                    return;
+                }
+            }
+        }
+    }
+
     /// Closes the pipes and waits for the exit; returns (success, stderr).
     fn wait_exit(mut self, within: Duration) -> (bool, String) {
         drop(self.stdin.take());
@@ -221,20 +240,7 @@ fn a_client_that_goes_away_mid_call_leaves_the_server_to_exit_cleanly() {
         }}),
     );
     // Mid-call for sure: the index build has reported that it is analysing files.
-    loop {
-        let message = server.receive();
-        assert!(
-            message.get("id").is_none(),
-            "the call ended before the client left: {message}"
-        );
-        if message["method"] == "notifications/progress" {
-            assert_eq!(message["params"]["progressToken"], "build", "{message}");
-            let text = message["params"]["message"].as_str().unwrap_or_default();
-            if text.contains("analyze") {
-                break;
-            }
-        }
-    }
+    server.await_progress("build", "analyze");
     let started = Instant::now();
     let (ok, stderr) = server.wait_exit(Duration::from_secs(30));
     assert!(ok, "exit status; stderr:\n{stderr}");
@@ -428,16 +434,7 @@ fn a_second_request_with_an_id_in_flight_is_refused_with_that_id() {
             "_meta": {"progressToken": "build"}
         }}),
     );
-    loop {
-        let message = server.receive();
-        assert!(
-            message.get("id").is_none(),
-            "answered before the test: {message}"
-        );
-        if message["method"] == "notifications/progress" {
-            break;
-        }
-    }
+    server.await_progress("build", "");
     server.send(call(2, "read", json!({"path": "pkg0/module_0.py"})));
     // The refusal comes first (the build is still running), with the id; then the first call's
     // answer.

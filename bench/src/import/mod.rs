@@ -284,7 +284,7 @@ fn read_objects(path: &Path) -> Result<Vec<Located>, ImportError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let as_object = |value: Value| match value {
         Value::Object(map) => Ok(map),
-        other => Err(format!("not a JSON object but {}", json_kind(&other))),
+        other => Err(format!("not a JSON object but {}", schema::kind(&other))),
     };
     if text.trim_start().starts_with('[') {
         let values: Vec<Value> = serde_json::from_str(text).map_err(|e| ImportError::Format {
@@ -333,24 +333,13 @@ fn read_parquet(path: &Path) -> Result<Vec<Located>, ImportError> {
             let object = match row {
                 Ok(row) => match row.to_json_value() {
                     Value::Object(map) => Ok(map),
-                    other => Err(format!("not a record but {}", json_kind(&other))),
+                    other => Err(format!("not a record but {}", schema::kind(&other))),
                 },
                 Err(e) => Err(format!("unreadable row: {e}")),
             };
             (format!("{shown}#row {}", i + 1), object)
         })
         .collect())
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// The bench row of a task, and whether its definitions were found.

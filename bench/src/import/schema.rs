@@ -122,7 +122,8 @@ fn text(row: &Map<String, Value>, name: &str) -> Result<String, String> {
     }
 }
 
-fn kind(value: &Value) -> &'static str {
+/// A JSON value's kind as messages name it (`a string`, `an object`).
+pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
