@@ -21,3 +21,4 @@ pub mod report;
 pub mod results;
 pub mod runner;
 pub mod score;
+pub mod train;

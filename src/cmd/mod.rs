@@ -15,6 +15,7 @@ mod report;
 mod score;
 mod search;
 mod snapshot;
+mod train;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -58,6 +59,9 @@ pub enum Command {
     /// Ground truth from repair trajectories: build benchmark rows, measure coverage.
     #[command(subcommand)]
     Gt(gt::GtCommand),
+    /// Fit the `swex` explorer's learned file ranker on benchmark rows (LambdaMART, held-out
+    /// folds).
+    Train(Box<train::TrainArgs>),
     /// Install and inspect the files dense retrieval needs (ONNX Runtime, embedding model).
     Models(models::ModelsArgs),
     /// The child process of `swex explore --isolated` (internal).
@@ -76,6 +80,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Search(args) => search::run(args),
         Command::Mcp(args) => mcp::run(args),
         Command::Bench(args) => bench::run(*args),
+        Command::Train(args) => train::run(*args),
         Command::Score(args) => score::run(args),
         Command::Report(args) => report::run(args),
         Command::Merge(args) => merge::run(args),

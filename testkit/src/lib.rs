@@ -11,6 +11,7 @@
 //! | [`Needs::SharedData`] | `SWEX_REQUIRE_DATA=1` | `SWEX_SHARED_DATA`, else `../shared/data` |
 //! | [`Needs::McpClient`] | `SWEX_REQUIRE_MCP_CLIENT=1` | (`SWEX_MCP_PYTHON`) |
 //! | [`Needs::Python`] | `SWEX_REQUIRE_PYTHON=1` | (`SWEX_PYTHON`, else `python3`: [`python`]) |
+//! | [`Needs::RankerPython`] | `SWEX_REQUIRE_RANKER=1` | (`SWEX_RANKER_PYTHON`: [`ranker_python`]) |
 //!
 //! `scripts/test` (what CI runs) installs all of them and sets every variable: there nothing is
 //! skipped at all.
@@ -39,6 +40,8 @@ pub enum Needs {
     McpClient,
     /// A Python 3.9+ interpreter (`$SWEX_PYTHON`, else `python3`), for Python explorers.
     Python,
+    /// A Python with LightGBM for `swex train`'s fitter (`scripts/ranker-env`).
+    RankerPython,
 }
 
 impl Needs {
@@ -49,6 +52,7 @@ impl Needs {
             Needs::SharedData => "SWEX_REQUIRE_DATA",
             Needs::McpClient => "SWEX_REQUIRE_MCP_CLIENT",
             Needs::Python => "SWEX_REQUIRE_PYTHON",
+            Needs::RankerPython => "SWEX_REQUIRE_RANKER",
         }
     }
 
@@ -60,6 +64,9 @@ impl Needs {
             }
             Needs::McpClient => "the MCP Python SDK (run `scripts/fetch-mcp-client`)",
             Needs::Python => "Python 3.9 or newer ($SWEX_PYTHON, else python3 on PATH)",
+            Needs::RankerPython => {
+                "a Python with LightGBM ($SWEX_RANKER_PYTHON; run `scripts/ranker-env`)"
+            }
         }
     }
 
@@ -103,6 +110,26 @@ pub fn python() -> Result<PathBuf, String> {
     } else {
         Err(format!(
             "{} is older than 3.9",
+            interpreter.to_string_lossy()
+        ))
+    }
+}
+
+/// The Python `swex train` fits with (`$SWEX_RANKER_PYTHON`, else `python3`), when it imports
+/// LightGBM; else the reason.
+pub fn ranker_python() -> Result<PathBuf, String> {
+    let interpreter = std::env::var_os("SWEX_RANKER_PYTHON")
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| "python3".into());
+    let output = Command::new(&interpreter)
+        .args(["-c", "import lightgbm, numpy"])
+        .output()
+        .map_err(|e| format!("{}: {e}", interpreter.to_string_lossy()))?;
+    if output.status.success() {
+        Ok(PathBuf::from(interpreter))
+    } else {
+        Err(format!(
+            "{} cannot import lightgbm and numpy",
             interpreter.to_string_lossy()
         ))
     }

@@ -12,6 +12,7 @@
 //! - [`BlankLines`]: answers "are these lines blank?" from the `read_lines` service, each file
 //!   read once.
 //! - [`dense_note`]: the line an explorer adds to its notes about how dense hits were found.
+//! - [`trees`]: gradient-boosted trees at inference (the learned ranking model's format).
 //! - [`localize`]: within-file localization (definition-level candidate spans scored by the
 //!   evidence marks they hold) and the budgeted choice between whole files and focused regions.
 //!
@@ -19,6 +20,7 @@
 //! only sees ranks and scores.
 
 pub mod localize;
+pub mod trees;
 
 use serde::Deserialize;
 use std::collections::HashMap;

@@ -16,6 +16,7 @@
 
 /// The issue reading of this explorer lives with every other issue parser, in `swex-issue`.
 pub use swex_issue::ranking as issue;
+pub mod learned;
 pub mod locate;
 pub mod plan;
 pub mod rank;
@@ -32,6 +33,14 @@ use swex_rankkit::localize::{PlanLimits, SpanLimits, candidate_spans, plan_regio
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SwexConfig {
+    /// How source files are ranked: `learned` (the default: the shipped tree model, or `model`)
+    /// or `linear` (the hand-fitted [`rank::Weights`] alone, for comparison).
+    pub ranker: RankerKind,
+    /// A model of one's own (`swex train`'s output, inline), used by the `learned` ranker instead
+    /// of the shipped one.
+    pub model: Option<serde_json::Value>,
+    /// Add a note with every candidate source file's feature row (what `swex train` learns from).
+    pub emit_features: bool,
     pub weights: rank::Weights,
     /// `budget` (the default): regions localised within files and chosen for the line budget
     /// ([`locate`], [`swex_rankkit::localize`]); `slots`: the slot pattern of [`plan`] (whole
@@ -64,6 +73,9 @@ pub struct SwexConfig {
 impl Default for SwexConfig {
     fn default() -> Self {
         SwexConfig {
+            ranker: RankerKind::Learned,
+            model: None,
+            emit_features: false,
             weights: rank::Weights::default(),
             planner: Planner::Budget,
             plan: "SStSS".to_owned(),
@@ -77,6 +89,14 @@ impl Default for SwexConfig {
             short_query_words: 8,
         }
     }
+}
+
+/// Which ranking orders the source files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RankerKind {
+    Learned,
+    Linear,
 }
 
 /// Which planner turns ranked files into regions.
@@ -119,6 +139,8 @@ pub fn definition_names(issue: &issue::Issue, config: &SwexConfig) -> Vec<String
 
 pub struct Swex {
     config: SwexConfig,
+    /// The learned ranker, when `ranker` is `learned`.
+    learned: Option<learned::FileRanker>,
 }
 
 impl Swex {
@@ -195,7 +217,15 @@ impl Explorer for Swex {
                 "plan: unknown slot {bad:?} (use S, s, T, t)"
             )));
         }
-        Ok(Swex { config })
+        let learned = match (config.ranker, &config.model) {
+            (RankerKind::Linear, _) => None,
+            (RankerKind::Learned, None) => Some(learned::FileRanker::shipped()),
+            (RankerKind::Learned, Some(model)) => Some(
+                learned::FileRanker::from_json(model)
+                    .map_err(|e| ExplorerError::InvalidConfig(format!("model: {e}")))?,
+            ),
+        };
+        Ok(Swex { config, learned })
     }
 
     fn explore(
@@ -211,6 +241,14 @@ impl Explorer for Swex {
         stages.lap("parse");
         let gathered = self.gather(&issue, services, &mut stages)?;
         let ranked = rank::rank_files(&gathered.evidence(&issue), &self.config.weights);
+        let features_note = self
+            .config
+            .emit_features
+            .then(|| learned::features_note(&ranked, &gathered.files));
+        let ranked = match &self.learned {
+            Some(model) => model.rerank(ranked, &gathered.files),
+            None => ranked,
+        };
         let tests = self.order_tests(&ranked, &gathered.files);
         stages.lap("rank");
         let mut debug_notes = Vec::new();
@@ -236,6 +274,7 @@ impl Explorer for Swex {
         };
         stages.lap("plan");
         let mut response = Response::new(regions);
+        response.notes.extend(features_note);
         if self.config.debug {
             add_debug_notes(&mut response, &stages, &ranked, debug_notes);
         }

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Fits the swex explorer's learned file ranker: LambdaMART (LightGBM) over the candidate source
+files of each instance, with held-out folds, a calibrated temperature, and the model written in
+the `swex-trees/1` format that the explorer evaluates in pure Rust (swex_rankkit::trees).
+
+`swex train` runs this (docs/ranker.md); it can also be run alone on a dataset it wrote:
+
+    train_ranker.py DATASET.jsonl -o MODEL.json [--folds repo,language] [--report REPORT.json]
+
+DATASET: one JSON object per instance, as `swex train` writes them:
+    {"id", "repo", "language", "features": [names], "gold": [paths],
+     "candidates": [{"path", "row": [values], "linear": score}]}
+A candidate is relevant (label 1) when its path is a gold file. Instances with no gold file among
+their candidates cannot teach a ranking and are left out of fitting, but they count (as misses)
+in every metric.
+
+Deterministic: one thread, fixed seeds, rows in file order; the same dataset gives the same model
+byte for byte. Needs lightgbm, numpy and scipy at the versions of requirements-ranker.txt.
+"""
+
+import argparse
+import hashlib
+import json
+import math
+import sys
+
+import lightgbm as lgb
+import numpy as np
+
+# Chosen a priori and checked on leave-one-repository-out folds of the train rows (never on dev):
+# small trees and a slow rate, because there are a few hundred instances.
+PARAMS = {
+    "objective": "lambdarank",
+    "metric": "ndcg",
+    "eval_at": [1, 5],
+    "lambdarank_truncation_level": 20,
+    "num_leaves": 15,
+    "min_data_in_leaf": 20,
+    "learning_rate": 0.05,
+    "feature_fraction": 0.8,
+    "bagging_fraction": 0.8,
+    "bagging_freq": 1,
+    "lambda_l2": 1.0,
+    "num_threads": 1,
+    "deterministic": True,
+    "force_row_wise": True,
+    "seed": 7,
+    "use_missing": False,
+    "zero_as_missing": False,
+    "verbosity": -1,
+}
+ROUNDS = 300
+CUTS = (1, 3, 5, 10)
+
+
+def read_dataset(path):
+    instances = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                inst = json.loads(line)
+            except json.JSONDecodeError as e:
+                sys.exit(f"{path}:{n}: not JSON: {e}")
+            instances.append(inst)
+    if not instances:
+        sys.exit(f"{path}: no instances")
+    names = instances[0]["features"]
+    for inst in instances:
+        if inst["features"] != names:
+            sys.exit(f"{path}: instance {inst['id']} has other features than the first")
+    return names, instances
+
+
+def digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return "sha256:" + h.hexdigest()
+
+
+def arrays(instances):
+    rows, labels, groups = [], [], []
+    for inst in instances:
+        gold = set(inst["gold"])
+        cands = inst["candidates"]
+        if not any(c["path"] in gold for c in cands):
+            continue
+        groups.append(len(cands))
+        for c in cands:
+            rows.append(c["row"])
+            labels.append(1 if c["path"] in gold else 0)
+    return np.array(rows, dtype=np.float64), np.array(labels), groups
+
+
+def fit(instances, rounds=ROUNDS):
+    x, y, groups = arrays(instances)
+    if not groups:
+        sys.exit("no instance has a gold file among its candidates: nothing to learn")
+    data = lgb.Dataset(x, label=y, group=groups, free_raw_data=False)
+    return lgb.train(PARAMS, data, num_boost_round=rounds)
+
+
+def predict(booster, inst):
+    if not inst["candidates"]:
+        return []
+    x = np.array([c["row"] for c in inst["candidates"]], dtype=np.float64)
+    return list(booster.predict(x, raw_score=True))
+
+
+def ranking(inst, scores):
+    """Candidate paths best first (ties by path, as the explorer breaks them)."""
+    order = sorted(zip(scores, [c["path"] for c in inst["candidates"]]), key=lambda t: (-t[0], t[1]))
+    return [p for _, p in order]
+
+
+def metrics(instances, score_of):
+    """File-level Acc@k (LocAgent: all of min(|gold|, k) gold files within the first k), hit@1
+    (the first file is a gold file), MRR of the first gold file, over every instance."""
+    totals = {f"acc@{k}": 0.0 for k in CUTS}
+    totals.update({"hit@1": 0.0, "mrr": 0.0})
+    for inst in instances:
+        gold = set(inst["gold"])
+        ranked = ranking(inst, score_of(inst))
+        for k in CUTS:
+            found = sum(1 for p in ranked[:k] if p in gold)
+            totals[f"acc@{k}"] += 1.0 if gold and found >= min(len(gold), k) else 0.0
+        first = next((i for i, p in enumerate(ranked) if p in gold), None)
+        totals["hit@1"] += 1.0 if first == 0 else 0.0
+        totals["mrr"] += 0.0 if first is None else 1.0 / (first + 1)
+    n = max(len(instances), 1)
+    out = {k: round(v / n, 4) for k, v in totals.items()}
+    out["instances"] = len(instances)
+    return out
+
+
+def held_out_scores(instances, key):
+    """Out-of-fold scores: for each value of `key`, a model fitted without its instances."""
+    scores = {}
+    for value in sorted({inst[key] for inst in instances}):
+        train = [i for i in instances if i[key] != value]
+        test = [i for i in instances if i[key] == value]
+        booster = fit(train)
+        for inst in test:
+            scores[inst["id"]] = predict(booster, inst)
+    return scores
+
+
+def temperature(instances, scores):
+    """The T that maximises the held-out probability mass of the gold files under
+    softmax(score / T) among each instance's candidates (the planner's belief)."""
+    best = (None, -math.inf)
+    for t in np.exp(np.linspace(math.log(0.05), math.log(20.0), 121)):
+        total = 0.0
+        for inst in instances:
+            gold = set(inst["gold"])
+            s = np.array(scores[inst["id"]]) / t
+            if len(s) == 0 or not any(c["path"] in gold for c in inst["candidates"]):
+                continue
+            m = s.max()
+            p = np.exp(s - m)
+            mass = sum(p[i] for i, c in enumerate(inst["candidates"]) if c["path"] in gold)
+            total += math.log(mass / p.sum())
+        if total > best[1]:
+            best = (float(t), total)
+    return round(best[0], 4)
+
+
+def by_group(instances, key, score_of):
+    out = {}
+    for value in sorted({inst[key] for inst in instances}):
+        part = [i for i in instances if i[key] == value]
+        out[value] = metrics(part, score_of)
+    return out
+
+
+def tree_json(tree):
+    """LightGBM's recursive tree dump → the array layout of swex-trees/1."""
+    split_feature, threshold, left, right, leaves = [], [], [], [], []
+
+    def walk(node):
+        if "leaf_value" in node:
+            leaves.append(float(node["leaf_value"]))
+            return -len(leaves)
+        if node.get("decision_type", "<=") != "<=" or node.get("missing_type", "None") not in ("None", None):
+            sys.exit(f"unsupported split {node.get('decision_type')} / {node.get('missing_type')}")
+        i = len(split_feature)
+        split_feature.append(int(node["split_feature"]))
+        threshold.append(float(node["threshold"]))
+        left.append(0)
+        right.append(0)
+        left[i] = walk(node["left_child"])
+        right[i] = walk(node["right_child"])
+        return i
+
+    root = tree["tree_structure"]
+    walk(root)
+    return {
+        "split_feature": split_feature,
+        "threshold": threshold,
+        "left_child": left,
+        "right_child": right,
+        "leaf_value": leaves,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dataset")
+    ap.add_argument("-o", "--output", required=True, help="model JSON (swex-trees/1)")
+    ap.add_argument("--folds", default="repo,language",
+                    help="held-out folds to report: comma-separated keys of the rows (repo, language); empty for none")
+    ap.add_argument("--calibrate-on", default="repo",
+                    help="the fold whose out-of-fold scores choose the temperature")
+    ap.add_argument("--report", help="also write the metrics as JSON here")
+    args = ap.parse_args()
+
+    names, instances = read_dataset(args.dataset)
+    folds = [k for k in args.folds.split(",") if k]
+    if args.calibrate_on not in folds:
+        folds.append(args.calibrate_on)
+    linear = lambda inst: [c["linear"] for c in inst["candidates"]]
+    report = {
+        "linear": {"all": metrics(instances, linear), "by_language": by_group(instances, "language", linear)},
+    }
+    out_of_fold = {}
+    for key in folds:
+        values = {inst[key] for inst in instances}
+        if len(values) < 2:
+            print(f"no leave-one-{key}-out folds: every instance has the same {key}", file=sys.stderr)
+            report[f"leave_one_{key}_out"] = None
+            continue
+        print(f"fitting leave-one-{key}-out folds ({len(values)}) …", file=sys.stderr)
+        scores = held_out_scores(instances, key)
+        out_of_fold[key] = scores
+        of = lambda inst, s=scores: s[inst["id"]]
+        report[f"leave_one_{key}_out"] = {
+            "all": metrics(instances, of),
+            "by_language": by_group(instances, "language", of),
+        }
+    # Without held-out scores to calibrate on, the scores are taken as they are.
+    t = temperature(instances, out_of_fold[args.calibrate_on]) if args.calibrate_on in out_of_fold else 1.0
+    print("fitting the final model on every instance …", file=sys.stderr)
+    booster = fit(instances)
+    final = {i["id"]: predict(booster, i) for i in instances}
+    report["in_sample"] = {"all": metrics(instances, lambda i: final[i["id"]])}
+
+    dump = booster.dump_model()
+    if dump["feature_names"] != [f"Column_{i}" for i in range(len(names))] and dump["feature_names"] != names:
+        sys.exit("unexpected feature names in the LightGBM dump")
+    trees = [tree_json(t_) for t_ in dump["tree_info"]]
+    # Rows with LightGBM's own scores, for the Rust inference to reproduce (a test checks them).
+    checks = []
+    for inst in instances[:: max(1, len(instances) // 20)][:20]:
+        for c, s in list(zip(inst["candidates"], final[inst["id"]]))[:2]:
+            checks.append({"row": c["row"], "score": float(s)})
+    languages = {}
+    for inst in instances:
+        languages[inst["language"]] = languages.get(inst["language"], 0) + 1
+    model = {
+        "format": "swex-trees/1",
+        "features": names,
+        "trees": trees,
+        "temperature": t,
+        "training": {
+            "dataset_digest": digest(args.dataset),
+            "instances": len(instances),
+            "instances_with_gold_candidate": sum(
+                1 for i in instances if any(c["path"] in set(i["gold"]) for c in i["candidates"])),
+            "repositories": len({i["repo"] for i in instances}),
+            "languages": languages,
+            "trainer": f"lightgbm {lgb.__version__} lambdarank",
+            "params": PARAMS,
+            "rounds": ROUNDS,
+            "temperature_from": f"leave-one-{args.calibrate_on}-out scores" if args.calibrate_on in out_of_fold else "none (one fold value)",
+            "metrics": report,
+            "checks": checks,
+        },
+    }
+    with open(args.output, "w", encoding="utf-8") as f:
+        json.dump(model, f, separators=(",", ":"))
+        f.write("\n")
+    if args.report:
+        with open(args.report, "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=1)
+    print(json.dumps({k: v and v["all"] for k, v in report.items()}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

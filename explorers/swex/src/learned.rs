@@ -1,0 +1,320 @@
+//! The learned file ranker: gradient-boosted trees (LambdaMART, trained by `swex train` on real
+//! fixes; docs/ranker.md) over one feature row per candidate source file.
+//!
+//! The rows are built from the same evidence as the linear score ([`crate::rank::Features`]) plus
+//! what a tree can use and a linear score could not: the file's role and kind (documentation,
+//! barrel, vendored, header, config or prose), its depth and length, how common its extension
+//! is among the candidates and among the best lexical hits, and the query's size. No feature
+//! names a repository, an instance or a language: a model trained on some repositories must
+//! carry over to others.
+//!
+//! Only source files are re-ranked: tests keep the linear order (the planner takes tests by
+//! their partner rule, [`crate::plan::order_tests`]), and the fixes the model learns from edit
+//! sources. The learned scores are divided by the model's `temperature`, calibrated on held-out
+//! folds so that the planner's softmax over them ([`crate::locate`]) gives probabilities.
+
+use crate::rank::{RankedFile, is_doc_path, is_vendored_path};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use swex_plugin::text::paths::path_role;
+use swex_plugin::types::FileEntry;
+use swex_rankkit::trees::{ModelError, TreeEnsemble};
+
+/// The features of a row, in order. A model is checked against this list when it is loaded.
+pub const FEATURES: &[&str] = &[
+    "lexical",
+    "lexical_rank_inverse",
+    "source_lexical_rank_log",
+    "title_lexical",
+    "symbols",
+    "title_symbols",
+    "defined_names",
+    "mentions",
+    "frames",
+    "last_frame",
+    "names",
+    "dirs",
+    "partner_test",
+    "is_doc",
+    "is_barrel",
+    "is_vendored",
+    "is_header",
+    "is_unparsed",
+    "depth",
+    "lines_log",
+    "extension_share",
+    "extension_share_top_hits",
+    "candidates_log",
+];
+
+/// The model shipped with the explorer (trained on `../shared/data/train`; its `training` field
+/// says on what, and its held-out metrics).
+const DEFAULT_MODEL: &str = include_str!("../model/file-ranker.json");
+
+/// A learned file ranker: the trees and the temperature that calibrates their scores.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileRanker {
+    #[serde(flatten)]
+    pub ensemble: TreeEnsemble,
+    /// Scores are divided by this before the planner's softmax (chosen on held-out folds).
+    pub temperature: f64,
+    /// What the model was trained on and how it did on held-out folds (kept as written).
+    #[serde(default)]
+    pub training: serde_json::Value,
+}
+
+impl FileRanker {
+    /// The shipped model.
+    pub fn shipped() -> FileRanker {
+        let value: serde_json::Value =
+            serde_json::from_str(DEFAULT_MODEL).expect("the shipped model is JSON");
+        FileRanker::from_json(&value).expect("the shipped model is valid")
+    }
+
+    /// Reads a model: a `swex-trees/1` ensemble over exactly [`FEATURES`], with a positive
+    /// temperature.
+    pub fn from_json(value: &serde_json::Value) -> Result<FileRanker, ModelError> {
+        let ensemble = TreeEnsemble::from_json(value)?;
+        if ensemble.features != FEATURES {
+            return Err(ModelError(format!(
+                "trained on the features {:?}; this explorer computes {:?}",
+                ensemble.features, FEATURES
+            )));
+        }
+        let temperature = value
+            .get("temperature")
+            .and_then(serde_json::Value::as_f64)
+            .unwrap_or(1.0);
+        if !(temperature.is_finite() && temperature > 0.0) {
+            return Err(ModelError(format!(
+                "temperature {temperature} (must be positive)"
+            )));
+        }
+        Ok(FileRanker {
+            ensemble,
+            temperature,
+            training: value.get("training").cloned().unwrap_or_default(),
+        })
+    }
+
+    /// Re-ranks the source files of a linear ranking by the model: sources first, by calibrated
+    /// learned score (ties by path), then the tests in their linear order.
+    pub fn rerank(&self, ranked: Vec<RankedFile>, files: &[FileEntry]) -> Vec<RankedFile> {
+        let rows = feature_rows(&ranked, files);
+        let (mut sources, tests): (Vec<RankedFile>, Vec<RankedFile>) =
+            ranked.into_iter().partition(|f| !f.is_test);
+        for file in &mut sources {
+            file.score = self.ensemble.score(&rows[&file.path]) / self.temperature;
+        }
+        sources.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
+        sources.extend(tests);
+        sources
+    }
+}
+
+/// One feature row per candidate source file of a ranking, by path (see [`FEATURES`]).
+pub fn feature_rows(ranked: &[RankedFile], files: &[FileEntry]) -> HashMap<String, Vec<f64>> {
+    let sources: Vec<&RankedFile> = ranked.iter().filter(|f| !f.is_test).collect();
+    let language: HashMap<&str, bool> = files
+        .iter()
+        .map(|f| (f.path.as_str(), f.language.is_some()))
+        .collect();
+    // The sources in lexical order: a rank among sources, not among all files (tests and docs
+    // crowd the top of a lexical list in some repositories and not in others).
+    let mut lexical: Vec<&RankedFile> = sources
+        .iter()
+        .copied()
+        .filter(|f| f.features.lexical_rank.is_some())
+        .collect();
+    lexical.sort_by_key(|f| (f.features.lexical_rank, f.path.as_str()));
+    let source_rank: HashMap<&str, usize> = lexical
+        .iter()
+        .enumerate()
+        .map(|(rank, f)| (f.path.as_str(), rank))
+        .collect();
+    let share = |paths: &mut dyn Iterator<Item = &str>| -> HashMap<String, f64> {
+        let mut counts: HashMap<String, f64> = HashMap::new();
+        let mut total = 0.0;
+        for path in paths {
+            *counts.entry(extension(path).to_owned()).or_default() += 1.0;
+            total += 1.0;
+        }
+        counts.values_mut().for_each(|c| *c /= f64::max(total, 1.0));
+        counts
+    };
+    let all_share = share(&mut sources.iter().map(|f| f.path.as_str()));
+    let top_share = share(&mut lexical.iter().take(20).map(|f| f.path.as_str()));
+    let candidates_log = (1.0 + sources.len() as f64).ln();
+    sources
+        .iter()
+        .map(|file| {
+            let path = file.path.as_str();
+            let f = &file.features;
+            let role = path_role(path);
+            let ext = extension(path);
+            let flag = |b: bool| if b { 1.0 } else { 0.0 };
+            let row = vec![
+                f.lexical,
+                f.lexical_rank.map_or(0.0, |r| 1.0 / (1.0 + r as f64)),
+                source_rank
+                    .get(path)
+                    .map_or(10.0, |&r| (1.0 + r as f64).ln()),
+                f.title_lexical,
+                f.symbols.ln_1p(),
+                f.title_symbols.ln_1p(),
+                f.defined.len() as f64,
+                f.mentions.min(3.0),
+                f.frames.min(3.0),
+                f.last_frame,
+                f.names.ln_1p(),
+                f.dirs.ln_1p(),
+                f.partner_test,
+                flag(is_doc_path(path)),
+                flag(role.barrel),
+                flag(is_vendored_path(path)),
+                flag(is_header(path)),
+                flag(!language.get(path).copied().unwrap_or(false)),
+                path.matches('/').count() as f64,
+                file.line_count.map_or(0.0, |n| (1.0 + f64::from(n)).ln()),
+                all_share.get(ext).copied().unwrap_or(0.0),
+                top_share.get(ext).copied().unwrap_or(0.0),
+                candidates_log,
+            ];
+            debug_assert_eq!(row.len(), FEATURES.len());
+            (file.path.clone(), row)
+        })
+        .collect()
+}
+
+/// The part of the file name after its last dot (`""` for none).
+fn extension(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').map_or("", |(_, ext)| ext)
+}
+
+/// C and C++ headers: declarations, usually next to the source that a fix edits.
+fn is_header(path: &str) -> bool {
+    matches!(
+        extension(path).to_ascii_lowercase().as_str(),
+        "h" | "hh" | "hpp" | "hxx" | "h++"
+    )
+}
+
+/// The note that carries the candidates' feature rows (for `swex train`): one JSON object
+/// `{"features": [...], "candidates": [{"path", "row", "linear"}]}` after the prefix.
+pub const FEATURES_NOTE_PREFIX: &str = "swex-features ";
+
+/// The features note of a ranking (sources only, in the linear order).
+pub fn features_note(ranked: &[RankedFile], files: &[FileEntry]) -> String {
+    let rows = feature_rows(ranked, files);
+    let candidates: Vec<serde_json::Value> = ranked
+        .iter()
+        .filter(|f| !f.is_test)
+        .map(|f| serde_json::json!({"path": f.path, "row": rows[&f.path], "linear": f.score}))
+        .collect();
+    format!(
+        "{FEATURES_NOTE_PREFIX}{}",
+        serde_json::json!({"features": FEATURES, "candidates": candidates})
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rank::Features;
+
+    fn ranked(path: &str, score: f64, lexical_rank: Option<usize>) -> RankedFile {
+        RankedFile {
+            path: path.to_owned(),
+            score,
+            features: Features {
+                lexical: 0.5,
+                lexical_rank,
+                ..Features::default()
+            },
+            is_test: crate::rank::is_test_path(path),
+            line_count: Some(100),
+        }
+    }
+
+    #[test]
+    fn rows_describe_role_kind_and_rank_among_sources() {
+        let list = vec![
+            ranked("tests/test_core.py", 3.0, Some(0)),
+            ranked("pkg/core.py", 2.0, Some(1)),
+            ranked("include/core.h", 1.0, Some(2)),
+            ranked("docs/core.rst", 0.5, None),
+        ];
+        let mut files: Vec<FileEntry> = list
+            .iter()
+            .map(|f| FileEntry::new(f.path.clone(), 10))
+            .collect();
+        files[1].language = Some("python".into());
+        files[2].language = Some("c".into());
+        let rows = feature_rows(&list, &files);
+        assert!(!rows.contains_key("tests/test_core.py"), "tests get no row");
+        let value = |path: &str, feature: &str| {
+            rows[path][FEATURES.iter().position(|f| *f == feature).unwrap()]
+        };
+        assert_eq!(value("pkg/core.py", "source_lexical_rank_log"), 1f64.ln());
+        assert_eq!(
+            value("include/core.h", "source_lexical_rank_log"),
+            2f64.ln()
+        );
+        assert_eq!(value("docs/core.rst", "source_lexical_rank_log"), 10.0);
+        assert_eq!(value("include/core.h", "is_header"), 1.0);
+        assert_eq!(value("docs/core.rst", "is_doc"), 1.0);
+        assert_eq!(value("docs/core.rst", "is_unparsed"), 1.0);
+        assert_eq!(value("pkg/core.py", "is_unparsed"), 0.0);
+        assert_eq!(value("pkg/core.py", "extension_share"), 1.0 / 3.0);
+        assert_eq!(value("pkg/core.py", "extension_share_top_hits"), 0.5);
+        assert_eq!(value("pkg/core.py", "depth"), 1.0);
+    }
+
+    #[test]
+    fn the_shipped_model_reproduces_its_trainers_scores() {
+        // The trainer stores rows with LightGBM's own predictions next to the model: the pure
+        // Rust inference must give the same numbers.
+        let ranker = FileRanker::shipped();
+        let checks = ranker.training["checks"]
+            .as_array()
+            .expect("the shipped model carries checks");
+        assert!(checks.len() >= 10);
+        for check in checks {
+            let row: Vec<f64> = serde_json::from_value(check["row"].clone()).unwrap();
+            let expected = check["score"].as_f64().unwrap();
+            let got = ranker.ensemble.score(&row);
+            assert!(
+                (got - expected).abs() <= 1e-9 * expected.abs().max(1.0),
+                "{row:?}: {got} vs LightGBM {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn sources_are_reranked_and_tests_keep_their_order() {
+        let ranker = FileRanker::shipped();
+        let list = vec![
+            ranked("tests/test_b.py", 5.0, Some(0)),
+            ranked("pkg/a.py", 4.0, Some(1)),
+            ranked("tests/test_a.py", 3.0, Some(2)),
+            ranked("pkg/b.py", 2.0, Some(3)),
+        ];
+        let files: Vec<FileEntry> = list
+            .iter()
+            .map(|f| FileEntry::new(f.path.clone(), 10))
+            .collect();
+        let out = ranker.rerank(list, &files);
+        let paths: Vec<&str> = out.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(&paths[2..], ["tests/test_b.py", "tests/test_a.py"]);
+        assert!(out[0].score >= out[1].score);
+    }
+
+    #[test]
+    fn a_model_over_other_features_is_refused() {
+        let mut value: serde_json::Value = serde_json::from_str(DEFAULT_MODEL).unwrap();
+        value["features"][0] = "something_else".into();
+        let error = FileRanker::from_json(&value).unwrap_err();
+        assert!(error.0.contains("something_else"), "{error}");
+    }
+}

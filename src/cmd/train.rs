@@ -1,0 +1,200 @@
+//! `swex train`: fit the `swex` explorer's learned file ranker on a benchmark. Three steps, each
+//! resumable from the work folder: run the explorer over the rows with its features note on (a
+//! `swex bench` run), join the notes with the rows' ground truth (`swex_bench::train`), and fit
+//! LambdaMART with held-out folds (bench/python/train_ranker.py, pinned LightGBM). docs/ranker.md.
+
+use super::bench::BenchArgs;
+use anyhow::{Context, bail};
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use swex_bench::dataset::{Benchmark, LoadOptions};
+use swex_bench::results::read_results;
+use swex_bench::runner::select_instances;
+use swex_explorer_swex::learned::FEATURES_NOTE_PREFIX;
+
+/// The trainer, shipped inside the binary so that `swex train` works from any folder.
+const TRAINER: &str = include_str!("../../bench/python/train_ranker.py");
+
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// Benchmark rows (bench.jsonl, e.g. from `swex dataset import`): each row's ground truth
+    /// `read_core_files` are the files a good ranking puts first.
+    #[arg(long, value_name = "FILE")]
+    pub bench: PathBuf,
+    /// Snapshot folder `repos/<instance_id>` (as for `swex bench`).
+    #[arg(long, value_name = "DIR", default_value = "repos")]
+    pub repos: PathBuf,
+    /// A git directory for a repository, `owner/name=DIR`, to materialise missing snapshots from.
+    /// Repeatable.
+    #[arg(long = "git-dir", value_name = "OWNER/NAME=DIR")]
+    pub git_dirs: Vec<String>,
+    /// A folder of git mirrors (layouts as in `swex snapshot`). Repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub mirrors: Vec<PathBuf>,
+    /// Work folder: the explorer's answers (`run/`), the dataset (`dataset.jsonl`) and the
+    /// metrics (`report.json`). A second run resumes the answers already there.
+    #[arg(long, value_name = "DIR", default_value = "train-work")]
+    pub work: PathBuf,
+    /// Where to write the model (load it with `--explorer-config swex=@CONFIG` where CONFIG is
+    /// `{"model": <the model>}`, or ship it as explorers/swex/model/file-ranker.json).
+    #[arg(
+        long,
+        short = 'o',
+        value_name = "FILE",
+        default_value = "file-ranker.json"
+    )]
+    pub output: PathBuf,
+    /// Python with lightgbm, numpy and scipy (bench/python/requirements-ranker.txt;
+    /// `scripts/ranker-env` makes one and prints its path).
+    #[arg(long, env = "SWEX_RANKER_PYTHON", default_value = "python3")]
+    pub python: PathBuf,
+    /// Held-out folds to report, comma-separated keys of the examples (`repo`, `language`);
+    /// empty for none. The temperature is always chosen on leave-one-repository-out scores.
+    #[arg(long, default_value = "repo,language")]
+    pub folds: String,
+    /// Stop after writing the dataset (no Python needed).
+    #[arg(long)]
+    pub dataset_only: bool,
+    /// Instances worked on at the same time [default: the number of CPUs].
+    #[arg(long, short = 'w')]
+    pub workers: Option<usize>,
+    /// Only the first N instances (after --instances).
+    #[arg(long, short = 'n')]
+    pub limit: Option<usize>,
+    /// Only these instances, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "ID,ID")]
+    pub instances: Vec<String>,
+    #[command(flatten)]
+    pub engine: super::index::EngineArgs,
+}
+
+pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
+    std::fs::create_dir_all(&args.work)
+        .with_context(|| format!("--work {}", args.work.display()))?;
+    let answers = run_explorer(&args)?;
+    let dataset = args.work.join("dataset.jsonl");
+    write_dataset(&args, &answers, &dataset)?;
+    if args.dataset_only {
+        return Ok(ExitCode::SUCCESS);
+    }
+    fit(&args, &dataset)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Step 1: the `swex` explorer over the rows, linear ranking, features note on; a `swex bench`
+/// run into the work folder, resumed when answers are already there. Returns the answers' file.
+fn run_explorer(args: &TrainArgs) -> anyhow::Result<PathBuf> {
+    let template = args.work.join("run/{explorer}/top{k}.jsonl");
+    let answers = args.work.join("run/swex/top10.jsonl");
+    let bench = BenchArgs {
+        bench: args.bench.clone(),
+        task: super::bench::Task::SweExplore,
+        whole_checkout: false,
+        issue_map: None,
+        repos: args.repos.clone(),
+        git_dirs: args.git_dirs.clone(),
+        mirrors: args.mirrors.clone(),
+        sources: None,
+        explorers: vec!["swex".into()],
+        top_k: Some("10".into()),
+        budget: None,
+        loc_k: None,
+        workers: args.workers,
+        output: Some(template.to_string_lossy().into_owned()),
+        resume: answers.exists(),
+        overwrite: false,
+        shard: None,
+        isolated: false,
+        timeout: 600.0,
+        limit: args.limit,
+        instances: args.instances.clone(),
+        explorer_configs: vec![r#"swex={"emit_features": true, "ranker": "linear"}"#.into()],
+        ground_truth_for: Vec::new(),
+        plugins: Vec::new(),
+        plain: false,
+        index: true,
+        engine: args.engine.clone(),
+    };
+    let code = super::bench::run(bench)?;
+    if code != ExitCode::SUCCESS {
+        bail!("the explorer run did not finish (its rows so far are kept; run again to resume)");
+    }
+    Ok(answers)
+}
+
+/// Step 2: the examples, written as the trainer's dataset; the rows that are not, said.
+fn write_dataset(args: &TrainArgs, answers: &Path, dataset: &Path) -> anyhow::Result<()> {
+    let bench = Benchmark::load(&args.bench, &LoadOptions::default())?;
+    let rows = select_instances(&bench, &args.instances, args.limit, None)?;
+    let ids: Vec<&str> = rows.iter().map(|r| r.instance_id.as_str()).collect();
+    let results: Vec<_> = read_results(answers)?.into_iter().map(|r| r.row).collect();
+    let set = swex_bench::train::training_set(&bench, &ids, &results, FEATURES_NOTE_PREFIX, |p| {
+        swex_explorer_swex::rank::is_test_path(p)
+    });
+    let mut out = std::io::BufWriter::new(
+        std::fs::File::create(dataset).with_context(|| dataset.display().to_string())?,
+    );
+    for example in &set.examples {
+        serde_json::to_writer(&mut out, example)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    let with_gold = set
+        .examples
+        .iter()
+        .filter(|e| e.has_gold_candidate())
+        .count();
+    errln!(
+        "dataset {}: {} examples ({} with a gold file among the candidates), {} rows left out",
+        dataset.display(),
+        set.examples.len(),
+        with_gold,
+        set.missing.len()
+    );
+    for missing in set.missing.iter().take(20) {
+        errln!("  {}: {}", missing.id, missing.reason);
+    }
+    if set.missing.len() > 20 {
+        errln!("  … and {} more", set.missing.len() - 20);
+    }
+    if with_gold == 0 {
+        bail!("no example has a gold file among its candidates: nothing to learn from");
+    }
+    Ok(())
+}
+
+/// Step 3: the trainer (LambdaMART with held-out folds) writes the model.
+fn fit(args: &TrainArgs, dataset: &Path) -> anyhow::Result<()> {
+    let script = args.work.join("train_ranker.py");
+    std::fs::write(&script, TRAINER).with_context(|| script.display().to_string())?;
+    let report = args.work.join("report.json");
+    let status = std::process::Command::new(&args.python)
+        .arg(&script)
+        .arg(dataset)
+        .arg("--output")
+        .arg(&args.output)
+        .arg("--folds")
+        .arg(&args.folds)
+        .arg("--report")
+        .arg(&report)
+        .status()
+        .with_context(|| {
+            format!(
+                "--python {}: cannot run it (scripts/ranker-env makes a Python with the trainer's packages)",
+                args.python.display()
+            )
+        })?;
+    if !status.success() {
+        bail!(
+            "the trainer failed ({status}); if a module is missing, use a Python made by scripts/ranker-env (--python or SWEX_RANKER_PYTHON)"
+        );
+    }
+    errln!(
+        "model {} (metrics: {})",
+        args.output.display(),
+        report.display()
+    );
+    Ok(())
+}

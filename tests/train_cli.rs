@@ -1,0 +1,220 @@
+//! End-to-end tests of `swex train`: synthetic snapshots where the issue names the file to fix,
+//! the real binary, the dataset it writes and (with LightGBM: `scripts/ranker-env`) the model it
+//! fits, loaded back by the `swex` explorer.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use swex_testkit::{Needs, available, ranker_python};
+
+/// Three repositories of `per_repo` instances each. Every snapshot holds a few modules; the issue
+/// of instance `i` names a function that only `pkg/mod_<i % 4>.py` defines, which the ground
+/// truth says the fix edits.
+fn fixture(dir: &Path, per_repo: usize) {
+    let mut lines = String::new();
+    for repo in ["alpha", "beta", "gamma"] {
+        for i in 0..per_repo {
+            let id = format!("org__{repo}-{i}");
+            let snapshot = dir.join("repos").join(&id);
+            std::fs::create_dir_all(snapshot.join("pkg")).unwrap();
+            std::fs::create_dir_all(snapshot.join("tests")).unwrap();
+            for m in 0..4 {
+                let body = format!(
+                    "def compute_{repo}_{m}(values):\n    total = 0\n    for v in values:\n        total += v\n    return total\n\n\ndef helper_{m}():\n    return {m}\n"
+                );
+                std::fs::write(snapshot.join(format!("pkg/mod_{m}.py")), body).unwrap();
+                std::fs::write(
+                    snapshot.join(format!("tests/test_mod_{m}.py")),
+                    format!("from pkg.mod_{m} import compute_{repo}_{m}\n\ndef test_it():\n    assert compute_{repo}_{m}([1]) == 1\n"),
+                )
+                .unwrap();
+            }
+            let gold = format!("pkg/mod_{}.py", i % 4);
+            let row = serde_json::json!({
+                "instance_id": id,
+                "repo": format!("org/{repo}"),
+                "language": "python",
+                "problem_statement": format!("compute_{repo}_{} returns the wrong total\n\nCalling `compute_{repo}_{}([1, 2])` gives 0.", i % 4, i % 4),
+                "ground_truth": {
+                    "read_core_files": [gold, format!("tests/test_mod_{}.py", i % 4)],
+                    "read_core_regions": [{"path": gold, "start": 1, "end": 5}],
+                }
+            });
+            lines.push_str(&format!("{row}\n"));
+        }
+    }
+    std::fs::write(dir.join("bench.jsonl"), lines).unwrap();
+}
+
+fn swex(dir: &Path, args: &[&str], python: Option<&Path>) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_swex"));
+    command.current_dir(dir).args(args);
+    if let Some(python) = python {
+        command.env("SWEX_RANKER_PYTHON", python);
+    }
+    command.output().expect("swex runs")
+}
+
+fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "status {:?}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+const TRAIN: &[&str] = &[
+    "train",
+    "--bench",
+    "bench.jsonl",
+    "--repos",
+    "repos",
+    "--work",
+    "work",
+    "--cache-dir",
+    "cache",
+    "-w",
+    "2",
+    "-q",
+];
+
+#[test]
+fn the_dataset_holds_each_rows_candidates_labelled_by_its_ground_truth() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path(), 2);
+    let mut args = TRAIN.to_vec();
+    args.push("--dataset-only");
+    let out = swex(dir.path(), &args, None);
+    assert_ok(&out);
+    let text = std::fs::read_to_string(dir.path().join("work/dataset.jsonl")).unwrap();
+    let examples: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(examples.len(), 6);
+    for example in &examples {
+        let id = example["id"].as_str().unwrap();
+        let i: usize = id.rsplit('-').next().unwrap().parse().unwrap();
+        // Tests are not gold: the ranker orders source files.
+        assert_eq!(
+            example["gold"],
+            serde_json::json!([format!("pkg/mod_{}.py", i % 4)]),
+            "{id}"
+        );
+        assert_eq!(example["language"], "python");
+        let features = example["features"].as_array().unwrap();
+        let candidates = example["candidates"].as_array().unwrap();
+        assert!(candidates.iter().all(|c| {
+            c["row"].as_array().unwrap().len() == features.len()
+                && !c["path"].as_str().unwrap().starts_with("tests/")
+        }));
+        assert!(
+            candidates.iter().any(|c| example["gold"][0] == c["path"]),
+            "{id}: the named module is a candidate"
+        );
+    }
+    // A second run resumes: the answers are not asked again, the dataset is the same.
+    let out = swex(dir.path(), &args, None);
+    assert_ok(&out);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("work/dataset.jsonl")).unwrap(),
+        text
+    );
+}
+
+#[test]
+fn a_fitted_model_reports_held_out_folds_and_serves_the_explorer() {
+    let Some(python) = available(Needs::RankerPython, ranker_python()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path(), 8);
+    let mut args = TRAIN.to_vec();
+    args.extend(["-o", "model.json"]);
+    let out = swex(dir.path(), &args, Some(&python));
+    assert_ok(&out);
+    let model: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("model.json")).unwrap())
+            .unwrap();
+    assert_eq!(model["format"], "swex-trees/1");
+    let training = &model["training"];
+    assert_eq!(training["instances"], 24);
+    assert_eq!(training["repositories"], 3);
+    // Held-out folds: one model per left-out repository, metrics over all 24 instances.
+    let loro = &training["metrics"]["leave_one_repo_out"]["all"];
+    assert_eq!(loro["instances"], 24);
+    assert!(loro["acc@1"].as_f64().unwrap() >= 0.0);
+    // The digest is the dataset's.
+    let dataset = std::fs::read(dir.path().join("work/dataset.jsonl")).unwrap();
+    let digest = format!("sha256:{}", sha256_hex(&dataset));
+    assert_eq!(training["dataset_digest"], digest);
+    assert!(model["temperature"].as_f64().unwrap() > 0.0);
+
+    // The explorer takes the model as its config and answers with it.
+    let config = serde_json::json!({"model": model}).to_string();
+    std::fs::write(dir.path().join("config.json"), config).unwrap();
+    let out = swex(
+        dir.path(),
+        &[
+            "explore",
+            "--repo",
+            "repos/org__alpha-1",
+            "--cache-dir",
+            "cache",
+            "-e",
+            "swex",
+            "--config",
+            "@config.json",
+            "--json",
+            "compute_alpha_1 returns the wrong total",
+        ],
+        None,
+    );
+    assert_ok(&out);
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert!(answer.contains("pkg/mod_1.py"), "{answer}");
+    // The config is read, not ignored: a model over other features is refused.
+    let mut wrong = model.clone();
+    wrong["features"][0] = "renamed".into();
+    std::fs::write(
+        dir.path().join("config.json"),
+        serde_json::json!({"model": wrong}).to_string(),
+    )
+    .unwrap();
+    let out = swex(
+        dir.path(),
+        &[
+            "explore",
+            "--repo",
+            "repos/org__alpha-1",
+            "--cache-dir",
+            "cache",
+            "-e",
+            "swex",
+            "--config",
+            "@config.json",
+            "compute_alpha_1",
+        ],
+        None,
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("renamed"));
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    let out = Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(bytes)?;
+            child.wait_with_output()
+        })
+        .expect("sha256sum runs");
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned()
+}
