@@ -179,3 +179,25 @@ fn dense_and_hybrid_answer_regions_then_use_the_full_index() {
     );
     assert_eq!(answer["regions"][0]["path"], "pkg/urls.py", "{answer}");
 }
+
+/// The one-shot `swex search` loads the embedding model only when asked (`--dense-scores on`):
+/// under the default `auto` a query is answered lexically even with the model installed.
+#[test]
+fn one_shot_search_loads_the_model_only_when_asked() {
+    if !model_present() {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let repo_arg = repo.path().to_str().unwrap();
+    let search = |extra: &[&str]| {
+        let mut args = vec!["search", "--repo", repo_arg, "--text", "split a url into parts"];
+        args.extend(extra);
+        let out = swex(&args, cache.path(), false);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(!search(&[]).contains("dense scores fused"));
+    assert!(search(&["--dense-scores", "on"]).contains("dense scores fused"));
+}

@@ -34,8 +34,10 @@ pub struct Args {
     /// With --text: spans per file.
     #[arg(long, default_value_t = 1, value_name = "N", requires = "text")]
     pub per_file: usize,
-    /// With --text: fuse dense (embedding) scores: `auto` (when the model is installed), `off`,
-    /// `on` (fail without the model).
+    /// With --text: fuse dense (embedding) scores: `on` (fail without the model), `off`, or
+    /// `auto`: when they are cheap, which in this one-shot command they never are (loading the
+    /// embedding model for one query costs seconds and hundreds of MB, for a small gain), so
+    /// `auto` is lexical here; the MCP server, which keeps the model loaded, fuses them.
     #[arg(long, default_value = "auto", value_name = "WHEN", requires = "text")]
     pub dense_scores: String,
     /// Graph neighbours of a file (imports, references, tests, containment).
@@ -101,7 +103,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .collect()
         } else {
             let dense = match args.dense_scores.as_str() {
-                "auto" => DenseUse::Auto,
+                // One query per process: the model's load would cost more than the search.
+                "auto" => DenseUse::Off,
                 "off" => DenseUse::Off,
                 "on" => DenseUse::On,
                 other => anyhow::bail!("--dense-scores {other:?}: expected auto, off or on"),

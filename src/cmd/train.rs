@@ -1,6 +1,6 @@
 //! `swex train`: fit the `swex` explorer's learned file ranker on a benchmark. Three steps, each
 //! resumable from the work folder: run the explorer over the rows with its features note on (a
-//! `swex bench` run), join the notes with the rows' ground truth (`swex_bench::train`), and fit
+//! `swex bench` run, or `--answers` of one made elsewhere), join the notes with the rows' ground truth (`swex_bench::train`), and fit
 //! LambdaMART with held-out folds (bench/python/train_ranker.py, pinned LightGBM). docs/ranker.md.
 
 use super::bench::BenchArgs;
@@ -54,6 +54,11 @@ pub struct TrainArgs {
     /// empty for none. The temperature is always chosen on leave-one-repository-out scores.
     #[arg(long, default_value = "repo,language")]
     pub folds: String,
+    /// Take the explorer's answers from this result file instead of running it: a `swex bench`
+    /// run (shards merged with `swex merge`) of `swex` with the config
+    /// `{"emit_features": true, "ranker": "linear"}`.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
     /// Stop after writing the dataset (no Python needed).
     #[arg(long)]
     pub dataset_only: bool,
@@ -73,7 +78,10 @@ pub struct TrainArgs {
 pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&args.work)
         .with_context(|| format!("--work {}", args.work.display()))?;
-    let answers = run_explorer(&args)?;
+    let answers = match &args.answers {
+        Some(answers) => answers.clone(),
+        None => run_explorer(&args)?,
+    };
     let dataset = args.work.join("dataset.jsonl");
     write_dataset(&args, &answers, &dataset)?;
     if args.dataset_only {

@@ -17,7 +17,7 @@ use crate::rank::{RankedFile, is_doc_path, is_vendored_path};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use swex_plugin::text::paths::path_role;
-use swex_plugin::types::FileEntry;
+use swex_plugin::types::{FileEntry, SearchHit};
 use swex_rankkit::trees::{ModelError, TreeEnsemble};
 
 /// The features of a row, in order. A model is checked against this list when it is loaded.
@@ -45,6 +45,12 @@ pub const FEATURES: &[&str] = &[
     "extension_share",
     "extension_share_top_hits",
     "candidates_log",
+    "lexical_hits_log",
+    "lexical_best_chunk",
+    "title_lexical_rank_log",
+    "symbols_rank_log",
+    "directory_lexical",
+    "directory_of_top_source",
 ];
 
 /// The model shipped with the explorer (trained on `../shared/data/train`; its `training` field
@@ -99,8 +105,13 @@ impl FileRanker {
 
     /// Re-ranks the source files of a linear ranking by the model: sources first, by calibrated
     /// learned score (ties by path), then the tests in their linear order.
-    pub fn rerank(&self, ranked: Vec<RankedFile>, files: &[FileEntry]) -> Vec<RankedFile> {
-        let rows = feature_rows(&ranked, files);
+    pub fn rerank(
+        &self,
+        ranked: Vec<RankedFile>,
+        files: &[FileEntry],
+        hits: &[SearchHit],
+    ) -> Vec<RankedFile> {
+        let rows = feature_rows(&ranked, files, hits);
         let (mut sources, tests): (Vec<RankedFile>, Vec<RankedFile>) =
             ranked.into_iter().partition(|f| !f.is_test);
         for file in &mut sources {
@@ -113,7 +124,11 @@ impl FileRanker {
 }
 
 /// One feature row per candidate source file of a ranking, by path (see [`FEATURES`]).
-pub fn feature_rows(ranked: &[RankedFile], files: &[FileEntry]) -> HashMap<String, Vec<f64>> {
+pub fn feature_rows(
+    ranked: &[RankedFile],
+    files: &[FileEntry],
+    hits: &[SearchHit],
+) -> HashMap<String, Vec<f64>> {
     let sources: Vec<&RankedFile> = ranked.iter().filter(|f| !f.is_test).collect();
     let language: HashMap<&str, bool> = files
         .iter()
@@ -145,6 +160,36 @@ pub fn feature_rows(ranked: &[RankedFile], files: &[FileEntry]) -> HashMap<Strin
     let all_share = share(&mut sources.iter().map(|f| f.path.as_str()));
     let top_share = share(&mut lexical.iter().take(20).map(|f| f.path.as_str()));
     let candidates_log = (1.0 + sources.len() as f64).ln();
+    // Breadth and peak of the lexical evidence: how many chunk hits a file has, and its best
+    // chunk against the best chunk of all.
+    let best_hit = hits.iter().map(|h| h.score).fold(0.0, f64::max);
+    let mut file_hits: HashMap<&str, (usize, f64)> = HashMap::new();
+    for hit in hits {
+        let entry = file_hits.entry(hit.path.as_str()).or_default();
+        entry.0 += 1;
+        entry.1 = entry.1.max(hit.score);
+    }
+    let rank_by = |key: &dyn Fn(&RankedFile) -> f64| -> HashMap<&str, usize> {
+        let mut touched: Vec<&RankedFile> =
+            sources.iter().copied().filter(|f| key(f) > 0.0).collect();
+        touched.sort_by(|a, b| key(b).total_cmp(&key(a)).then(a.path.cmp(&b.path)));
+        touched
+            .iter()
+            .enumerate()
+            .map(|(rank, f)| (f.path.as_str(), rank))
+            .collect()
+    };
+    let title_rank = rank_by(&|f| f.features.title_lexical);
+    let symbols_rank = rank_by(&|f| f.features.symbols);
+    // Directory evidence: the lexical of the other sources of the file's folder (an issue about
+    // one area of the code matches several of its files), and whether the folder is the best
+    // lexical source's.
+    let mut folder_lexical: HashMap<&str, f64> = HashMap::new();
+    for f in &sources {
+        *folder_lexical.entry(folder(&f.path)).or_default() += f.features.lexical;
+    }
+    let top_folder = lexical.first().map(|f| folder(&f.path));
+    let log_rank = |rank: Option<&usize>| rank.map_or(10.0, |&r| (1.0 + r as f64).ln());
     sources
         .iter()
         .map(|file| {
@@ -179,11 +224,26 @@ pub fn feature_rows(ranked: &[RankedFile], files: &[FileEntry]) -> HashMap<Strin
                 all_share.get(ext).copied().unwrap_or(0.0),
                 top_share.get(ext).copied().unwrap_or(0.0),
                 candidates_log,
+                file_hits
+                    .get(path)
+                    .map_or(0.0, |(n, _)| (1.0 + *n as f64).ln()),
+                file_hits
+                    .get(path)
+                    .map_or(0.0, |(_, best)| best / best_hit.max(f64::MIN_POSITIVE)),
+                log_rank(title_rank.get(path)),
+                log_rank(symbols_rank.get(path)),
+                folder_lexical[folder(path)] - f.lexical,
+                flag(top_folder == Some(folder(path))),
             ];
             debug_assert_eq!(row.len(), FEATURES.len());
             (file.path.clone(), row)
         })
         .collect()
+}
+
+/// The folder of a path (`""` at the top).
+fn folder(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(folder, _)| folder)
 }
 
 /// The part of the file name after its last dot (`""` for none).
@@ -205,8 +265,8 @@ fn is_header(path: &str) -> bool {
 pub const FEATURES_NOTE_PREFIX: &str = "swex-features ";
 
 /// The features note of a ranking (sources only, in the linear order).
-pub fn features_note(ranked: &[RankedFile], files: &[FileEntry]) -> String {
-    let rows = feature_rows(ranked, files);
+pub fn features_note(ranked: &[RankedFile], files: &[FileEntry], hits: &[SearchHit]) -> String {
+    let rows = feature_rows(ranked, files, hits);
     let candidates: Vec<serde_json::Value> = ranked
         .iter()
         .filter(|f| !f.is_test)
@@ -251,7 +311,7 @@ mod tests {
             .collect();
         files[1].language = Some("python".into());
         files[2].language = Some("c".into());
-        let rows = feature_rows(&list, &files);
+        let rows = feature_rows(&list, &files, &[]);
         assert!(!rows.contains_key("tests/test_core.py"), "tests get no row");
         let value = |path: &str, feature: &str| {
             rows[path][FEATURES.iter().position(|f| *f == feature).unwrap()]
@@ -304,7 +364,7 @@ mod tests {
             .iter()
             .map(|f| FileEntry::new(f.path.clone(), 10))
             .collect();
-        let out = ranker.rerank(list, &files);
+        let out = ranker.rerank(list, &files, &[]);
         let paths: Vec<&str> = out.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(&paths[2..], ["tests/test_b.py", "tests/test_a.py"]);
         assert!(out[0].score >= out[1].score);

@@ -244,9 +244,9 @@ impl Explorer for Swex {
         let features_note = self
             .config
             .emit_features
-            .then(|| learned::features_note(&ranked, &gathered.files));
+            .then(|| learned::features_note(&ranked, &gathered.files, &gathered.hits));
         let ranked = match &self.learned {
-            Some(model) => model.rerank(ranked, &gathered.files),
+            Some(model) => model.rerank(ranked, &gathered.files, &gathered.hits),
             None => ranked,
         };
         let tests = self.order_tests(&ranked, &gathered.files);
