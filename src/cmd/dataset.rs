@@ -83,6 +83,14 @@ fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
             shown(&problem.reason)
         );
     }
+    if args.trajectories.is_some() {
+        errln!(
+            "dataset: trajectories: {} files read, base commits for {} ids; {} rows took theirs from them",
+            imported.trajectory_files,
+            imported.trajectory_commits,
+            imported.commits_from_trajectories
+        );
+    }
     if imported.rows.is_empty() {
         bail!("no row imported ({} problems)", imported.problems.len());
     }
@@ -104,14 +112,6 @@ fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|(name, n)| format!("{name}: {n}"))
         .collect();
-    if args.trajectories.is_some() {
-        errln!(
-            "dataset: trajectories: {} files read, base commits for {} ids; {} rows took theirs from them",
-            imported.trajectory_files,
-            imported.trajectory_commits,
-            imported.commits_from_trajectories
-        );
-    }
     errln!(
         "dataset: wrote {} rows to {} ({}); {} not imported, {} identical duplicates left out; definitions found for {} rows{}{}",
         imported.rows.len(),

@@ -153,14 +153,14 @@ pub fn import(files: &[PathBuf], options: &ImportOptions) -> Result<Imported, Im
                 continue;
             }
             // A task without a base commit takes the one its trajectories give.
-            let mut no_commit_note = None;
+            let (mut no_commit_note, mut commit_from_trajectory) = (None, false);
             if let Some(trajectories) = &trajectories
                 && task.base_commit.as_deref().is_none_or(str::is_empty)
             {
                 match trajectories.lookup(&task_ids(&task.instance_id)) {
                     Lookup::Commit(found) => {
                         task.base_commit = Some(found.commit.clone());
-                        out.commits_from_trajectories += 1;
+                        commit_from_trajectory = true;
                     }
                     Lookup::NoCommit(why) => no_commit_note = Some(format!(" ({why})")),
                     Lookup::Unknown => {
@@ -172,6 +172,7 @@ pub fn import(files: &[PathBuf], options: &ImportOptions) -> Result<Imported, Im
                 Ok((row, defined)) => {
                     *out.by_schema.entry(schema.name).or_default() += 1;
                     out.with_definitions += usize::from(defined);
+                    out.commits_from_trajectories += usize::from(commit_from_trajectory);
                     seen.insert(row.instance_id.clone(), (content, out.rows.len()));
                     out.rows.push(row);
                 }

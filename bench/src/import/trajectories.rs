@@ -75,7 +75,18 @@ impl Trajectories {
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("jsonl"));
             if is_lines {
-                for (at, parsed) in super::read_objects(&file)? {
+                let rows = match super::read_objects(&file) {
+                    Ok(rows) => rows,
+                    Err(ImportError::Io { source, .. }) => {
+                        problems.push(problem(source.to_string()));
+                        continue;
+                    }
+                    Err(ImportError::Format { message, .. }) => {
+                        problems.push(problem(message));
+                        continue;
+                    }
+                };
+                for (at, parsed) in rows {
                     match parsed {
                         Ok(object) => out.add(read_one(object, &at, None), &at, problems),
                         Err(reason) => problems.push(Problem {
