@@ -73,8 +73,10 @@ fn edited_lines_of_removals_and_insertions() {
     )
     .unwrap();
     assert_eq!(files[0].edited_lines(), vec![2, 3, 4, 11]);
-    assert_eq!(files[0].removed_lines(), vec![2]);
-    assert_eq!(files[0].insertion_points(), vec![3, 11]);
+    assert_eq!(
+        files[0].claims_in(&[]),
+        (vec![2], vec![(3, Some(4)), (11, None)])
+    );
 }
 
 #[test]
@@ -96,4 +98,32 @@ fn java_method_replaced_and_method_added_in_its_class() {
 #[test]
 fn cpp_out_of_class_method_and_insertion_inside_a_function_body() {
     check("cpp");
+}
+
+/// Ground-truth lines are `str.splitlines()` lines of the pre-fix text, the lines every metric
+/// counts; a patch numbers `\n` lines. They part in a file with a lone `\r` (or a form feed, ...):
+/// here `\n`-line 3 holds three splitlines lines, so `\n`-line 5 is splitlines line 7.
+#[test]
+fn lines_of_a_file_with_crlf_and_lone_cr_are_splitlines_lines() {
+    let before = "def a():\r\n    return 1\r\n\r\r\r\ndef b():\r\n    return 2\r\n";
+    let patch_text = "diff --git a/m.py b/m.py\n--- a/m.py\n+++ b/m.py\n@@ -4,2 +4,2 @@\n def b():\r\n-    return 2\r\n+    return 3\r\n";
+    let files = patch::parse(patch_text).unwrap();
+    let mut truth = FixTruth::from_patch(&files);
+    // From the patch alone: its own (`\n`) numbering.
+    assert_eq!(truth.lines["m.py"], [[5, 5]]);
+    let read = |path: &str| (path == "m.py").then(|| before.to_string());
+    truth.add_definitions(Some(&files), &read).unwrap();
+    assert_eq!(truth.lines["m.py"], [[7, 7]]);
+    let functions = truth.functions.as_ref().unwrap();
+    assert_eq!(functions.edited, ["m.py:b"]);
+    assert_eq!(functions.added.as_deref(), Some(&[][..]));
+    // A pure insertion after `\n`-line 3 (splitlines lines 3 to 5) and before `\n`-line 4 marks
+    // the splitlines lines it is inserted between, 5 and 6.
+    let insert = "--- a/m.py\n+++ b/m.py\n@@ -3,2 +3,3 @@\n \r\r\r\n+# note\r\n def b():\r\n";
+    let files = patch::parse(insert).unwrap();
+    let mut truth = FixTruth::from_patch(&files);
+    assert_eq!(truth.lines["m.py"], [[3, 4]]);
+    truth.add_definitions(Some(&files), &read).unwrap();
+    assert_eq!(truth.lines["m.py"], [[5, 6]]);
+    assert_eq!(truth.functions.unwrap().edited, Vec::<String>::new());
 }

@@ -224,3 +224,193 @@ fn the_schema_table_of_the_docs_is_the_code_s() {
         .collect();
     assert_eq!(documented, code);
 }
+
+/// A one-row SWE-bench task file written by the `parquet` crate itself with `compression`.
+fn write_parquet(path: &Path, compression: parquet::basic::Compression) {
+    use parquet::data_type::{ByteArray, ByteArrayType};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use std::sync::Arc;
+    let columns = [
+        ("instance_id", "acme__calc-9".to_string()),
+        ("repo", "acme/calc".to_string()),
+        ("base_commit", "a".repeat(40)),
+        (
+            "patch",
+            "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n".to_string(),
+        ),
+        ("problem_statement", "f returns 1".to_string()),
+    ];
+    let message = format!(
+        "message task {{ {} }}",
+        columns
+            .iter()
+            .map(|(name, _)| format!("required binary {name} (UTF8);"))
+            .collect::<String>()
+    );
+    let schema = Arc::new(parquet::schema::parser::parse_message_type(&message).unwrap());
+    let properties = Arc::new(
+        WriterProperties::builder()
+            .set_compression(compression)
+            .build(),
+    );
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = SerializedFileWriter::new(file, schema, properties).unwrap();
+    let mut group = writer.next_row_group().unwrap();
+    let mut values = columns.iter();
+    while let Some(mut column) = group.next_column().unwrap() {
+        let (_, value) = values.next().unwrap();
+        column
+            .typed::<ByteArrayType>()
+            .write_batch(&[ByteArray::from(value.as_str())], None, None)
+            .unwrap();
+        column.close().unwrap();
+    }
+    group.close().unwrap();
+    writer.close().unwrap();
+}
+
+#[test]
+fn parquet_files_are_read_with_every_codec_published_files_use() {
+    use parquet::basic::{Compression, GzipLevel, ZstdLevel};
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, compression) in [
+        ("uncompressed", Compression::UNCOMPRESSED),
+        ("snappy", Compression::SNAPPY),
+        ("zstd", Compression::ZSTD(ZstdLevel::default())),
+        ("gzip", Compression::GZIP(GzipLevel::default())),
+        ("lz4-raw", Compression::LZ4_RAW),
+    ] {
+        let path = tmp.path().join(format!("{name}.parquet"));
+        write_parquet(&path, compression);
+        let imported = import(&[path], &ImportOptions::default()).unwrap();
+        assert_eq!(imported.problems, vec![], "{name}");
+        assert_eq!(imported.rows.len(), 1, "{name}");
+        let row = &imported.rows[0];
+        assert_eq!(row.instance_id, "acme__calc-9", "{name}");
+        assert_eq!(row.ground_truth.read_core_files, ["calc.py"], "{name}");
+    }
+}
+
+#[test]
+fn test_lists_are_read_as_json_text_python_literals_or_arrays() {
+    let patch = "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n";
+    let row = |id: &str, lists: serde_json::Value| {
+        let mut row = serde_json::json!({"instance_id": id, "repo": "acme/calc",
+            "base_commit": "a".repeat(40), "patch": patch, "problem_statement": "f returns 1"});
+        row.as_object_mut()
+            .unwrap()
+            .extend(lists.as_object().unwrap().clone());
+        row.to_string() + "\n"
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("tasks.jsonl");
+    std::fs::write(
+        &file,
+        [
+            // SWE-bench Pro: Python literal strings, quotes and escapes as `repr` writes them.
+            row(
+                "instance_acme__calc-1",
+                serde_json::json!({"fail_to_pass": "['tests/test_calc.py::test_f[it\\'s]', \"tests/test_calc.py::test_g[\\\"q\\\"]\"]",
+                    "pass_to_pass": "[]", "selected_test_files_to_run": "['tests/test_calc.py']"}),
+            ),
+            // SWE-bench: JSON text in a string.
+            row(
+                "acme__calc-2",
+                serde_json::json!({"FAIL_TO_PASS": "[\"tests/test_calc.py::test_f\"]", "PASS_TO_PASS": "[]"}),
+            ),
+            // A copy that stores real arrays.
+            row(
+                "acme__calc-3",
+                serde_json::json!({"FAIL_TO_PASS": ["t1", "t2"]}),
+            ),
+            row(
+                "acme__calc-4",
+                serde_json::json!({"FAIL_TO_PASS": "['t1', 2]"}),
+            ),
+            row("acme__calc-5", serde_json::json!({"FAIL_TO_PASS": 7})),
+        ]
+        .concat(),
+    )
+    .unwrap();
+    let imported = import(&[file], &ImportOptions::default()).unwrap();
+    let lists: Vec<serde_json::Value> = imported
+        .rows
+        .iter()
+        .map(|r| {
+            let keep: serde_json::Map<_, _> = r
+                .extra
+                .iter()
+                .filter(|(k, _)| k.contains("_to_") || k.starts_with("selected"))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            serde_json::Value::Object(keep)
+        })
+        .collect();
+    assert_eq!(
+        lists,
+        [
+            serde_json::json!({"fail_to_pass": ["tests/test_calc.py::test_f[it's]", "tests/test_calc.py::test_g[\"q\"]"],
+                "pass_to_pass": [], "selected_test_files_to_run": ["tests/test_calc.py"]}),
+            serde_json::json!({"fail_to_pass": ["tests/test_calc.py::test_f"], "pass_to_pass": []}),
+            serde_json::json!({"fail_to_pass": ["t1", "t2"]}),
+        ]
+    );
+    let reasons: Vec<(&str, &str)> = imported
+        .problems
+        .iter()
+        .map(|p| (p.instance_id.as_deref().unwrap(), p.reason.as_str()))
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            (
+                "acme__calc-4",
+                "`FAIL_TO_PASS` is a string but not a list of strings as JSON or a Python literal: expected a string at byte 7 ('2')"
+            ),
+            (
+                "acme__calc-5",
+                "`FAIL_TO_PASS` is a number, not a list of strings"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_release_row_twice_is_kept_once_and_reported_when_it_differs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let release = tmp.path().join("release.jsonl");
+    let text = std::fs::read_to_string(data().join("release.jsonl")).unwrap();
+    let first = text.lines().next().unwrap();
+    let changed = first.replace("\"start\": 4", "\"start\": 5");
+    assert_ne!(first, changed);
+    std::fs::write(&release, format!("{first}\n{first}\n{changed}\n")).unwrap();
+    let options = ImportOptions {
+        release: Some(release),
+        ..Default::default()
+    };
+    let imported = import(&inputs(), &options).unwrap();
+    let ids: Vec<&str> = imported
+        .rows
+        .iter()
+        .map(|r| r.instance_id.as_str())
+        .collect();
+    assert_eq!(ids, ["acme__calc-1"]);
+    assert_eq!(
+        imported.duplicates, 2,
+        "the task files' duplicate and the release's"
+    );
+    let release_problems: Vec<(&str, &str)> = imported
+        .problems
+        .iter()
+        .filter(|p| p.at.contains("release.jsonl"))
+        .map(|p| (p.instance_id.as_deref().unwrap(), p.reason.as_str()))
+        .collect();
+    assert_eq!(
+        release_problems,
+        [(
+            "acme__calc-1",
+            "release row: the same instance id twice with different content (the first is kept)"
+        )]
+    );
+}

@@ -38,6 +38,11 @@ pub struct ImportArgs {
     /// task row are reported.
     #[arg(long, value_name = "FILE")]
     release: Option<PathBuf>,
+    /// Trajectories and commit maps (the reference's `instance_id → base_commit` map): the base
+    /// commit of a task row that has none and of a release row without a task row, read from
+    /// recorded fields only (docs/dataset.md says which formats carry one).
+    #[arg(long, value_name = "DIR", requires = "release")]
+    trajectories: Option<PathBuf>,
     /// Exit with status 1 when any row was not imported.
     #[arg(long)]
     strict: bool,
@@ -64,6 +69,7 @@ fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let options = ImportOptions {
         repos: args.repos.clone(),
         release: args.release.clone(),
+        trajectories: args.trajectories.clone(),
     };
     let imported = import::import(&args.files, &options)?;
     for problem in &imported.problems {
@@ -75,6 +81,14 @@ fn run_import(args: ImportArgs) -> anyhow::Result<ExitCode> {
                 .as_deref()
                 .map_or_else(|| "(no id)".to_string(), |id| shown(id).into_owned()),
             shown(&problem.reason)
+        );
+    }
+    if args.trajectories.is_some() {
+        errln!(
+            "dataset: trajectories: {} files read, base commits for {} ids; {} rows took theirs from them",
+            imported.trajectory_files,
+            imported.trajectory_commits,
+            imported.commits_from_trajectories
         );
     }
     if imported.rows.is_empty() {

@@ -33,7 +33,9 @@ pub mod python;
 pub mod stopwords;
 
 pub use glob::{Glob, GlobError};
-pub use lines::{LineIndex, bytes_line_count, line_count, newline_line_count, split_lines};
+pub use lines::{
+    LineIndex, bytes_line_count, line_count, newline_line_count, newline_line_spans, split_lines,
+};
 pub use python::decode_utf8_ignore;
 
 /// The longest prefix of `text` of at most `max` bytes that ends on a character boundary (for

@@ -53,6 +53,25 @@ pub fn newline_line_count(text: &str) -> usize {
     newlines + usize::from(unterminated_tail)
 }
 
+/// The splitlines lines of each `\n`-delimited line of `text` (the lines `git diff` and `sed`
+/// number): entry `k - 1` is `[first, last]`, the 1-based [`split_lines`] lines that `\n`-line
+/// `k` holds. They are one line unless it holds a lone `\r` or another boundary `\n` lines do
+/// not break at (`\x0b`, `\x0c`, ...); a `\r\n` ending is one boundary, as in both.
+pub fn newline_line_spans(text: &str) -> Vec<[u32; 2]> {
+    let index = LineIndex::new(text);
+    let mut spans = Vec::with_capacity(newline_line_count(text));
+    let mut start = 0;
+    while start < text.len() {
+        // The `\n` ends the line and belongs to it, so a `\r\n` ending stays one boundary.
+        let end = text[start..]
+            .find('\n')
+            .map_or(text.len(), |at| start + at + 1);
+        spans.push([index.line_of_byte(start), index.last_line_of(start, end)]);
+        start = end;
+    }
+    spans
+}
+
 /// The lines of `text` without their terminators, exactly as Python's `str.splitlines()`.
 pub fn split_lines(text: &str) -> Vec<&str> {
     let mut lines = Vec::new();
@@ -313,6 +332,20 @@ mod tests {
         ] {
             assert_eq!(bytes_line_count(input), expected, "{input:?}");
         }
+    }
+
+    #[test]
+    fn newline_lines_map_to_the_splitlines_lines_they_hold() {
+        // `\n` lines: "a\r" | "b\rc" | "\x0c" | "" | "d" (no final `\n`).
+        let text = "a\r\nb\rc\n\x0c\n\nd";
+        assert_eq!(split_lines(text), ["a", "b", "c", "", "", "", "d"]);
+        assert_eq!(
+            newline_line_spans(text),
+            [[1, 1], [2, 3], [4, 5], [6, 6], [7, 7]]
+        );
+        assert_eq!(newline_line_spans(""), Vec::<[u32; 2]>::new());
+        assert_eq!(newline_line_spans("x\n"), [[1, 1]]);
+        assert_eq!(newline_line_spans("\r\r\n"), [[1, 2]]);
     }
 
     #[test]

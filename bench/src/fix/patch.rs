@@ -8,7 +8,10 @@
 //! - a hunk `@@ -a,b +c,d @@` holds exactly `b` old and `d` new lines (`,b` absent means 1); a
 //!   `\ No newline at end of file` line is skipped; a hunk shorter than its header says is an error;
 //! - binary sections (`Binary files … differ`, `GIT binary patch`) carry no lines;
-//! - line numbers are git's: lines end at `\n`.
+//! - line numbers are git's: lines end at `\n`. The ground truth counts `str.splitlines()` lines
+//!   (`swex_text::lines`), which part from these only where a line holds a lone `\r` or another
+//!   boundary `\n` lines do not break at; with the pre-fix text at hand, [`FilePatch::edited_lines_in`]
+//!   and [`FilePatch::claims_in`] give the edit in those lines.
 //!
 //! Edited pre-fix lines: every removed line; for a run of added lines with no removed line in the
 //! same change (between two context lines), the pre-fix lines it is inserted between, `a` and
@@ -64,48 +67,57 @@ impl FilePatch {
         self.old_path.is_none()
     }
 
-    /// The pre-fix lines the fix edits (see the module docs), sorted and distinct.
+    /// The pre-fix lines the fix edits (see the module docs), in the patch's `\n` lines, sorted
+    /// and distinct.
     pub fn edited_lines(&self) -> Vec<u64> {
-        let mut lines = Vec::new();
-        for change in self.changes() {
-            match change {
-                Change::Removed(line) => lines.push(line),
-                Change::Inserted {
-                    after,
-                    before_exists,
-                } => {
-                    if after >= 1 {
-                        lines.push(after);
-                    }
-                    if before_exists {
-                        lines.push(after + 1);
-                    }
-                }
+        self.edited_lines_in(&[])
+    }
+
+    /// [`Self::edited_lines`] in the `str.splitlines()` lines of the pre-fix text, given its
+    /// [`swex_text::newline_line_spans`]: a removed line marks every splitlines line it holds, an
+    /// insertion the splitlines lines it falls between. `\n`-lines past `spans` keep their number
+    /// (`&[]`: the patch's own numbering).
+    pub fn edited_lines_in(&self, spans: &[[u32; 2]]) -> Vec<u64> {
+        let (removed, insertions) = self.claims_in(spans);
+        let mut lines: Vec<u64> = removed;
+        for (after, before) in insertions {
+            if after >= 1 {
+                lines.push(after);
             }
+            lines.extend(before);
         }
         lines.sort_unstable();
         lines.dedup();
         lines
     }
 
-    /// The pre-fix lines the fix removes.
-    pub fn removed_lines(&self) -> Vec<u64> {
-        self.changes()
-            .filter_map(|change| match change {
-                Change::Removed(line) => Some(line),
-                Change::Inserted { .. } => None,
-            })
-            .collect()
-    }
-
-    /// The pre-fix lines after which the fix inserts lines without removing any (`0`: at the top).
-    pub fn insertion_points(&self) -> Vec<u64> {
-        self.changes()
-            .filter_map(|change| match change {
-                Change::Inserted { after, .. } => Some(after),
-                Change::Removed(_) => None,
-            })
-            .collect()
+    /// What the fix touches in the pre-fix text's splitlines lines (as [`Self::edited_lines_in`]):
+    /// every line a removed `\n`-line holds, in patch order; and per pure insertion, the line it
+    /// follows (`0`: at the top) and the line it comes before, if that is in the hunk's old range.
+    pub fn claims_in(&self, spans: &[[u32; 2]]) -> (Vec<u64>, Vec<(u64, Option<u64>)>) {
+        let span = |line: u64| -> [u64; 2] {
+            match usize::try_from(line - 1).ok().and_then(|i| spans.get(i)) {
+                Some(&[first, last]) => [u64::from(first), u64::from(last)],
+                None => [line, line],
+            }
+        };
+        let (mut removed, mut insertions) = (Vec::new(), Vec::new());
+        for change in self.changes() {
+            match change {
+                Change::Removed(line) => {
+                    let [first, last] = span(line);
+                    removed.extend(first..=last);
+                }
+                Change::Inserted {
+                    after,
+                    before_exists,
+                } => insertions.push((
+                    if after >= 1 { span(after)[1] } else { 0 },
+                    before_exists.then(|| span(after + 1)[0]),
+                )),
+            }
+        }
+        (removed, insertions)
     }
 
     /// Every removed line, and every pure insertion, in patch order.

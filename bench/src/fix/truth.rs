@@ -5,7 +5,10 @@
 //!   paths), in patch order; `new_files`: the files it creates, apart (nothing can find them at
 //!   the base commit).
 //! - `lines`: per pre-existing file, the pre-fix lines it edits as 1-based closed spans
-//!   ([`super::patch`] says which).
+//!   ([`super::patch`] says which): `str.splitlines()` lines of the pre-fix text (swex's one notion
+//!   of a line, `swex_text::lines`) once [`FixTruth::add_definitions`] has read it, the patch's
+//!   `\n` lines before (the same lines unless the file holds a lone `\r`, a form feed or another
+//!   boundary `\n` lines do not break at).
 //! - `functions` / `modules` (when the files' pre-fix text was at hand): `edited` — the entities
 //!   ([`super::entities`]) that own an edited pre-fix line, or hold a pure insertion strictly
 //!   inside them; `added` — entities of the post-fix files whose name no pre-fix entity of the same
@@ -124,7 +127,9 @@ impl FixTruth {
     }
 
     /// Adds `functions` and `modules` from the files' pre-fix text (`read(path)`, `None` when the
-    /// file is not at the base commit) and, when the patch is given, the post-fix text.
+    /// file is not at the base commit) and, when the patch is given, the post-fix text; and turns
+    /// `lines` from the patch's `\n` lines into the text's `str.splitlines()` lines (so call it
+    /// once: [`Self::has_definitions`] says whether it ran).
     pub fn add_definitions(
         &mut self,
         patch: Option<&[FilePatch]>,
@@ -142,19 +147,49 @@ impl FixTruth {
             let old = read(path).ok_or_else(|| FixError::MissingFile { path: path.clone() })?;
             let before = Entities::of_text(path, &old);
             let file_patch = patch.and_then(|p| p.iter().find(|f| !f.is_new() && f.path() == path));
-            let lines: Vec<u64> = self
+            // The patch (and the `edits` read from one) number `\n` lines; from here on the
+            // lines are the pre-fix text's splitlines lines, as the entities and every metric.
+            let newline_spans = swex_text::newline_line_spans(&old);
+            let listed: Vec<u64> = self
                 .lines
                 .get(path)
                 .into_iter()
                 .flatten()
                 .flat_map(|s| s[0]..=s[1])
+                .flat_map(|line| {
+                    match usize::try_from(line - 1)
+                        .ok()
+                        .and_then(|i| newline_spans.get(i))
+                    {
+                        Some(&[first, last]) => u64::from(first)..=u64::from(last),
+                        None => line..=line,
+                    }
+                })
                 .collect();
             // With the patch, insertions claim only the entity they fall strictly inside; with
             // listed lines alone, every listed line claims its owner.
-            let (claimed, insertions) = match file_patch {
-                Some(fp) => (fp.removed_lines(), fp.insertion_points()),
-                None => (lines, Vec::new()),
+            let (claimed, insertions, mut lines) = match file_patch {
+                Some(_) => {
+                    let (mut claimed, mut after, mut lines) = (Vec::new(), Vec::new(), Vec::new());
+                    for fp in patch
+                        .into_iter()
+                        .flatten()
+                        .filter(|f| !f.is_new() && f.path() == path)
+                    {
+                        let (removed, insertions) = fp.claims_in(&newline_spans);
+                        claimed.extend(removed);
+                        after.extend(insertions.iter().map(|&(a, _)| a));
+                        lines.extend(fp.edited_lines_in(&newline_spans));
+                    }
+                    (claimed, after, lines)
+                }
+                None => (listed.clone(), Vec::new(), listed),
             };
+            lines.sort_unstable();
+            lines.dedup();
+            if !lines.is_empty() {
+                self.lines.insert(path.clone(), spans(&lines));
+            }
             for line in claimed {
                 if let Some(e) = before.owner(line) {
                     push(&mut edited, &e.name);

@@ -10,13 +10,19 @@
 //! differ from it are problems.
 //!
 //! A bench row written here has `dataset` = the schema name, `repo`, `base_commit`,
-//! `problem_statement`, `language` when the task says it, the fix `patch` when it had one, and a
+//! `problem_statement`, `language` when the task says it, the fix `patch` when it had one, the
+//! task's test lists as JSON arrays ([`schema::TEST_LISTS`]), and a
 //! `ground_truth` whose core files, modified files and main files are the pre-existing files the
 //! fix changes, whose core regions are its edited pre-fix lines, and whose `fix` is the
 //! [`FixTruth`]. Definitions are added when the base commit's files can be read (`--repos`),
 //! else when a run scores the row with its snapshot.
+//!
+//! With a release file, the output is its rows joined with the task rows; trajectories
+//! ([`trajectories`]) give base commits where the task files have none.
 
+pub mod literal;
 pub mod schema;
+pub mod trajectories;
 
 use crate::dataset::{BenchRow, GroundTruth, Region};
 use crate::fix::{FixTruth, patch};
@@ -24,6 +30,7 @@ use schema::{FixSource, Task};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use trajectories::{Lookup, Trajectories};
 
 /// One row that was not imported.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,12 +48,17 @@ pub struct Imported {
     pub problems: Vec<Problem>,
     /// Rows read, per schema name.
     pub by_schema: BTreeMap<&'static str, usize>,
-    /// Rows equal to an earlier row of the same id, left out.
+    /// Rows (task or release rows) equal to an earlier row of the same id, left out.
     pub duplicates: usize,
     /// Rows whose definitions were found from the base commit's files.
     pub with_definitions: usize,
     /// With a release file: task rows no release row asked for (not written).
     pub unused_tasks: usize,
+    /// With trajectories: the files read, the ids they give a base commit, and the rows that took
+    /// theirs from them.
+    pub trajectory_files: usize,
+    pub trajectory_commits: usize,
+    pub commits_from_trajectories: usize,
 }
 
 /// Options of an import.
@@ -59,6 +71,9 @@ pub struct ImportOptions {
     /// joined with the task rows of the same id for `repo`, `base_commit`, the issue text and the
     /// fix.
     pub release: Option<PathBuf>,
+    /// Trajectories and commit maps ([`trajectories`]): the base commit of a task row that has
+    /// none, and of a release row without a task row.
+    pub trajectories: Option<PathBuf>,
 }
 
 /// A file that cannot be read at all.
@@ -78,6 +93,15 @@ pub fn import(files: &[PathBuf], options: &ImportOptions) -> Result<Imported, Im
     let mut out = Imported::default();
     let mut seen: BTreeMap<String, (String, usize)> = BTreeMap::new(); // id → (content, row index)
     let mut failed: BTreeMap<String, String> = BTreeMap::new(); // id → why its task row failed
+    let trajectories = match &options.trajectories {
+        Some(dir) => {
+            let read = Trajectories::read(dir, &mut out.problems)?;
+            out.trajectory_files = read.files;
+            out.trajectory_commits = read.commits();
+            Some(read)
+        }
+        None => None,
+    };
     for file in files {
         for (at, parsed) in read_objects(file)? {
             let row = match parsed {
@@ -107,7 +131,7 @@ pub fn import(files: &[PathBuf], options: &ImportOptions) -> Result<Imported, Im
                     continue;
                 }
             };
-            let task = match (schema.read)(&row) {
+            let mut task = match (schema.read)(&row) {
                 Ok(task) => task,
                 Err(reason) => {
                     out.problems.push(problem(reason, id));
@@ -128,14 +152,36 @@ pub fn import(files: &[PathBuf], options: &ImportOptions) -> Result<Imported, Im
                 }
                 continue;
             }
+            // A task without a base commit takes the one its trajectories give.
+            let (mut no_commit_note, mut commit_from_trajectory) = (None, false);
+            if let Some(trajectories) = &trajectories
+                && task.base_commit.as_deref().is_none_or(str::is_empty)
+            {
+                match trajectories.lookup(&task_ids(&task.instance_id)) {
+                    Lookup::Commit(found) => {
+                        task.base_commit = Some(found.commit.clone());
+                        commit_from_trajectory = true;
+                    }
+                    Lookup::NoCommit(why) => no_commit_note = Some(format!(" ({why})")),
+                    Lookup::Unknown => {
+                        no_commit_note = Some(" (and no trajectory names it)".to_string());
+                    }
+                }
+            }
             match bench_row(schema.name, task, options) {
                 Ok((row, defined)) => {
                     *out.by_schema.entry(schema.name).or_default() += 1;
                     out.with_definitions += usize::from(defined);
+                    out.commits_from_trajectories += usize::from(commit_from_trajectory);
                     seen.insert(row.instance_id.clone(), (content, out.rows.len()));
                     out.rows.push(row);
                 }
-                Err(reason) => {
+                Err(mut reason) => {
+                    if reason == NO_BASE_COMMIT
+                        && let Some(note) = &no_commit_note
+                    {
+                        reason.push_str(note);
+                    }
                     failed.insert(id.clone().unwrap_or_default(), reason.clone());
                     // A row with an error is still remembered, so a second copy is a duplicate.
                     seen.insert(id.clone().unwrap_or_default(), (content, usize::MAX));
@@ -145,10 +191,13 @@ pub fn import(files: &[PathBuf], options: &ImportOptions) -> Result<Imported, Im
         }
     }
     if let Some(release) = &options.release {
-        join_release(&mut out, release, &failed)?;
+        join_release(&mut out, release, &failed, trajectories.as_ref())?;
     }
     Ok(out)
 }
+
+/// Why a task row without a base commit is not imported.
+const NO_BASE_COMMIT: &str = "no base commit";
 
 /// The ids a release row's task row may have: the same, with SWE-bench Pro's `instance_`
 /// prefix, or without it.
@@ -164,12 +213,14 @@ fn join_release(
     out: &mut Imported,
     release: &Path,
     failed: &BTreeMap<String, String>,
+    trajectories: Option<&Trajectories>,
 ) -> Result<(), ImportError> {
     let mut tasks: BTreeMap<String, BenchRow> = std::mem::take(&mut out.rows)
         .into_iter()
         .map(|r| (r.instance_id.clone(), r))
         .collect();
     let mut joined = Vec::new();
+    let mut seen: BTreeMap<String, String> = BTreeMap::new(); // release id → its row's JSON
     for (at, parsed) in read_objects(release)? {
         let object = match parsed {
             Ok(object) => object,
@@ -182,6 +233,28 @@ fn join_release(
                 continue;
             }
         };
+        // A release row twice: an identical copy is counted, a different one is a problem (the
+        // first is kept), as for task rows.
+        if let Some(id) = object.get("instance_id").and_then(Value::as_str) {
+            let content = serde_json::to_string(&object).unwrap_or_default();
+            match seen.get(id) {
+                Some(first) if *first == content => {
+                    out.duplicates += 1;
+                    continue;
+                }
+                Some(_) => {
+                    out.problems.push(Problem {
+                        at,
+                        instance_id: Some(id.to_string()),
+                        reason: "release row: the same instance id twice with different content (the first is kept)".into(),
+                    });
+                    continue;
+                }
+                None => {
+                    seen.insert(id.to_string(), content);
+                }
+            }
+        }
         let mut row: BenchRow = match serde_json::from_value(Value::Object(object)) {
             Ok(row) => row,
             Err(e) => {
@@ -197,7 +270,25 @@ fn join_release(
         let Some(task) = candidates.iter().find_map(|id| tasks.remove(id)) else {
             let reason = match candidates.iter().find_map(|id| failed.get(id)) {
                 Some(why) => format!("its task row was not imported: {why}"),
-                None => format!("no task row with id {} or {}", candidates[0], candidates[1]),
+                None => {
+                    let missing =
+                        format!("no task row with id {} or {}", candidates[0], candidates[1]);
+                    match trajectories.map(|t| t.lookup(&candidates)) {
+                        Some(Lookup::Commit(found)) => match without_task_row(&mut row, found) {
+                            Ok(()) => {
+                                out.commits_from_trajectories += 1;
+                                joined.push(row);
+                                continue;
+                            }
+                            Err(why) => format!("{missing}; {why}"),
+                        },
+                        Some(Lookup::NoCommit(why)) => {
+                            format!("{missing}, and its trajectory gives no base commit: {why}")
+                        }
+                        Some(Lookup::Unknown) => format!("{missing}, and no trajectory names it"),
+                        None => missing,
+                    }
+                }
             };
             out.problems.push(Problem {
                 at,
@@ -241,7 +332,8 @@ fn join_release(
         if let Some(fix) = task.ground_truth.extra.get("fix") {
             row.ground_truth.extra.insert("fix".into(), fix.clone());
         }
-        for key in ["patch", "language"] {
+        let tests = schema::TEST_LISTS.iter().map(|(name, _)| *name);
+        for key in ["patch", "language"].into_iter().chain(tests) {
             if let (false, Some(value)) = (row.extra.contains_key(key), task.extra.get(key)) {
                 row.extra.insert(key.into(), value.clone());
             }
@@ -250,6 +342,35 @@ fn join_release(
     }
     out.unused_tasks = tasks.len();
     out.rows = joined;
+    Ok(())
+}
+
+/// A release row without a task row, with the base commit its trajectories give: written with
+/// its own ground truth (no fix) when it has a repository and an issue text of its own.
+fn without_task_row(row: &mut BenchRow, found: &trajectories::Found) -> Result<(), String> {
+    if let Some(own) = row.base_commit.as_deref().filter(|c| !c.is_empty())
+        && own != found.commit
+    {
+        return Err(format!(
+            "the release row's base_commit {own} differs from {}'s {}",
+            found.at, found.commit
+        ));
+    }
+    if row.repo.as_deref().is_none_or(str::is_empty) {
+        row.repo.clone_from(&found.repo);
+    }
+    let from = format!("its base commit is in {}", found.at);
+    if row.repo.is_none() {
+        return Err(format!("{from}, but no repository is"));
+    }
+    if row
+        .problem_statement
+        .as_deref()
+        .is_none_or(|t| t.trim().is_empty())
+    {
+        return Err(format!("{from}, but the release row has no issue text"));
+    }
+    row.base_commit = Some(found.commit.clone());
     Ok(())
 }
 
@@ -352,7 +473,7 @@ fn bench_row(
         return Err("no issue text".into());
     }
     if task.base_commit.as_deref().is_none_or(str::is_empty) {
-        return Err("no base commit".into());
+        return Err(NO_BASE_COMMIT.into());
     }
     let (mut truth, patch_text, parsed) = match &task.fix {
         Some(FixSource::Patch(text)) => {
@@ -407,6 +528,9 @@ fn bench_row(
     }
     if let Some(text) = patch_text {
         row.extra.insert("patch".into(), Value::String(text));
+    }
+    for (name, list) in task.tests {
+        row.extra.insert(name.into(), Value::from(list));
     }
     fill_ground_truth(&mut row.ground_truth, &truth);
     Ok((row, defined))

@@ -26,7 +26,22 @@ pub struct Task {
     pub issue: String,
     pub fix: Option<FixSource>,
     pub language: Option<String>,
+    /// The task's test lists that it has ([`TEST_LISTS`]), by bench name, in table order.
+    pub tests: Vec<(&'static str, Vec<String>)>,
 }
+
+/// The test lists of a task, kept in the bench row as JSON arrays of strings under the first
+/// name: (bench row field, the names task files publish it under). SWE-bench writes them as JSON
+/// text in a string, SWE-bench Pro as a Python literal in a string ([`super::literal`]); an array
+/// is taken as it is.
+pub static TEST_LISTS: &[(&str, &[&str])] = &[
+    ("fail_to_pass", &["FAIL_TO_PASS", "fail_to_pass"]),
+    ("pass_to_pass", &["PASS_TO_PASS", "pass_to_pass"]),
+    (
+        "selected_test_files_to_run",
+        &["selected_test_files_to_run"],
+    ),
+];
 
 /// One schema: its name (the bench row's `dataset`), the fields that must all be there for a row
 /// to be read with it, a further check, and the reader.
@@ -134,6 +149,49 @@ pub(crate) fn kind(value: &Value) -> &'static str {
     }
 }
 
+/// A list of strings: a JSON array, or a string holding one as JSON text or as a Python literal.
+/// `None` when the row has no such field (or it is null or an empty string).
+fn string_list(row: &Map<String, Value>, name: &str) -> Result<Option<Vec<String>>, String> {
+    match row.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(s) => Ok(s.clone()),
+                other => Err(format!("`{name}` holds {}, not a string", kind(other))),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(Value::String(s)) => match serde_json::from_str::<Vec<String>>(s) {
+            Ok(list) => Ok(Some(list)),
+            Err(_) => super::literal::str_list(s).map(Some).map_err(|e| {
+                format!(
+                    "`{name}` is a string but not a list of strings as JSON or a Python literal: {e}"
+                )
+            }),
+        },
+        Some(other) => Err(format!(
+            "`{name}` is {}, not a list of strings",
+            kind(other)
+        )),
+    }
+}
+
+/// The test lists of [`TEST_LISTS`] a row has.
+fn test_lists(row: &Map<String, Value>) -> Result<Vec<(&'static str, Vec<String>)>, String> {
+    let mut out = Vec::new();
+    for (bench_name, names) in TEST_LISTS {
+        for name in *names {
+            if let Some(list) = string_list(row, name)? {
+                out.push((*bench_name, list));
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
 fn read_swe_bench(row: &Map<String, Value>) -> Result<Task, String> {
     let instance_id = text(row, "instance_id")?;
     let language = str_field(row, "repo_language")
@@ -146,6 +204,7 @@ fn read_swe_bench(row: &Map<String, Value>) -> Result<Task, String> {
         issue: text(row, "problem_statement")?,
         fix: Some(FixSource::Patch(text(row, "patch")?)),
         language,
+        tests: test_lists(row)?,
     })
 }
 
@@ -202,6 +261,7 @@ fn read_multi_swe_bench(row: &Map<String, Value>) -> Result<Task, String> {
         issue,
         fix: Some(FixSource::Patch(text(row, "fix_patch")?)),
         language: str_field(row, "language").map(str::to_string),
+        tests: Vec::new(),
     })
 }
 
@@ -217,5 +277,6 @@ fn read_train(row: &Map<String, Value>) -> Result<Task, String> {
         issue: text(row, "problem_statement")?,
         fix: Some(FixSource::Edits { patch_files, edits }),
         language: str_field(row, "language").map(str::to_string),
+        tests: Vec::new(),
     })
 }
