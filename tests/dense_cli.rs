@@ -192,10 +192,20 @@ fn one_shot_search_loads_the_model_only_when_asked() {
     fixture(repo.path());
     let repo_arg = repo.path().to_str().unwrap();
     let search = |extra: &[&str]| {
-        let mut args = vec!["search", "--repo", repo_arg, "--text", "split a url into parts"];
+        let mut args = vec![
+            "search",
+            "--repo",
+            repo_arg,
+            "--text",
+            "split a url into parts",
+        ];
         args.extend(extra);
         let out = swex(&args, cache.path(), false);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     assert!(!search(&[]).contains("dense scores fused"));

@@ -123,6 +123,33 @@ impl FileRanker {
     }
 }
 
+/// How many of the best lexical sources say a query's language.
+const LANGUAGE_VOTERS: usize = 20;
+
+/// The language of a query: the most common language (as the engine names it) of the best
+/// lexical source files of the ranking, ties by name; `None` when no such file has one.
+pub fn query_language<'a>(ranked: &[RankedFile], files: &'a [FileEntry]) -> Option<&'a str> {
+    let language: HashMap<&str, &str> = files
+        .iter()
+        .filter_map(|f| Some((f.path.as_str(), f.language.as_deref()?)))
+        .collect();
+    let mut lexical: Vec<&RankedFile> = ranked
+        .iter()
+        .filter(|f| !f.is_test && f.features.lexical_rank.is_some())
+        .collect();
+    lexical.sort_by_key(|f| (f.features.lexical_rank, f.path.as_str()));
+    let mut votes: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for f in lexical.iter().take(LANGUAGE_VOTERS) {
+        if let Some(l) = language.get(f.path.as_str()) {
+            *votes.entry(l).or_default() += 1;
+        }
+    }
+    votes
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(a.0)))
+        .map(|(l, _)| l)
+}
+
 /// One feature row per candidate source file of a ranking, by path (see [`FEATURES`]).
 pub fn feature_rows(
     ranked: &[RankedFile],
@@ -329,6 +356,38 @@ mod tests {
         assert_eq!(value("pkg/core.py", "extension_share"), 1.0 / 3.0);
         assert_eq!(value("pkg/core.py", "extension_share_top_hits"), 0.5);
         assert_eq!(value("pkg/core.py", "depth"), 1.0);
+    }
+
+    #[test]
+    fn a_querys_language_is_the_most_common_among_its_best_lexical_sources() {
+        let list = vec![
+            ranked("src/a.rs", 1.0, Some(0)),
+            ranked("tests/test_x.py", 1.0, Some(1)),
+            ranked("tests/test_y.py", 1.0, Some(2)),
+            ranked("b.py", 1.0, Some(3)),
+            ranked("src/c.rs", 1.0, Some(4)),
+            ranked("d.py", 1.0, None),
+            ranked("e.py", 1.0, None),
+        ];
+        let files: Vec<FileEntry> = list
+            .iter()
+            .map(|f| {
+                let mut e = FileEntry::new(f.path.clone(), 10);
+                e.language = Some(
+                    if f.path.ends_with(".rs") {
+                        "rust"
+                    } else {
+                        "python"
+                    }
+                    .into(),
+                );
+                e
+            })
+            .collect();
+        // Tests and files without a lexical hit do not vote: rust 2, python 1.
+        assert_eq!(query_language(&list, &files), Some("rust"));
+        assert_eq!(query_language(&list[1..4], &files), Some("python"));
+        assert_eq!(query_language(&[], &files), None);
     }
 
     #[test]

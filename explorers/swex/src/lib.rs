@@ -33,9 +33,15 @@ use swex_rankkit::localize::{PlanLimits, SpanLimits, candidate_spans, plan_regio
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SwexConfig {
-    /// How source files are ranked: `learned` (the default: the shipped tree model, or `model`)
-    /// or `linear` (the hand-fitted [`rank::Weights`] alone, for comparison).
+    /// How source files are ranked: `learned` (the default: the shipped tree model, or `model`,
+    /// except for the `linear_languages`) or `linear` (the hand-fitted [`rank::Weights`] alone,
+    /// for comparison).
     pub ranker: RankerKind,
+    /// Languages the `learned` ranker leaves to the linear weights: where, on held-out folds of
+    /// the training fixes, the linear ranking beat the model (Python: the weights were fitted on
+    /// Python issues of the same repositories; docs/ranker.md). A query's language is the most
+    /// common language of its best lexical source files ([`learned::query_language`]).
+    pub linear_languages: Vec<String>,
     /// A model of one's own (`swex train`'s output, inline), used by the `learned` ranker instead
     /// of the shipped one.
     pub model: Option<serde_json::Value>,
@@ -74,6 +80,7 @@ impl Default for SwexConfig {
     fn default() -> Self {
         SwexConfig {
             ranker: RankerKind::Learned,
+            linear_languages: vec!["python".to_owned()],
             model: None,
             emit_features: false,
             weights: rank::Weights::default(),
@@ -245,9 +252,15 @@ impl Explorer for Swex {
             .config
             .emit_features
             .then(|| learned::features_note(&ranked, &gathered.files, &gathered.hits));
+        let language = learned::query_language(&ranked, &gathered.files);
         let ranked = match &self.learned {
-            Some(model) => model.rerank(ranked, &gathered.files, &gathered.hits),
-            None => ranked,
+            Some(model)
+                if !language
+                    .is_some_and(|l| self.config.linear_languages.iter().any(|x| x == l)) =>
+            {
+                model.rerank(ranked, &gathered.files, &gathered.hits)
+            }
+            _ => ranked,
         };
         let tests = self.order_tests(&ranked, &gathered.files);
         stages.lap("rank");
