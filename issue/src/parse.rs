@@ -23,12 +23,14 @@
 
 use crate::clues::{IssueClues, WeightedTerm};
 use crate::frames::extract_frames;
-use crate::paths::{looks_like_path, normalize_path_hint, path_stem, url_file_path};
+use crate::paths::{looks_like_path, url_file_path};
 use crate::words::{is_code_like, is_stop_word};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
+use swex_text::hints::normalize_path_hint;
+use swex_text::paths::{Extension, file_stem};
 
 /// Weights of the term categories and the term cap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -108,9 +110,11 @@ pub fn parse_with(text: &str, options: &QueryOptions) -> IssueClues {
     let frames = std::mem::take(&mut clues.frames);
     for frame in &frames {
         clues.paths.push(&frame.path);
+        // Windows frames write `\`; the stem is the file name's, without its last extension.
+        let path = frame.path.replace('\\', "/");
         clues
             .terms
-            .add_words(&path_stem(&frame.path), options.frame_weight);
+            .add_words(file_stem(&path, Extension::Last), options.frame_weight);
         if let Some(function) = &frame.function {
             clues.terms.add_identifier(function, options.frame_weight);
         }
