@@ -52,14 +52,12 @@ enum Class {
 }
 
 fn class_of(c: char) -> Class {
-    if c == '_' || c == '-' {
-        Class::Separator
+    if c.is_ascii() {
+        ASCII_CLASS[c as usize]
     } else if c.is_lowercase() {
         Class::Lower
     } else if c.is_uppercase() {
         Class::Upper
-    } else if c.is_ascii_digit() {
-        Class::Digit
     } else if c.is_numeric() {
         Class::Numeral
     } else {
@@ -67,23 +65,19 @@ fn class_of(c: char) -> Class {
     }
 }
 
-/// The classes of the ASCII bytes, looked up rather than computed: the engine's tokenizer splits
-/// every identifier of every indexed file.
+/// The classes of the ASCII characters, looked up rather than computed: the engine's tokenizer
+/// splits every identifier of every indexed file.
 static ASCII_CLASS: [Class; 128] = {
     let mut table = [Class::Other; 128];
     let mut b = 0;
     while b < 128 {
         let byte = b as u8;
-        table[b] = if byte == b'_' || byte == b'-' {
-            Class::Separator
-        } else if byte.is_ascii_lowercase() {
-            Class::Lower
-        } else if byte.is_ascii_uppercase() {
-            Class::Upper
-        } else if byte.is_ascii_digit() {
-            Class::Digit
-        } else {
-            Class::Other
+        table[b] = match byte {
+            b'_' | b'-' => Class::Separator,
+            b'a'..=b'z' => Class::Lower,
+            b'A'..=b'Z' => Class::Upper,
+            b'0'..=b'9' => Class::Digit,
+            _ => Class::Other,
         };
         b += 1;
     }
