@@ -340,6 +340,27 @@ mod tests {
         assert!(term_texts(&clues).contains(&"django/forms/formsets.py"));
     }
 
+    /// A frame's file gives its name without the last extension; a dot file's name is all stem
+    /// (`.pythonrc` gives `pythonrc`), and a Windows path its last component.
+    #[test]
+    fn frame_files_give_their_stem() {
+        for (frame_path, stem) in [
+            ("/home/u/.pythonrc", "pythonrc"),
+            ("C:\\proj\\app\\views.py", "views"),
+        ] {
+            let clues = parse(&format!(
+                "Traceback:\n  File \"{frame_path}\", line 5, in run_it\n"
+            ));
+            assert_eq!(clues.frames.len(), 1, "{frame_path}");
+            // At the frame's weight, not only as a word of the prose around it.
+            assert!(
+                weight(&clues, stem) >= Some(QueryOptions::default().frame_weight),
+                "{frame_path}: {:?}",
+                clues.terms
+            );
+        }
+    }
+
     /// Words in any alphabet are terms: prose of three letters or more, code spans whole; one-
     /// and two-letter words are dropped as in English.
     #[test]
