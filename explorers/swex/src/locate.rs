@@ -14,6 +14,9 @@
 //! model, so at temperature 1 the shares are its probabilities): the first file's share is high
 //! when its score stands out, low when several files are close. Tests get `test_confidence` times the share of
 //! the source they test (a test file is rarely needed whole, but usually needed).
+//!
+//! Which tests: [`order_tests`] puts the test modules of the top sources first (tests named for
+//! them, by the language-blind naming of `swex_text::subjects`), then the others by score.
 
 use crate::issue::{Issue, is_stop};
 use crate::rank::RankedFile;
