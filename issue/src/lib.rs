@@ -7,7 +7,8 @@
 //!   the `issue_clues` service returns them; the plugin SDK re-exports them.
 //! - with the `parse` feature (default; it brings `regex`):
 //!   - [`frames`]: traceback frames and source locations of six syntaxes;
-//!   - [`paths`]: which words are file paths, paths inside source-browser links, path hints;
+//!   - [`paths`]: which words are file paths and paths inside source-browser links (hints made
+//!     repository-relative: `swex_text::hints`);
 //!   - [`words`]: code-likeness of a word, stop words;
 //!   - [`parse`](mod@parse): [`parse()`] → [`IssueClues`], including the weighted terms the
 //!     engine's lexical search runs;

@@ -23,12 +23,14 @@
 
 use crate::clues::{IssueClues, WeightedTerm};
 use crate::frames::extract_frames;
-use crate::paths::{looks_like_path, normalize_path_hint, path_stem, url_file_path};
+use crate::paths::{looks_like_path, url_file_path};
 use crate::words::{is_code_like, is_stop_word};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
+use swex_text::hints::normalize_path_hint;
+use swex_text::paths::{Extension, file_stem};
 
 /// Weights of the term categories and the term cap.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -108,9 +110,11 @@ pub fn parse_with(text: &str, options: &QueryOptions) -> IssueClues {
     let frames = std::mem::take(&mut clues.frames);
     for frame in &frames {
         clues.paths.push(&frame.path);
+        // Windows frames write `\`; the stem is the file name's, without its last extension.
+        let path = frame.path.replace('\\', "/");
         clues
             .terms
-            .add_words(&path_stem(&frame.path), options.frame_weight);
+            .add_words(file_stem(&path, Extension::Last), options.frame_weight);
         if let Some(function) = &frame.function {
             clues.terms.add_identifier(function, options.frame_weight);
         }
@@ -334,6 +338,27 @@ mod tests {
         assert_eq!(top, ["formsets", "full_clean"]);
         // The traceback path enters as a repository-relative hint, not with its prefix.
         assert!(term_texts(&clues).contains(&"django/forms/formsets.py"));
+    }
+
+    /// A frame's file gives its name without the last extension; a dot file's name is all stem
+    /// (`.pythonrc` gives `pythonrc`), and a Windows path its last component.
+    #[test]
+    fn frame_files_give_their_stem() {
+        for (frame_path, stem) in [
+            ("/home/u/.pythonrc", "pythonrc"),
+            ("C:\\proj\\app\\views.py", "views"),
+        ] {
+            let clues = parse(&format!(
+                "Traceback:\n  File \"{frame_path}\", line 5, in run_it\n"
+            ));
+            assert_eq!(clues.frames.len(), 1, "{frame_path}");
+            // At the frame's weight, not only as a word of the prose around it.
+            assert!(
+                weight(&clues, stem) >= Some(QueryOptions::default().frame_weight),
+                "{frame_path}: {:?}",
+                clues.terms
+            );
+        }
     }
 
     /// Words in any alphabet are terms: prose of three letters or more, code spans whole; one-

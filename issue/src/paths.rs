@@ -1,6 +1,5 @@
-//! File paths in issue text: which words are paths, the paths inside source-browser links, and
-//! the normalisation of a path as written (`/usr/lib/python3/site-packages/x/y.py`) into a
-//! repository-relative hint (`x/y.py`).
+//! File paths in issue text: which words are paths and the paths inside source-browser links.
+//! (A path as written made a repository-relative hint is `swex_text::hints::normalize_path_hint`.)
 
 /// File extensions that make a dotted word a file path.
 pub const PATH_EXTENSIONS: &[&str] = &[
@@ -55,65 +54,9 @@ pub fn url_file_path(url: &str) -> Option<String> {
     None
 }
 
-/// Normalises a path as written in an issue into a repository-relative hint: backslashes become
-/// `/`; a `file://` scheme, drive letter, leading `/` and `./`, and everything up to the last
-/// `site-packages/`, `dist-packages/` or `node_modules/` are removed.
-pub fn normalize_path_hint(path: &str) -> String {
-    let mut p = path.replace('\\', "/");
-    for scheme in ["file://", "webpack:///", "webpack://"] {
-        if let Some(rest) = p.strip_prefix(scheme) {
-            p = rest.to_string();
-        }
-    }
-    if p.len() >= 2 && p.as_bytes()[1] == b':' && p.as_bytes()[0].is_ascii_alphabetic() {
-        p = p[2..].to_string();
-    }
-    for marker in ["site-packages/", "dist-packages/", "node_modules/"] {
-        if let Some(index) = p.rfind(marker) {
-            p = p[index + marker.len()..].to_string();
-        }
-    }
-    let mut p = p.as_str();
-    loop {
-        if let Some(rest) = p.strip_prefix("./") {
-            p = rest;
-        } else if let Some(rest) = p.strip_prefix('/') {
-            p = rest;
-        } else {
-            break;
-        }
-    }
-    p.to_string()
-}
-
-/// The file name of a path without its extension (`a/b/query.py` gives `query`).
-pub fn path_stem(path: &str) -> String {
-    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
-    name.rsplit_once('.')
-        .map(|(stem, _)| stem)
-        .unwrap_or(name)
-        .to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn path_hints() {
-        for (input, expected) in [
-            (
-                "/usr/lib/python3/site-packages/django/db/models/query.py",
-                "django/db/models/query.py",
-            ),
-            ("./src/x.rs", "src/x.rs"),
-            ("C:\\proj\\src\\a.py", "proj/src/a.py"),
-            ("file:///app/index.js", "app/index.js"),
-            ("lib/a.js", "lib/a.js"),
-        ] {
-            assert_eq!(normalize_path_hint(input), expected, "{input}");
-        }
-    }
 
     #[test]
     fn path_words() {
@@ -135,6 +78,5 @@ mod tests {
             Some("src/a.py")
         );
         assert_eq!(url_file_path("https://example.com/x"), None);
-        assert_eq!(path_stem("a/b/query.py"), "query");
     }
 }

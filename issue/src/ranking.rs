@@ -19,6 +19,7 @@
 use regex::Regex;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::LazyLock;
+use swex_text::identifiers::{Digits, identifier_parts, squash};
 use swex_text::stopwords::StopList;
 
 pub use crate::clues::Frame;
@@ -70,40 +71,6 @@ static PATH: LazyLock<Regex> = LazyLock::new(|| {
 pub fn is_stop(word: &str) -> bool {
     let lower = word.to_ascii_lowercase();
     lower.len() < 2 || StopList::IssueRanking.contains(&lower)
-}
-
-/// Lowercase with underscores and dashes removed: `k_means_` and `KMeans` both give `kmeans`.
-pub fn normalise(word: &str) -> String {
-    word.chars()
-        .filter(|c| *c != '_' && *c != '-')
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-/// The parts of an identifier split on snake_case and camelCase boundaries, lowercased.
-pub fn identifier_parts(word: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    for piece in word.split(['_', '-']) {
-        let chars: Vec<char> = piece.chars().collect();
-        let mut current = String::new();
-        for (i, &c) in chars.iter().enumerate() {
-            let boundary = i > 0
-                && c.is_uppercase()
-                && (chars[i - 1].is_lowercase()
-                    || chars[i - 1].is_ascii_digit()
-                    || chars.get(i + 1).is_some_and(|n| n.is_lowercase())
-                        && chars[i - 1].is_uppercase());
-            if boundary && !current.is_empty() {
-                parts.push(current.to_lowercase());
-                current.clear();
-            }
-            current.push(c);
-        }
-        if !current.is_empty() {
-            parts.push(current.to_lowercase());
-        }
-    }
-    parts
 }
 
 fn is_code_like(word: &str) -> bool {
@@ -170,13 +137,13 @@ pub fn parse(text: &str) -> Issue {
             let code_like = is_code_like(word);
             let boost = if code_like { 1.5 } else { 1.0 };
             let strong = code_like || *weight >= 1.0;
-            *issue.words.entry(normalise(word)).or_default() += weight * boost;
+            *issue.words.entry(squash(word)).or_default() += weight * boost;
             if strong {
-                *issue.strong_words.entry(normalise(word)).or_default() += weight * boost;
+                *issue.strong_words.entry(squash(word)).or_default() += weight * boost;
             }
             let best = issue.identifier_weight.entry(word.to_owned()).or_default();
             *best = best.max(*weight);
-            let parts = identifier_parts(word);
+            let parts = identifier_parts(word, Digits::Attached);
             if parts.len() > 1 {
                 for part in parts {
                     if part.len() > 2 && !is_stop(&part) {
@@ -243,17 +210,6 @@ mod tests {
         assert!(!cleaned.contains("python"));
         assert!(!cleaned.contains("xarray"));
         assert!(cleaned.contains("real sentence"));
-    }
-
-    #[test]
-    fn identifier_parts_split_snake_and_camel() {
-        let check =
-            |word: &str, expected: &[&str]| assert_eq!(identifier_parts(word), expected, "{word}");
-        check("separability_matrix", &["separability", "matrix"]);
-        check("CompoundModel", &["compound", "model"]);
-        check("HTTPServer", &["http", "server"]);
-        check("Pix2Sky_TAN", &["pix2", "sky", "tan"]);
-        check("rst", &["rst"]);
     }
 
     #[test]

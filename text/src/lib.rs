@@ -9,6 +9,18 @@
 //! - [`paths`]: what a repository path says about a file ([`paths::path_role`]: test, docs,
 //!   example, vendored, generated or bundled, declaration stub, barrel).
 //! - [`stopwords`]: every stop-word list, one named [`stopwords::StopList`] each.
+//! - [`identifiers`]: identifiers split into words on `_`, `-` and camelCase
+//!   ([`identifiers::identifier_parts`], with a named [`identifiers::Digits`] rule) and squashed
+//!   for comparison ([`identifiers::squash`]).
+//! - [`stems`]: whether two words are one up to inflection ([`stems::same_word`], with a named
+//!   [`stems::Inflection`]); a file's stem is [`paths::file_stem`] (named [`paths::Extension`])
+//!   and [`paths::module_stem`].
+//! - [`subjects`]: the subject a test file names ([`subjects::subject_stem`], one named
+//!   [`subjects::TestNaming`] per convention, and the explorer's language-blind pairing).
+//! - [`hints`]: paths as issues write them, made repository-relative
+//!   ([`hints::normalize_path_hint`]) and resolved to snapshot files
+//!   ([`hints::resolve_path_hint`], named [`hints::BareName`]); one path naming another
+//!   ([`hints::ends_with_path`], [`hints::path_suffixes`]).
 //!
 //! Invariant: std only, no dependencies — the plugin SDK re-exports this crate as
 //! `swex_plugin::text`, and a plugin author depends on the SDK alone. Nothing here knows about
@@ -27,10 +39,14 @@
 //! ```
 
 pub mod glob;
+pub mod hints;
+pub mod identifiers;
 pub mod lines;
 pub mod paths;
 pub mod python;
+pub mod stems;
 pub mod stopwords;
+pub mod subjects;
 
 pub use glob::{Glob, GlobError};
 pub use lines::{

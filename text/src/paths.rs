@@ -169,9 +169,66 @@ pub fn path_role(path: &str) -> PathRole {
     }
 }
 
+/// Which dots of a file name end its stem. The readers differ on purpose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Extension {
+    /// Only the last extension goes (`c.test.ts` → `c.test`); a name whose only dot leads it
+    /// (`.bashrc`) is all stem. The code graph and the test naming of languages whose test
+    /// affixes sit before the extension (`.test`, `.spec`), the issue parser's words of a frame's
+    /// file, and a command explorer's default name.
+    Last,
+    /// Everything from the first dot goes (`c.test.ts` → `c`, `jquery.min.js` → `jquery`,
+    /// `.bashrc` → ``). The code search's and the `swex` explorer's name of a file, compared
+    /// with words and symbol names, which never hold a dot.
+    All,
+}
+
+/// The file name of `path` (after its last `/`) without its extension (see [`Extension`]).
+pub fn file_stem(path: &str, extension: Extension) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match extension {
+        Extension::Last => name
+            .rfind('.')
+            .filter(|&dot| dot > 0)
+            .map_or(name, |dot| &name[..dot]),
+        Extension::All => name.split_once('.').map_or(name, |(stem, _)| stem),
+    }
+}
+
+/// The name a module is known by: its [`file_stem`] up to the first dot, and for a Python
+/// package's `__init__` file the name of its folder (`sympy/sets/__init__.py` → `sets`).
+pub fn module_stem(path: &str) -> &str {
+    let stem = file_stem(path, Extension::All);
+    if stem == "__init__" {
+        path.rsplit('/').nth(1).unwrap_or(stem)
+    } else {
+        stem
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One row per path: its stem without the last extension, without all, and as a module.
+    #[test]
+    fn file_stems_drop_the_last_or_every_extension() {
+        for (path, last, all, module) in [
+            ("a/b/query.py", "query", "query", "query"),
+            ("src/c.test.ts", "c.test", "c", "c"),
+            ("static/jquery.min.js", "jquery.min", "jquery", "jquery"),
+            ("Makefile", "Makefile", "Makefile", "Makefile"),
+            ("home/.bashrc", ".bashrc", "", ""),
+            ("sympy/sets/__init__.py", "__init__", "__init__", "sets"),
+            ("__init__.py", "__init__", "__init__", "__init__"),
+            ("k_means_.py", "k_means_", "k_means_", "k_means_"),
+        ] {
+            assert_eq!(file_stem(path, Extension::Last), last, "{path} last");
+            assert_eq!(file_stem(path, Extension::All), all, "{path} all");
+            assert_eq!(module_stem(path), module, "{path} module");
+        }
+    }
 
     #[test]
     fn roles_come_from_folders_and_file_names() {

@@ -16,6 +16,7 @@
 
 use super::data::{Query, Target};
 use serde::{Deserialize, Serialize};
+use swex_text::hints::ends_with_path;
 
 /// The cut-off of the benchmark's score.
 pub const K: usize = 10;
@@ -49,13 +50,12 @@ impl Hit {
     }
 }
 
-/// The benchmark's path rule: equal, or one a `/`-suffix of the other.
+/// The benchmark's path rule: equal, or one a `/`-suffix of the other
+/// (`swex_text::hints::ends_with_path` either way).
 pub fn path_matches(result: &str, target: &str) -> bool {
     let result = result.replace('\\', "/");
     let target = target.replace('\\', "/");
-    result == target
-        || result.ends_with(&format!("/{target}"))
-        || target.ends_with(&format!("/{result}"))
+    ends_with_path(&result, &target) || ends_with_path(&target, &result)
 }
 
 fn matches(hit: &Hit, target: &Target, scoring: Scoring) -> bool {

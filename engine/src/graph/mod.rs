@@ -49,6 +49,7 @@ pub use pagerank::{EdgeWeights, PageRankMethod, PageRankOptions};
 
 use crate::analysis::{ChunkKind, FileAnalysis, Language, ReferenceKind};
 use paths::{dir_of, file_name};
+use swex_text::paths::{Extension, file_stem};
 
 /// Names with more compatible definitions than this in the whole snapshot are not resolved
 /// globally (tier 3 of reference resolution).
@@ -555,7 +556,7 @@ impl ReferenceContext<'_> {
             if matches!(analysis.language, Some(Language::C | Language::Cpp))
                 && is_c_header(target_path)
             {
-                let stem = paths::stem(target_path);
+                let stem = file_stem(target_path, Extension::Last);
                 for extension in C_SOURCE_EXTENSIONS {
                     visible.extend(
                         self.resolver

@@ -12,14 +12,6 @@ pub(crate) fn file_name(path: &str) -> &str {
     path.rfind('/').map_or(path, |i| &path[i + 1..])
 }
 
-/// File name without its last extension.
-pub(crate) fn stem(path: &str) -> &str {
-    let name = file_name(path);
-    name.rfind('.')
-        .filter(|&i| i > 0)
-        .map_or(name, |i| &name[..i])
-}
-
 pub(crate) fn join(dir: &str, rest: &str) -> String {
     if dir.is_empty() {
         rest.to_owned()
@@ -165,8 +157,6 @@ mod tests {
     fn path_arithmetic() {
         assert_eq!(dir_of("a/b/c.py"), "a/b");
         assert_eq!(dir_of("c.py"), "");
-        assert_eq!(stem("a/b/c.test.ts"), "c.test");
-        assert_eq!(stem("a/.hidden"), ".hidden");
         assert_eq!(
             normalize_join("a/b", "../c/./d.js").as_deref(),
             Some("a/c/d.js")

@@ -32,8 +32,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::paths::{FileTable, dir_of, file_name, join, normalize_join, stem};
+use super::paths::{FileTable, dir_of, file_name, join, normalize_join};
 use crate::analysis::{FileAnalysis, Import, Language};
+use swex_text::paths::{Extension, file_stem};
 
 /// Everything the resolvers need to know about the snapshot, built once.
 pub(crate) struct Resolver<'a> {
@@ -538,6 +539,6 @@ pub(crate) fn python_module_path(path: &str) -> Option<String> {
 fn rust_module_dir(path: &str) -> String {
     match file_name(path) {
         "mod.rs" | "lib.rs" | "main.rs" => dir_of(path).to_owned(),
-        _ => join(dir_of(path), stem(path)),
+        _ => join(dir_of(path), file_stem(path, Extension::Last)),
     }
 }

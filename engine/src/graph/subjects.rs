@@ -1,6 +1,7 @@
 //! Test ↔ subject pairing by file name.
 //!
-//! A test file names its subject: `test_foo.py`, `foo_test.py`, `foo_test.go`, `FooTest.java`,
+//! A test file names its subject (the naming is `swex_text::subjects`, one `TestNaming` per
+//! language family): `test_foo.py`, `foo_test.py`, `foo_test.go`, `FooTest.java`,
 //! `FooTests.java`, `FooIT.java`, `TestFoo.java`, `foo.test.ts`, `foo.spec.js`, `__tests__/foo.js`,
 //! `foo_spec.rb`, `foo_test.rb`, `test_foo.rb`, `FooTest.php`, Rust `tests/foo.rs`, `foo_test.rs`,
 //! C/C++ `foo_test.cc`, `foo_unittest.cc`, `test_foo.c`. The subject is a non-test file with that
@@ -16,8 +17,10 @@
 
 use std::collections::HashMap;
 
-use super::paths::{FileTable, dir_of, file_name, stem};
+use super::paths::{FileTable, dir_of, file_name};
 use crate::analysis::Language;
+use swex_text::paths::{Extension, file_stem};
+use swex_text::subjects::{TestNaming, subject_stem};
 
 /// What a test file's subject looks like.
 pub(crate) struct SubjectPattern {
@@ -39,84 +42,32 @@ const TEST_DIRS: [&str; 8] = [
     "integration",
 ];
 
-/// The subject pattern of a test file, or `None` when `path` is not a test by name.
+/// The subject pattern of a test file, or `None` when `path` is not a test by name: the stem
+/// its language's convention names (`swex_text::subjects`), with the extensions of that family.
 pub(crate) fn subject_of(path: &str, language: Option<Language>) -> Option<SubjectPattern> {
-    let name = file_name(path);
-    let base = stem(path);
-    let pattern = |stem: &str, extensions| {
-        (!stem.is_empty()).then(|| SubjectPattern {
-            stem: stem.to_owned(),
-            extensions,
-        })
-    };
-    match language? {
-        Language::Python => {
-            let stem = base
-                .strip_prefix("test_")
-                .or_else(|| base.strip_suffix("_test"))
-                .or_else(|| base.strip_suffix("_tests"))?;
-            pattern(stem, PYTHON)
-        }
-        Language::Go => pattern(name.strip_suffix("_test.go")?, &["go"]),
-        Language::Java | Language::Php => {
-            let extensions: &'static [&'static str] = if language == Some(Language::Java) {
-                &["java"]
-            } else {
-                &["php"]
-            };
-            let stem = base
-                .strip_suffix("Tests")
-                .or_else(|| base.strip_suffix("Test"))
-                .or_else(|| base.strip_suffix("IT").filter(|_| extensions == ["java"]))
-                .or_else(|| {
-                    base.strip_prefix("Test")
-                        .filter(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
-                })?;
-            pattern(stem, extensions)
-        }
-        Language::JavaScript | Language::TypeScript | Language::Tsx => {
-            let stem = [".test", ".spec", "-test", "-spec", "_test", "_spec"]
-                .iter()
-                .find_map(|suffix| base.strip_suffix(suffix));
-            let in_tests_dir = dir_of(path).rsplit('/').next() == Some("__tests__");
-            let stem = stem.or(in_tests_dir.then_some(base))?;
-            pattern(stem, JS)
-        }
-        Language::Ruby => {
-            let stem = base
-                .strip_suffix("_spec")
-                .or_else(|| base.strip_suffix("_test"))
-                .or_else(|| base.strip_prefix("test_"))?;
-            pattern(stem, &["rb"])
-        }
-        Language::Rust => {
-            let in_tests_dir = path.starts_with("tests/") || path.contains("/tests/");
-            let by_name = base
-                .strip_suffix("_test")
-                .or_else(|| base.strip_suffix("_tests"))
-                .or_else(|| base.strip_prefix("test_"));
-            let stem = by_name.or((in_tests_dir
-                && !matches!(name, "mod.rs" | "main.rs" | "lib.rs"))
-            .then_some(base))?;
-            pattern(stem, &["rs"])
-        }
-        Language::C | Language::Cpp => {
-            let stem = ["_unittest", "_test", "-test", ".test", "_tests"]
-                .iter()
-                .find_map(|suffix| base.strip_suffix(suffix))
-                .or_else(|| base.strip_prefix("test_"))?;
-            pattern(stem, C_FAMILY)
-        }
+    let (naming, extensions) = match language? {
+        Language::Python => (TestNaming::Python, PYTHON),
+        Language::Go => (TestNaming::Go, &["go"][..]),
+        Language::Java => (TestNaming::Java, &["java"][..]),
+        Language::Php => (TestNaming::Php, &["php"][..]),
+        Language::JavaScript | Language::TypeScript | Language::Tsx => (TestNaming::JavaScript, JS),
+        Language::Ruby => (TestNaming::Ruby, &["rb"][..]),
+        Language::Rust => (TestNaming::Rust, &["rs"][..]),
+        Language::C | Language::Cpp => (TestNaming::CFamily, C_FAMILY),
         // No test pairing for other languages (Kotlin, Scala, C#, Swift, Elixir, Bash, Haskell,
         // Lua, Zig, and any language added to the table): no test edges.
-        _ => None,
-    }
+        _ => return None,
+    };
+    Some(SubjectPattern {
+        stem: subject_stem(path, naming)?.to_owned(),
+        extensions,
+    })
 }
 
 /// Module entry files stand for their directory: `foo/__init__.py`, `foo/mod.rs`, `foo/index.ts`.
 fn is_entry_file(path: &str) -> bool {
     let name = file_name(path);
-    name == "__init__.py" || name == "mod.rs" || stem(path) == "index"
+    name == "__init__.py" || name == "mod.rs" || file_stem(path, Extension::Last) == "index"
 }
 
 /// Candidate subjects by stem: every file under its stem, module entry files under their
@@ -127,7 +78,7 @@ pub(crate) fn stem_table<'a>(files: &FileTable<'a>) -> HashMap<&'a str, Vec<u32>
         let key = if is_entry_file(path) {
             file_name(dir_of(path))
         } else {
-            stem(path)
+            file_stem(path, Extension::Last)
         };
         if !key.is_empty() {
             by_stem.entry(key).or_default().push(index as u32);

@@ -16,6 +16,7 @@ use crate::scan::Diagnostic;
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;
+use swex_text::hints::{BareName, normalize_path_hint, resolve_path_hint};
 use swex_text::{Glob, split_lines};
 
 impl SnapshotIndex {
@@ -277,38 +278,15 @@ impl SnapshotIndex {
     }
 
     /// Indexed files whose path ends with the normalised hint (whole path components), best
-    /// (longest hint match, then shortest path) first. Turns traceback paths into snapshot paths.
+    /// (longest hint match, then shortest path) first; every file of the name for a bare file
+    /// name (`swex_text::hints::resolve_path_hint`, [`BareName::Any`]). Turns traceback paths
+    /// into snapshot paths.
     pub fn resolve_path(&self, hint: &str) -> Vec<&str> {
-        let hint = swex_issue::paths::normalize_path_hint(hint);
-        let mut components: Vec<&str> = hint.split('/').filter(|c| !c.is_empty()).collect();
-        while !components.is_empty() {
-            let suffix = components.join("/");
-            let mut found: Vec<&str> = self
-                .files
-                .iter()
-                .map(|f| f.path.as_str())
-                .filter(|p| *p == suffix || p.ends_with(&format!("/{suffix}")))
-                .collect();
-            if !found.is_empty() {
-                found.sort_by_key(|p| (p.len(), *p));
-                return found;
-            }
-            // Drop leading components that are outside the repository (`/home/u/proj/`).
-            components.remove(0);
-            if components.len() == 1 && !hint.is_empty() {
-                // A bare file name is still a useful hint; stop after trying it.
-                let name = components[0];
-                let mut found: Vec<&str> = self
-                    .files
-                    .iter()
-                    .map(|f| f.path.as_str())
-                    .filter(|p| p.rsplit('/').next() == Some(name))
-                    .collect();
-                found.sort_by_key(|p| (p.len(), *p));
-                return found;
-            }
-        }
-        Vec::new()
+        resolve_path_hint(
+            &normalize_path_hint(hint),
+            self.files.iter().map(|f| f.path.as_str()),
+            BareName::Any,
+        )
     }
 
     /// Lines matching `pattern` (a regular expression), in path then line order, at most `limit`;

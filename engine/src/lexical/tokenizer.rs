@@ -8,7 +8,8 @@
 //! - each connector-separated segment (`django`, `db`, `models`),
 //! - each segment's sub-words when it splits on `_` or camelCase (`getUserName` gives
 //!   `getusername`, `get`, `user`, `name`; `HTTPServer` gives `httpserver`, `http`, `server`;
-//!   `__init__` gives `__init__`, `init`).
+//!   `__init__` gives `__init__`, `init`): the one identifier splitter,
+//!   `swex_text::identifiers`, with digits attached.
 //!
 //! Numbers are ordinary tokens (`404`, `1.5.2` with `1`, `5`, `2`); a letter-digit transition is
 //! not a boundary (`utf8`, `sha256`, `v2` stay whole) but a digit-to-capital one is (`base64Encode`).
@@ -26,6 +27,7 @@
 //! This module knows nothing about tantivy's index; [`CodeTokenizer`] and [`CjkTokenizer`] only
 //! adapt the functions to tantivy's `Tokenizer` trait.
 
+use swex_text::identifiers::{Digits, for_each_part};
 use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 
 /// Longest segment or sub-word token kept, in bytes.
@@ -102,7 +104,7 @@ fn for_each_span(text: &str, mut emit: impl FnMut(usize, usize, TokenLevel)) {
             while pos < text.len() {
                 let b = bytes[pos];
                 match ASCII_CLASS[usize::from(b)] {
-                    AsciiClass::Word(_) => {
+                    AsciiClass::Word => {
                         pos += 1;
                         continue;
                     }
@@ -148,7 +150,7 @@ fn emit_segment(
     let mut parts: [(usize, usize); 16] = [(0, 0); 16];
     let mut count = 0usize;
     // Sub-words past the 16th (generated names, long constants) are not worth a token each.
-    split_subwords(segment, |s, e| {
+    for_each_part(segment, Digits::Attached, |s, e| {
         if count < parts.len() {
             parts[count] = (s, e);
             count += 1;
@@ -168,59 +170,12 @@ fn emit_segment(
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum CharClass {
-    Lower,
-    Upper,
-    Digit,
-    Other,
-}
-
-fn class_of(c: char) -> CharClass {
-    if c.is_lowercase() {
-        CharClass::Lower
-    } else if c.is_uppercase() {
-        CharClass::Upper
-    } else if c.is_numeric() {
-        CharClass::Digit
-    } else {
-        CharClass::Other
-    }
-}
-
-/// Splits one identifier segment on `_` and camelCase boundaries; calls `part(start, end)` with
-/// byte offsets inside the segment.
-fn split_subwords(segment: &str, part: impl FnMut(usize, usize)) {
-    // Most identifiers are ASCII: classify their bytes without decoding chars (same classes).
-    if segment.is_ascii() {
-        split_classified(
-            segment.len(),
-            segment
-                .bytes()
-                .enumerate()
-                .map(|(offset, b)| match ASCII_CLASS[usize::from(b)] {
-                    AsciiClass::Word(class) => (offset, b == b'_', class),
-                    _ => (offset, false, CharClass::Other),
-                }),
-            part,
-        );
-    } else {
-        split_classified(
-            segment.len(),
-            segment
-                .char_indices()
-                .map(|(offset, c)| (offset, c == '_', class_of(c))),
-            part,
-        );
-    }
-}
-
 /// What the analyzer needs to know about a byte, looked up rather than computed: the scans
 /// visit every byte of every document.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum AsciiClass {
-    /// An ASCII identifier character (letter, digit, `_`) and its [`CharClass`].
-    Word(CharClass),
+    /// An ASCII identifier character (letter, digit, `_`).
+    Word,
     /// Any other ASCII byte.
     Separator,
     /// Part of a multi-byte char: decode it.
@@ -232,14 +187,8 @@ static ASCII_CLASS: [AsciiClass; 256] = {
     let mut b = 0;
     while b < 128 {
         let byte = b as u8;
-        table[b] = if byte.is_ascii_lowercase() {
-            AsciiClass::Word(CharClass::Lower)
-        } else if byte.is_ascii_uppercase() {
-            AsciiClass::Word(CharClass::Upper)
-        } else if byte.is_ascii_digit() {
-            AsciiClass::Word(CharClass::Digit)
-        } else if byte == b'_' {
-            AsciiClass::Word(CharClass::Other)
+        table[b] = if byte.is_ascii_alphanumeric() || byte == b'_' {
+            AsciiClass::Word
         } else {
             AsciiClass::Separator
         };
@@ -247,49 +196,6 @@ static ASCII_CLASS: [AsciiClass; 256] = {
     }
     table
 };
-
-/// [`split_subwords`] over `(byte offset, is '_', class)` of each char of a segment of `len`
-/// bytes.
-fn split_classified(
-    len: usize,
-    chars: impl Iterator<Item = (usize, bool, CharClass)>,
-    mut part: impl FnMut(usize, usize),
-) {
-    let mut chars = chars.peekable();
-    let mut part_start: Option<usize> = None;
-    let mut prev = CharClass::Other;
-    while let Some((offset, underscore, here)) = chars.next() {
-        if underscore {
-            if let Some(s) = part_start.take() {
-                part(s, offset);
-            }
-            prev = CharClass::Other;
-            continue;
-        }
-        match part_start {
-            None => part_start = Some(offset),
-            Some(s) => {
-                let boundary = match (prev, here) {
-                    // fooBar, base64Encode
-                    (CharClass::Lower | CharClass::Digit, CharClass::Upper) => true,
-                    // HTTPServer: the last capital of a run starts the next word.
-                    (CharClass::Upper, CharClass::Upper) => chars
-                        .peek()
-                        .is_some_and(|&(_, _, next)| next == CharClass::Lower),
-                    _ => false,
-                };
-                if boundary {
-                    part(s, offset);
-                    part_start = Some(offset);
-                }
-            }
-        }
-        prev = here;
-    }
-    if let Some(s) = part_start {
-        part(s, len);
-    }
-}
 
 fn lowercase_into<'a>(buffer: &'a mut String, text: &str) -> &'a str {
     buffer.clear();

@@ -7,6 +7,8 @@ use crate::index::{DenseMode, DenseQuery, IndexError, SnapshotIndex};
 use crate::lexical::{LexicalConfig, LexicalQuery};
 use std::collections::HashMap;
 use swex_issue::WeightedTerm;
+use swex_text::identifiers::squash;
+use swex_text::stems::{Inflection, same_word};
 
 /// What one file has gathered.
 #[derive(Default)]
@@ -35,14 +37,6 @@ fn kind_factor(kind: ChunkKind, config: &RankConfig) -> f32 {
             config.constant_kind
         }
     }
-}
-
-/// Whether a file stem names the symbol: equal, or plural of it (`headers` for `Header`).
-fn stem_names(stem: &str, name_lower: &str) -> bool {
-    let name: String = name_lower.chars().filter(|c| *c != '_').collect();
-    stem == name
-        || stem.strip_suffix('s') == Some(name.as_str())
-        || name.strip_suffix('s') == Some(stem)
 }
 
 /// The multiplier of a file's score for its role: tests, docs and examples are demoted unless
@@ -346,9 +340,15 @@ impl<'a> SearchRun<'a> {
                     let matched = keywords
                         .iter()
                         .filter(|k| {
-                            aid.words
-                                .iter()
-                                .any(|w| super::paths::words_match(k, w, config.path_min_prefix))
+                            aid.words.iter().any(|w| {
+                                same_word(
+                                    k,
+                                    w,
+                                    Inflection::Suffixes {
+                                        min_stem: config.path_min_prefix,
+                                    },
+                                )
+                            })
                         })
                         .count();
                     matched as f32 / keywords.len() as f32
@@ -462,7 +462,8 @@ fn definition_strength(
     if definition.name != name {
         strength *= config.case_mismatch;
     }
-    if stem_names(&aid.stem, name_lower) {
+    // The file named for the symbol, up to number (`headers.py` for `Header`).
+    if same_word(&aid.stem, &squash(name_lower), Inflection::Plural) {
         strength *= config.symbol_stem;
     }
     if !qualifier.is_empty() {
@@ -573,7 +574,7 @@ fn expand_vocabulary(
         let prefix: String = word.chars().take(5).collect();
         for token in view.body_tokens_with_prefix(&prefix, 24)? {
             if token != word
-                && super::paths::words_match(&word, &token, 5)
+                && same_word(&word, &token, Inflection::Suffixes { min_stem: 5 })
                 && !query.tokens.iter().any(|(t, _)| *t == token)
                 && !added.iter().any(|(t, _)| *t == token)
             {

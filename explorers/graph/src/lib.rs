@@ -26,6 +26,7 @@
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::ffi::CStr;
+use swex_plugin::text::hints::{BareName, normalize_path_hint, resolve_path_hint};
 use swex_plugin::types::{
     FileEntry, NodeRef, PageRankArgs, RankedNode, SearchArgs, SearchHit, Seed,
 };
@@ -117,34 +118,17 @@ impl Seeds {
 }
 
 /// The snapshot file a path as written in an issue names: the longest suffix of its components
-/// that some file path ends with, then the shortest such path. A bare file name must be unique.
+/// that some file path ends with, then the shortest such path. A bare file name must be unique
+/// (`swex_text::hints::resolve_path_hint` with `BareName::Unique`: a guess among several
+/// `utils.py` would seed the wrong part of the graph).
 pub fn resolve_path<'f>(hint: &str, files: &'f [FileEntry]) -> Option<&'f str> {
-    let hint = hint.replace('\\', "/");
-    let components: Vec<&str> = hint
-        .split('/')
-        .filter(|c| !c.is_empty() && *c != ".")
-        .collect();
-    for skip in 0..components.len() {
-        let suffix = components[skip..].join("/");
-        let mut found = files
-            .iter()
-            .map(|f| f.path.as_str())
-            .filter(|p| *p == suffix || p.ends_with(&format!("/{suffix}")));
-        let first = found.next();
-        if skip + 1 == components.len() {
-            // A bare file name: only when it is unique.
-            return first.filter(|_| found.next().is_none());
-        }
-        if let Some(first) = first {
-            return Some(
-                std::iter::once(first)
-                    .chain(found)
-                    .min_by_key(|p| (p.len(), *p))
-                    .unwrap_or(first),
-            );
-        }
-    }
-    None
+    resolve_path_hint(
+        &normalize_path_hint(hint),
+        files.iter().map(|f| f.path.as_str()),
+        BareName::Unique,
+    )
+    .first()
+    .copied()
 }
 
 /// Test files rank lower: the issue is usually about the code they test (the one rule of

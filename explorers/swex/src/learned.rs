@@ -9,7 +9,7 @@
 //! carry over to others.
 //!
 //! Only source files are re-ranked: tests keep the linear order (the planner takes tests by
-//! their partner rule, [`crate::plan::order_tests`]), and the fixes the model learns from edit
+//! their partner rule, [`crate::locate::order_tests`]), and the fixes the model learns from edit
 //! sources. The learned scores are divided by the model's `temperature`, calibrated on held-out
 //! folds so that the planner's softmax over them ([`crate::locate`]) gives probabilities.
 

@@ -1,24 +1,32 @@
 //! The `swex` explorer: swex's default explorer. No LLM, no network: it ranks the files of a
-//! snapshot from the engine's evidence, then plans regions for the benchmark's budgets.
+//! snapshot from the engine's evidence, finds where in the top files to look, and spends the
+//! request's line budget on what it believes most (docs/explorer-swex.md).
 //!
 //! Pipeline (each stage is its own module):
 //! 1. [`issue`]: read the issue — title, body without environment dumps, identifiers, dotted
 //!    names, paths, traceback frames, weighted words.
 //! 2. Ask the engine (through the services table): the files of the snapshot, BM25 chunk hits for
-//!    the cleaned issue, and the definitions of every identifier the issue names.
+//!    the cleaned issue and for its title, and the definitions of the names the issue gives.
+//!    A one-line request of a few words is answered by the host's ranked code search instead.
 //! 3. [`rank`]: one feature vector per touched file (lexical, symbols, mentions, frames, file and
-//!    directory names, kind priors) and a linear score.
-//! 4. [`plan`]: source files whole, test files focused on their best chunk, one region per file,
-//!    most confident first.
+//!    directory names, partner tests, kind priors) and a linear score; then [`learned`]: the
+//!    source files re-ranked by gradient-boosted trees trained on real fixes (`swex train`),
+//!    except for queries in the `linear_languages`, where the linear score held up better.
+//! 4. [`locate`]: the top source files and their partner tests (tests named for them, by
+//!    `swex_text::subjects`), each with its chunks, evidence marks and a belief.
+//! 5. [`swex_rankkit::localize`]: candidate spans within each file, then the plan for the line
+//!    budget — the believed lead file whole, a few-line pointer into each other file, most
+//!    confident first, at most `top_k` regions.
 //!
-//! Config (all optional): `{"weights": {...}, "plan": "SStSS", "candidates": 400,
-//! "max_identifiers": 40, "max_dotted_names": 100}`; see [`SwexConfig`]. The weights make ablations a config change.
+//! Config (all optional): `{"ranker": "learned", "linear_languages": ["python"], "model": null,
+//! "emit_features": false, "weights": {...}, "locate": {...}, "candidates": 400,
+//! "max_identifiers": 40, "max_dotted_names": 100, "partner_sources": 2, "debug": false,
+//! "short_query_words": 8}`; see [`SwexConfig`]. The weights make ablations a config change.
 
 /// The issue reading of this explorer lives with every other issue parser, in `swex-issue`.
 pub use swex_issue::ranking as issue;
 pub mod learned;
 pub mod locate;
-pub mod plan;
 pub mod rank;
 
 use serde::Deserialize;
@@ -48,13 +56,7 @@ pub struct SwexConfig {
     /// Add a note with every candidate source file's feature row (what `swex train` learns from).
     pub emit_features: bool,
     pub weights: rank::Weights,
-    /// `budget` (the default): regions localised within files and chosen for the line budget
-    /// ([`locate`], [`swex_rankkit::localize`]); `slots`: the slot pattern of [`plan`] (whole
-    /// files and focused tests, the planner before localization).
-    pub planner: Planner,
-    /// Slot pattern of the `slots` planner (see [`plan`]).
-    pub plan: String,
-    /// Localization and budget planning (the `budget` planner).
+    /// Localization and budget planning ([`locate`], [`swex_rankkit::localize`]).
     pub locate: locate::LocateConfig,
     /// Chunk hits asked from lexical search.
     pub candidates: usize,
@@ -66,8 +68,6 @@ pub struct SwexConfig {
     pub max_dotted_names: usize,
     /// Test modules of this many top source files are preferred among tests.
     pub partner_sources: usize,
-    /// Lines of a focused region when a file has no matching chunk.
-    pub focus_fallback_lines: u32,
     /// Add the top ranked files with their features to the response notes.
     pub debug: bool,
     /// A one-line request of at most this many words (`HttpClient`, `where is the retry backoff
@@ -84,14 +84,11 @@ impl Default for SwexConfig {
             model: None,
             emit_features: false,
             weights: rank::Weights::default(),
-            planner: Planner::Budget,
-            plan: "SStSS".to_owned(),
             locate: locate::LocateConfig::default(),
             candidates: 400,
             max_identifiers: 40,
             max_dotted_names: 100,
             partner_sources: 2,
-            focus_fallback_lines: 60,
             debug: false,
             short_query_words: 8,
         }
@@ -104,14 +101,6 @@ impl Default for SwexConfig {
 pub enum RankerKind {
     Learned,
     Linear,
-}
-
-/// Which planner turns ranked files into regions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Planner {
-    Budget,
-    Slots,
 }
 
 /// The names whose definitions are asked for, in order: the first `max_identifiers` identifiers,
@@ -219,11 +208,6 @@ impl Explorer for Swex {
                 "candidates must be positive".into(),
             ));
         }
-        if let Some(bad) = config.plan.chars().find(|c| !"SsTt".contains(*c)) {
-            return Err(ExplorerError::InvalidConfig(format!(
-                "plan: unknown slot {bad:?} (use S, s, T, t)"
-            )));
-        }
         let learned = match (config.ranker, &config.model) {
             (RankerKind::Linear, _) => None,
             (RankerKind::Learned, None) => Some(learned::FileRanker::shipped()),
@@ -265,26 +249,14 @@ impl Explorer for Swex {
         let tests = self.order_tests(&ranked, &gathered.files);
         stages.lap("rank");
         let mut debug_notes = Vec::new();
-        let regions = match self.config.planner {
-            Planner::Slots => plan::plan(&plan::PlanInput {
-                ranked: &ranked,
-                tests,
-                hits: &gathered.hits,
-                top_k: request.top_k,
-                pattern: &self.config.plan,
-                focus_fallback_lines: self.config.focus_fallback_lines,
-            }),
-            Planner::Budget => {
-                let inputs = locate::Inputs {
-                    issue: &issue,
-                    ranked: &ranked,
-                    tests: &tests,
-                    hits: &gathered.hits,
-                    definitions: &gathered.definitions,
-                };
-                self.plan_budget(request, services, &inputs, &mut stages, &mut debug_notes)
-            }
+        let inputs = locate::Inputs {
+            issue: &issue,
+            ranked: &ranked,
+            tests: &tests,
+            hits: &gathered.hits,
+            definitions: &gathered.definitions,
         };
+        let regions = self.plan_budget(request, services, &inputs, &mut stages, &mut debug_notes);
         stages.lap("plan");
         let mut response = Response::new(regions);
         response.notes.extend(features_note);
@@ -380,18 +352,17 @@ impl Swex {
         })
     }
 
-    /// The test files in the order the planners take them: partners of the top sources first.
+    /// The test files in the order [`locate`] takes them: partners of the top sources first.
     fn order_tests(&self, ranked: &[rank::RankedFile], files: &[FileEntry]) -> Vec<String> {
         let all_tests: Vec<String> = files
             .iter()
             .filter(|f| rank::is_candidate(f) && rank::is_test_path(&f.path))
             .map(|f| f.path.clone())
             .collect();
-        plan::order_tests(ranked, &all_tests, self.config.partner_sources)
+        locate::order_tests(ranked, &all_tests, self.config.partner_sources)
     }
 
-    /// The budget planner: evidence per file, candidate spans, then regions within the line
-    /// budget.
+    /// The plan: evidence per file, candidate spans, then regions within the line budget.
     fn plan_budget(
         &self,
         request: &Request,
@@ -439,7 +410,7 @@ impl Swex {
 }
 
 /// The debug notes of an answer: the stages' times, the top files' features (one line each, then
-/// as JSON), and the planner's notes.
+/// as JSON), and the plan's notes.
 fn add_debug_notes(
     response: &mut Response,
     stages: &Stages,

@@ -14,12 +14,17 @@
 //! model, so at temperature 1 the shares are its probabilities): the first file's share is high
 //! when its score stands out, low when several files are close. Tests get `test_confidence` times the share of
 //! the source they test (a test file is rarely needed whole, but usually needed).
+//!
+//! Which tests: [`order_tests`] puts the test modules of the top sources first (tests named for
+//! them, by the language-blind naming of `swex_text::subjects`), then the others by score.
 
 use crate::issue::{Issue, is_stop};
 use crate::rank::RankedFile;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use swex_plugin::Services;
+use swex_plugin::text::hints::ends_with_path;
+use swex_plugin::text::subjects::names_subject;
 use swex_plugin::types::{DefinitionEntry, SearchHit};
 use swex_rankkit::localize::{Chunk, FileEvidence, Mark};
 
@@ -186,7 +191,7 @@ pub fn gather(
         for frame in &inputs.issue.frames {
             let frame_path = frame.path.trim_start_matches('/');
             if let Some(line) = frame.line
-                && (frame_path == path || frame_path.ends_with(&format!("/{path}")))
+                && ends_with_path(frame_path, &path)
             {
                 marks.push(Mark::new(
                     line,
@@ -276,6 +281,41 @@ fn softmax(scores: &[f64], temperature: f64) -> Vec<f64> {
     let exps: Vec<f64> = scores.iter().map(|s| ((s - max) / t).exp()).collect();
     let total: f64 = exps.iter().sum();
     exps.iter().map(|e| e / total).collect()
+}
+
+/// Orders test files: test modules of the top sources first (in source order), then by score.
+pub fn order_tests<'a>(
+    ranked: &'a [RankedFile],
+    all_tests: &'a [String],
+    top_sources: usize,
+) -> Vec<String> {
+    let sources: Vec<&RankedFile> = ranked
+        .iter()
+        .filter(|f| !f.is_test)
+        .take(top_sources)
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut seen = HashSet::new();
+    for source in &sources {
+        // Partners that are ranked come first, then unranked ones from the file list.
+        let mut partners: Vec<&String> = ranked
+            .iter()
+            .filter(|f| f.is_test && names_subject(&f.path, &source.path))
+            .map(|f| &f.path)
+            .collect();
+        partners.extend(all_tests.iter().filter(|t| names_subject(t, &source.path)));
+        for p in partners {
+            if seen.insert(p.clone()) {
+                out.push(p.clone());
+            }
+        }
+    }
+    for f in ranked.iter().filter(|f| f.is_test) {
+        if seen.insert(f.path.clone()) {
+            out.push(f.path.clone());
+        }
+    }
+    out
 }
 
 #[cfg(test)]

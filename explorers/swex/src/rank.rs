@@ -14,10 +14,13 @@
 //!   that file name is in the repository.
 //! - kind priors: documentation and `__init__.py` files are rarely what an issue needs first.
 
-use crate::issue::{Issue, is_stop, normalise};
+use crate::issue::{Issue, is_stop};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use swex_plugin::text::paths::path_role;
+use swex_plugin::text::hints::path_suffixes;
+use swex_plugin::text::identifiers::{Digits, identifier_parts, squash};
+use swex_plugin::text::paths::{module_stem, path_role};
+use swex_plugin::text::subjects::{names_subject, subject_key, subject_keys};
 use swex_plugin::types::{DefinitionEntry, FileEntry, SearchHit};
 
 /// Weights of the linear file score. Zero switches a signal off.
@@ -141,26 +144,6 @@ fn module_path(path: &str) -> Option<String> {
         .or_else(|| path.strip_suffix(".pyx"))?;
     let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
     Some(stem.replace('/', "."))
-}
-
-/// `path` and each of its suffixes that starts after a `/`, longest first, of at most `max_len`
-/// bytes: the strings that `p == path || path.ends_with(&format!("/{p}"))` accepts as `p`.
-fn path_suffixes(path: &str, max_len: usize) -> impl Iterator<Item = &str> {
-    let starts = std::iter::once(0).chain(path.match_indices('/').map(|(i, _)| i + 1));
-    starts
-        .map(move |start| &path[start..])
-        .filter(move |suffix| suffix.len() <= max_len)
-}
-
-/// Base name of a file without extension (`__init__` → its directory).
-pub(crate) fn file_stem(path: &str) -> &str {
-    let file = path.rsplit('/').next().unwrap_or(path);
-    let stem = file.split('.').next().unwrap_or(file);
-    if stem == "__init__" {
-        path.rsplit('/').nth(1).unwrap_or(stem)
-    } else {
-        stem
-    }
 }
 
 /// Aggregates chunk hits per file: best chunk + 0.5 × second + 0.25 × third … (decaying).
@@ -323,7 +306,8 @@ fn add_symbols(
         // `ConditionSet`), is specific; a plain word that a code block happens to use (`path`,
         // `build`) is not.
         let segment = issue.identifier_weight.get(name).copied().unwrap_or(1.0);
-        let specificity = if crate::issue::identifier_parts(name).len() > 1 || name.len() >= 12 {
+        let specificity = if identifier_parts(name, Digits::Attached).len() > 1 || name.len() >= 12
+        {
             1.0
         } else {
             0.35
@@ -430,10 +414,10 @@ fn add_frames(features: &mut FeatureMap, candidates: &Candidates<'_>, issue: &Is
 fn add_names(features: &mut FeatureMap, candidates: &Candidates<'_>, issue: &Issue) {
     let mut stem_counts: HashMap<String, usize> = HashMap::new();
     for path in candidates.paths() {
-        *stem_counts.entry(normalise(file_stem(path))).or_default() += 1;
+        *stem_counts.entry(squash(module_stem(path))).or_default() += 1;
     }
     for path in candidates.paths() {
-        let stem = normalise(file_stem(path));
+        let stem = squash(module_stem(path));
         if stem.len() >= 3
             && !is_stop(&stem)
             && let Some(weight) = issue.strong_words.get(&stem)
@@ -445,7 +429,7 @@ fn add_names(features: &mut FeatureMap, candidates: &Candidates<'_>, issue: &Iss
             .split('/')
             .rev()
             .skip(1)
-            .map(normalise)
+            .map(squash)
             .filter(|d| d.len() >= 3 && !is_stop(d))
             .collect();
         let dir_score: f64 = dirs
@@ -465,19 +449,16 @@ fn add_names(features: &mut FeatureMap, candidates: &Candidates<'_>, issue: &Iss
 fn add_partner_tests(features: &mut FeatureMap, candidates: &Candidates<'_>) {
     let mut by_subject: HashMap<String, Vec<&str>> = HashMap::new();
     for path in candidates.paths().filter(|p| !is_test_path(p)) {
-        by_subject
-            .entry(crate::plan::subject_key(path))
-            .or_default()
-            .push(path);
+        by_subject.entry(subject_key(path)).or_default().push(path);
     }
     let mut partner: BTreeMap<String, f64> = BTreeMap::new();
     for (test, f) in features
         .iter()
         .filter(|(p, f)| f.lexical > 0.0 && is_test_path(p))
     {
-        for key in crate::plan::test_subject_keys(test) {
+        for key in subject_keys(test) {
             for source in by_subject.get(&key).into_iter().flatten() {
-                if crate::plan::tests_subject(test, source) {
+                if names_subject(test, source) {
                     let best = partner.entry((*source).to_owned()).or_default();
                     *best = best.max(f.lexical);
                 }
@@ -686,8 +667,6 @@ mod tests {
         assert_eq!(module_path("a/b/c.py").as_deref(), Some("a.b.c"));
         assert_eq!(module_path("a/b/__init__.py").as_deref(), Some("a.b"));
         assert_eq!(module_path("a/b/c.rs"), None);
-        assert_eq!(file_stem("sympy/sets/__init__.py"), "sets");
-        assert_eq!(file_stem("sklearn/cluster/k_means_.py"), "k_means_");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //!    builder); their text is read through `read_lines`, one read per file.
 //! 2. **Vectors**: each candidate is a document made of its path, its name and its lines;
 //!    tokens are code-aware ([`tokens`]: identifiers lower-cased whole and split on `_`, digits
-//!    and camelCase, stop words dropped); weights are sublinear tf (`1 + ln tf`) × smoothed idf
+//!    and camelCase by `swex_text::identifiers` with `Digits::Separate`, stop words dropped); weights are sublinear tf (`1 + ln tf`) × smoothed idf
 //!    (`ln((1 + N) / (1 + df)) + 1`, scikit-learn's), L2-normalised. The idf is estimated over
 //!    the candidate pool, not the whole snapshot (the services expose no global document
 //!    frequencies); the pool is large enough that common code words still get low weights. The
@@ -21,6 +21,7 @@
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::CStr;
+use swex_plugin::text::identifiers::{Digits, identifier_parts};
 use swex_plugin::text::stopwords::StopList;
 use swex_plugin::types::{SearchArgs, SearchHit};
 use swex_plugin::{
@@ -54,7 +55,8 @@ pub fn tokens(text: &str) -> Vec<String> {
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
     {
-        let parts = split_identifier(word);
+        // Digits apart: `handler2` shares the term `handler` with `handler`.
+        let parts = identifier_parts(word, Digits::Separate);
         let whole = word.to_lowercase();
         let compound = parts.len() > 1;
         if keep(&whole) {
@@ -72,41 +74,6 @@ fn keep(token: &str) -> bool {
         && !token.chars().all(|c| c.is_ascii_digit())
         // English and code words frequent everywhere only add noise to cosines.
         && !StopList::TermWeighting.contains(token)
-}
-
-/// `getHTTPResponse_code2` → `get`, `http`, `response`, `code`, `2`.
-fn split_identifier(word: &str) -> Vec<String> {
-    let chars: Vec<char> = word.chars().collect();
-    let mut parts = Vec::new();
-    let mut current = String::new();
-    for (i, &c) in chars.iter().enumerate() {
-        if c == '_' {
-            if !current.is_empty() {
-                parts.push(std::mem::take(&mut current));
-            }
-            continue;
-        }
-        let previous = i.checked_sub(1).map(|p| chars[p]);
-        let next = chars.get(i + 1).copied();
-        let boundary = match previous {
-            Some(p) if p != '_' => {
-                (p.is_lowercase() && c.is_uppercase())
-                    || (p.is_uppercase()
-                        && c.is_uppercase()
-                        && next.is_some_and(char::is_lowercase))
-                    || (p.is_ascii_digit() != c.is_ascii_digit())
-            }
-            _ => false,
-        };
-        if boundary && !current.is_empty() {
-            parts.push(std::mem::take(&mut current));
-        }
-        current.extend(c.to_lowercase());
-    }
-    if !current.is_empty() {
-        parts.push(current);
-    }
-    parts
 }
 
 /// Sublinear term frequencies of a token list, in token order: sums over them (norms, dot

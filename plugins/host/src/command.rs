@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use swex_plugin::text::paths::{Extension, file_stem};
 
 /// The environment variable naming the Python interpreter for Python explorers.
 pub const PYTHON_ENV: &str = "SWEX_PYTHON";
@@ -158,10 +159,13 @@ fn check_name(path: &Path, name: &str) -> Result<(), HostError> {
     }
 }
 
+/// The file's name without its last extension (`bm25.py` → `bm25`), the default explorer name.
 fn stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy())
+        .unwrap_or_default();
+    file_stem(&name, Extension::Last).to_owned()
 }
 
 /// A module-level `NAME = "..."` (or `DESCRIPTION = "..."`) assignment of a Python file, read

@@ -11,7 +11,8 @@
 //! - [`Explorer`]: the Rust trait (its documentation states the contract), [`Services`]: the safe
 //!   view of the services table, and [`export_explorer!`]: the macro that builds the vtable.
 //! - [`text`]: Python-compatible line splitting and whitespace (the `swex-text` crate), so
-//!   explorers see the same lines the benchmark counts.
+//!   explorers see the same lines the benchmark counts, and the text rules swex's own readers
+//!   share (path roles, stop words, identifier splitting, stemming, test naming, path hints).
 //!
 //! Invariant: this crate knows nothing about tantivy, fastembed, libloading or the engine; it
 //! depends on std, serde, serde_json and swex-text (std only) only. A plugin author depends on this crate alone.
@@ -58,8 +59,10 @@ mod export;
 pub mod services;
 pub mod types;
 
-/// Python-compatible lines, whitespace and decoding, and path globs: the `swex-text` crate, so
-/// explorers see the same lines the benchmark counts.
+/// Python-compatible lines, whitespace and decoding, path globs, and the shared text rules
+/// (path roles, stop words, identifier splitting, stemming, test naming, path hints): the
+/// `swex-text` crate, so explorers see the same lines the benchmark counts and read paths and
+/// names as the engine does.
 pub use swex_text as text;
 
 pub use error::{ExplorerError, ServiceError, ServiceErrorKind};
