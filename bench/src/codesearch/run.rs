@@ -396,10 +396,7 @@ impl CodeSearchRun<'_> {
                 );
                 request.repo_root = Some(root.display().to_string());
                 let began = Instant::now();
-                let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    explorer.explorer.explore(&request, services.as_ref())
-                }))
-                .unwrap_or_else(|_| Err("explorer panicked".to_string()));
+                let answer = explorer.answer(&request, services.as_ref());
                 let mut timings = timings;
                 timings.query_ms = crate::results::Timings::ms(began.elapsed());
                 let row = match answer {
