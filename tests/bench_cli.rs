@@ -221,7 +221,7 @@ fn bad_arguments_are_refused_with_the_reason() {
     fixture(root, 2);
     let cases: [(&[&str], &str); 7] = [
         (&["-k", "0"], "at least 1"),
-        // A k is bounded before anything is sized by it (swex-base: gigabytes, or an abort).
+        // A k is bounded before anything is sized by it (else: gigabytes, or an abort).
         (&["-k", "1000000000"], "above the largest top-k, 10000"),
         (
             &["-k", "5,18446744073709551615"],

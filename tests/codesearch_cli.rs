@@ -268,8 +268,9 @@ fn codesearch_rejects_what_it_cannot_honour() {
     );
 }
 
-/// `swex search --text` gives one span per file (it used to give several chunks of one file), a
-/// definition for a one-letter symbol, and `--raw` still gives the plain BM25 chunks.
+/// `swex search --text` gives one span per file (several chunks of one file would crowd other
+/// files out of the answer), a definition for a one-letter symbol, and `--raw` still gives the
+/// plain BM25 chunks.
 #[test]
 fn search_text_is_ranked_one_span_per_file() {
     let dir = tempfile::tempdir().unwrap();

@@ -307,8 +307,8 @@ fn top_k_is_bounded_before_anything_is_sized_by_it() {
     let cache = tempfile::tempdir().unwrap();
     fixture(repo.path());
     let repo_arg = repo.path().to_str().unwrap();
-    // swex-base: 2^32 aborted on a 34 GB allocation (bm25, tfidf, swex), 2^64 - 1 panicked with
-    // a capacity overflow.
+    // Sized by k, 2^32 would abort on a 34 GB allocation (bm25, tfidf, swex) and 2^64 - 1 panic
+    // with a capacity overflow: every k is bounded first.
     for k in ["4294967296", "18446744073709551615", "10001"] {
         for explorer in ["swex", "bm25", "tfidf"] {
             let output = swex(
@@ -335,8 +335,8 @@ fn top_k_is_bounded_before_anything_is_sized_by_it() {
     );
 }
 
-/// `swex … | head -1`: the reader goes away before swex writes. swex-base panicked ("failed
-/// printing to stdout: Broken pipe") with exit 101.
+/// `swex … | head -1`: the reader goes away before swex writes; `println!` would panic ("failed
+/// printing to stdout: Broken pipe", exit 101).
 #[test]
 fn every_command_exits_quietly_when_stdout_is_closed() {
     let repo = tempfile::tempdir().unwrap();
@@ -393,7 +393,8 @@ fn git(dir: &Path, args: &[&str]) {
     swex_testkit::git(dir, args);
 }
 
-/// In this project's own checkout after a build, swex-base indexed 1,956 files of `target/`.
+/// Build outputs are not the code an issue is about, and they are many (1,956 files of `target/`
+/// in this project's own checkout after a build): the ignore rules keep them out.
 #[test]
 fn a_checkout_is_indexed_without_its_ignored_build_outputs() {
     let repo = tempfile::tempdir().unwrap();
@@ -450,7 +451,7 @@ fn a_checkout_is_indexed_without_its_ignored_build_outputs() {
 }
 
 /// A file named `evil\nforged:1-9.py` must not forge a line of output, nor `ESC [2J` drive the
-/// terminal. swex-base printed both names raw.
+/// terminal.
 #[cfg(unix)]
 #[test]
 fn file_names_with_control_characters_are_escaped_in_text_output() {

@@ -291,6 +291,72 @@ fn isolated_mode_survives_crashes_aborts_hangs_and_garbage() {
     }
 }
 
+/// Services whose `lexical_search` answers (no hits) only once two calls wait in it at the same
+/// time, and `Unavailable` when one waits alone for a minute: proof that two calls ran at once.
+#[derive(Default)]
+struct Rendezvous {
+    waiting: std::sync::Mutex<usize>,
+    met: std::sync::Condvar,
+}
+
+impl swex_plugin_host::RawServices for Rendezvous {
+    fn call(
+        &self,
+        service: swex_plugin::ServiceId,
+        _args: &[u8],
+    ) -> Result<Vec<u8>, swex_plugin::ServiceError> {
+        let alone = |message: &str| {
+            swex_plugin::ServiceError::new(
+                service,
+                swex_plugin::ServiceErrorKind::Unavailable,
+                message,
+            )
+        };
+        if service != swex_plugin::ServiceId::LexicalSearch {
+            return Err(alone("only lexical_search here"));
+        }
+        let mut waiting = self.waiting.lock().unwrap();
+        *waiting += 1;
+        self.met.notify_all();
+        let (waiting, _) = self
+            .met
+            .wait_timeout_while(waiting, Duration::from_secs(60), |w| *w < 2)
+            .unwrap();
+        if *waiting >= 2 {
+            Ok(br#"{"hits": []}"#.to_vec())
+        } else {
+            Err(alone("no second call came"))
+        }
+    }
+}
+
+/// One isolated explorer serves calls from two threads at once, each in a worker of its own (a
+/// worker serves one call at a time, so the explorer keeps a pool of them).
+#[test]
+fn an_isolated_explorer_serves_concurrent_calls_in_workers_of_their_own() {
+    let options = IsolatedOptions {
+        timeout: Duration::from_secs(120),
+        forward_stderr: false,
+    };
+    let target = PluginTarget::Library(rust_plugin().to_owned());
+    let explorer =
+        IsolatedExplorer::start(worker(&target), serde_json::Value::Null, options).unwrap();
+    let services = Rendezvous::default();
+    let whys: Vec<String> = std::thread::scope(|scope| {
+        let calls: Vec<_> = (0..2)
+            .map(|_| scope.spawn(|| explorer.explore(&request("search"), &services)))
+            .collect();
+        calls
+            .into_iter()
+            .map(|call| {
+                let answer = call.join().unwrap().unwrap();
+                answer.regions[0].why.clone().unwrap_or_default()
+            })
+            .collect()
+    });
+    assert_eq!(whys, ["lexical_search: 0 hits", "lexical_search: 0 hits"]);
+}
+
 #[test]
 fn isolated_mode_reports_unloadable_plugins_and_bad_configs() {
     let options = IsolatedOptions {
@@ -778,9 +844,9 @@ fn command_explorer_runs_a_command_and_reads_its_answer() {
 }
 
 /// `--plugin libsame.so` names the file in the current folder, not a library of that name in the
-/// loader's search path; a failed load says the loader's reason; an explicit folder without
-/// plugins is an error. swex-base loaded the search path's library (here the Rust fixture from
-/// LD_LIBRARY_PATH), said only "dlopen failed", and took an empty folder silently.
+/// loader's search path (here the Rust fixture, on LD_LIBRARY_PATH: loading it would run code the
+/// user did not name); a failed load says the loader's reason, not only "dlopen failed"; an
+/// explicit folder without plugins is an error, not a run with no plugin.
 #[test]
 fn plugin_paths_mean_files_and_failures_say_why() {
     let tmp = tempfile::tempdir().unwrap();

@@ -523,7 +523,8 @@ fn line_numbers_near_i64_max_never_wrap_into_negative_metrics() {
         r#"{"instance_id": "x__y-1", "ground_truth": {"read_core_files": ["a.py"], "read_core_regions": [{"path": "a.py", "start": 1, "end": 10}]}}
 "#,
     );
-    // swex-base: precision -5.0, f1 2.5, context efficiency -5.0 (the predicted line total wrapped).
+    // Line totals near i64::MAX must not wrap (that gives precision -5.0, f1 2.5, context
+    // efficiency -5.0).
     write(
         dir,
         "p.jsonl",
@@ -552,9 +553,10 @@ fn line_numbers_near_i64_max_never_wrap_into_negative_metrics() {
     assert!(f1 > 0.0 && f1 < 1e-17, "{f1}");
 }
 
-/// What editors and hostile files do to JSONL: swex-base named a BOM "malformed JSON" at line 1
-/// column 1, reported invalid UTF-8 without a line ("stream did not contain valid UTF-8"), printed
-/// one message per junk line under --lenient, and exited 0 having scored nothing.
+/// What editors and hostile files do to JSONL, each handled so that the user can act: a BOM
+/// (which editors add) is accepted, invalid UTF-8 is named with its line, junk under --lenient is
+/// counted by reason with ten rows named (not one message per line), and a run that scored
+/// nothing fails rather than exiting 0.
 #[test]
 fn encodings_junk_and_nothing_to_score_are_clear() {
     let tmp = tempfile::tempdir().unwrap();
@@ -639,7 +641,7 @@ fn encodings_junk_and_nothing_to_score_are_clear() {
 
 /// Input files are read with a size cap (docs/score.md, "Inputs"): a row longer than 64 MiB —
 /// `/dev/zero`, an endless pipe — is an error naming file and line, a whole-document input over
-/// 256 MiB one naming the file, where swex used to grow until the system killed it.
+/// 256 MiB one naming the file, rather than memory growing until the system kills swex.
 #[cfg(unix)]
 #[test]
 fn endless_and_oversized_inputs_are_clear_errors() {

@@ -20,37 +20,119 @@ use swex_engine::lang::{AnalyzeOptions, analyze, detect_language};
 
 const MAX_FILE_BYTES: u64 = 1 << 20;
 
-fn main() {
-    let mut args = std::env::args().skip(1);
-    let mut root = None;
-    let mut repeat = 5usize;
-    let mut slowest = 0usize;
-    let mut edges: Option<String> = None;
-    let mut tolerance = PageRankOptions::default().tolerance;
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--repeat" => repeat = args.next().and_then(|n| n.parse().ok()).unwrap_or(5).max(1),
-            "--slowest" => slowest = args.next().and_then(|n| n.parse().ok()).unwrap_or(10),
-            "--edges" => edges = args.next(),
-            "--tolerance" => {
-                tolerance = args
-                    .next()
-                    .and_then(|t| t.parse().ok())
-                    .unwrap_or(tolerance)
+/// The command line.
+struct Options {
+    root: PathBuf,
+    repeat: usize,
+    /// Print this many slowest files to analyse.
+    slowest: usize,
+    /// Print every edge of this kind instead of measuring PageRank.
+    edges: Option<String>,
+    tolerance: f64,
+}
+
+impl Options {
+    fn parse() -> Options {
+        let mut args = std::env::args().skip(1);
+        let mut root = None;
+        let mut repeat = 5usize;
+        let mut slowest = 0usize;
+        let mut edges: Option<String> = None;
+        let mut tolerance = PageRankOptions::default().tolerance;
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--repeat" => repeat = args.next().and_then(|n| n.parse().ok()).unwrap_or(5).max(1),
+                "--slowest" => slowest = args.next().and_then(|n| n.parse().ok()).unwrap_or(10),
+                "--edges" => edges = args.next(),
+                "--tolerance" => {
+                    tolerance = args
+                        .next()
+                        .and_then(|t| t.parse().ok())
+                        .unwrap_or(tolerance)
+                }
+                _ => root = Some(PathBuf::from(arg)),
             }
-            _ => root = Some(PathBuf::from(arg)),
+        }
+        let Some(root) = root else {
+            eprintln!("usage: analyze_repo DIR [--repeat N]");
+            std::process::exit(2);
+        };
+        Options {
+            root,
+            repeat,
+            slowest,
+            edges,
+            tolerance,
         }
     }
-    let Some(root) = root else {
-        eprintln!("usage: analyze_repo DIR [--repeat N]");
-        std::process::exit(2);
-    };
+}
 
+/// Wall and CPU times of repeated runs.
+#[derive(Default)]
+struct Timed {
+    wall: Vec<Duration>,
+    cpu: Vec<Duration>,
+}
+
+impl Timed {
+    fn run<T>(&mut self, work: impl FnOnce() -> T) -> T {
+        let started = Instant::now();
+        let cpu_started = cpu_time();
+        let result = work();
+        self.wall.push(started.elapsed());
+        self.cpu.push(cpu_time().saturating_sub(cpu_started));
+        result
+    }
+}
+
+fn main() {
+    let options = Options::parse();
     let started = Instant::now();
+    let files = read_text_files(&options.root);
+    let read_time = started.elapsed();
+    let (analyses, mut analysis) = analyse_all(&files, options.repeat);
+    if options.slowest > 0 {
+        print_slowest(&files, options.slowest);
+    }
+    let pairs: Vec<(&str, &FileAnalysis)> = files
+        .iter()
+        .map(|(p, _)| p.as_str())
+        .zip(&analyses)
+        .collect();
+    let (graph, mut build) = build_graph(&pairs, options.repeat);
+    if let Some(kind) = &options.edges {
+        print_edges(&graph, kind);
+        return;
+    }
+    let mut pagerank = PageRankTimes::measure(&graph, options.tolerance);
+
+    let total_bytes: usize = files.iter().map(|(_, t)| t.len()).sum();
+    println!("repository      {}", options.root.display());
+    println!(
+        "files           {} text files ({:.1} MiB), read in {}",
+        files.len(),
+        total_bytes as f64 / 1048576.0,
+        ms(read_time)
+    );
+    println!(
+        "analysis        median {} wall, {} CPU over {} runs ({} threads)",
+        ms(median(&mut analysis.wall)),
+        ms(median(&mut analysis.cpu)),
+        analysis.wall.len(),
+        rayon::current_num_threads()
+    );
+    print_graph(&graph, &mut build);
+    pagerank.print(options.tolerance);
+    print_languages(&analyses);
+    print_python_chunks(&analyses, &files);
+}
+
+/// Every text file under `root` (no NUL byte in its first 8 KiB), by path.
+fn read_text_files(root: &Path) -> Vec<(String, String)> {
     let mut paths = Vec::new();
-    walk(&root, &root, &mut paths);
+    walk(root, root, &mut paths);
     paths.sort();
-    let files: Vec<(String, String)> = paths
+    paths
         .par_iter()
         .filter_map(|relative| {
             let bytes = std::fs::read(root.join(relative)).ok()?;
@@ -63,163 +145,195 @@ fn main() {
                 String::from_utf8_lossy(&bytes).into_owned(),
             ))
         })
-        .collect();
-    let read_time = started.elapsed();
+        .collect()
+}
 
+/// Every file analysed in parallel, up to three times.
+fn analyse_all(files: &[(String, String)], repeat: usize) -> (Vec<FileAnalysis>, Timed) {
     let options = AnalyzeOptions::default();
-    let mut analysis_times = Vec::new();
-    let mut analysis_cpu = Vec::new();
+    let mut timed = Timed::default();
     let mut analyses: Vec<FileAnalysis> = Vec::new();
     for _ in 0..repeat.min(3) {
-        let started = Instant::now();
-        let cpu_started = cpu_time();
-        analyses = files
-            .par_iter()
-            .map(|(path, text)| {
-                analyze(path, detect_language(path, text.as_bytes()), text, &options)
-            })
-            .collect();
-        analysis_times.push(started.elapsed());
-        analysis_cpu.push(cpu_time().saturating_sub(cpu_started));
+        analyses = timed.run(|| {
+            files
+                .par_iter()
+                .map(|(path, text)| {
+                    analyze(path, detect_language(path, text.as_bytes()), text, &options)
+                })
+                .collect()
+        });
     }
-    if slowest > 0 {
-        let mut timed: Vec<(Duration, &str, usize)> = files
-            .iter()
-            .map(|(path, text)| {
-                let started = Instant::now();
-                std::hint::black_box(analyze(
-                    path,
-                    detect_language(path, text.as_bytes()),
-                    text,
-                    &options,
-                ));
-                (started.elapsed(), path.as_str(), text.len())
-            })
-            .collect();
-        timed.sort_by_key(|entry| std::cmp::Reverse(entry.0));
-        println!("slowest files:");
-        for (time, path, bytes) in timed.iter().take(slowest) {
-            println!("  {:>9} {:>9} bytes  {path}", ms(*time), bytes);
-        }
-    }
-    let pairs: Vec<(&str, &FileAnalysis)> = files
-        .iter()
-        .map(|(p, _)| p.as_str())
-        .zip(&analyses)
-        .collect();
+    (analyses, timed)
+}
 
-    let mut build_times = Vec::new();
-    let mut build_cpu = Vec::new();
+/// The `count` files that take longest to analyse, one at a time.
+fn print_slowest(files: &[(String, String)], count: usize) {
+    let options = AnalyzeOptions::default();
+    let mut timed: Vec<(Duration, &str, usize)> = files
+        .iter()
+        .map(|(path, text)| {
+            let started = Instant::now();
+            std::hint::black_box(analyze(
+                path,
+                detect_language(path, text.as_bytes()),
+                text,
+                &options,
+            ));
+            (started.elapsed(), path.as_str(), text.len())
+        })
+        .collect();
+    timed.sort_by_key(|entry| std::cmp::Reverse(entry.0));
+    println!("slowest files:");
+    for (time, path, bytes) in timed.iter().take(count) {
+        println!("  {:>9} {:>9} bytes  {path}", ms(*time), bytes);
+    }
+}
+
+/// The code graph, built `repeat` times.
+fn build_graph(pairs: &[(&str, &FileAnalysis)], repeat: usize) -> (CodeGraph, Timed) {
+    let mut timed = Timed::default();
     let mut graph = None;
     for _ in 0..repeat {
-        let started = Instant::now();
-        let cpu_started = cpu_time();
-        graph = Some(CodeGraph::build(&pairs));
-        build_times.push(started.elapsed());
-        build_cpu.push(cpu_time().saturating_sub(cpu_started));
+        graph = Some(timed.run(|| CodeGraph::build(pairs)));
     }
-    let graph = graph.expect("built at least once");
-    if let Some(kind) = &edges {
-        // Every edge of one kind, for inspection: `--edges imports|tests|references|contains`.
-        let kind = match kind.as_str() {
-            "imports" => EdgeKind::Imports,
-            "tests" => EdgeKind::Tests,
-            "references" => EdgeKind::References,
-            _ => EdgeKind::Contains,
-        };
-        for id in graph.nodes() {
-            for (to, _) in graph.neighbours(id, &[kind], Direction::Outgoing) {
-                let (from, to) = (graph.node(id), graph.node(to));
-                println!(
-                    "{kind:?}\t{}#{}\t{}#{}",
-                    from.path, from.qualified_name, to.path, to.qualified_name
-                );
-            }
+    (graph.expect("built at least once"), timed)
+}
+
+/// Every edge of one kind, for inspection: `--edges imports|tests|references|contains`.
+fn print_edges(graph: &CodeGraph, kind: &str) {
+    let kind = match kind {
+        "imports" => EdgeKind::Imports,
+        "tests" => EdgeKind::Tests,
+        "references" => EdgeKind::References,
+        _ => EdgeKind::Contains,
+    };
+    for id in graph.nodes() {
+        for (to, _) in graph.neighbours(id, &[kind], Direction::Outgoing) {
+            let (from, to) = (graph.node(id), graph.node(to));
+            println!(
+                "{kind:?}\t{}#{}\t{}#{}",
+                from.path, from.qualified_name, to.path, to.qualified_name
+            );
         }
-        return;
+    }
+}
+
+/// PageRank from single definitions spread over the graph, push versus exact power iteration.
+struct PageRankTimes {
+    seeds: usize,
+    push: Vec<Duration>,
+    push_cpu: Duration,
+    exact: Vec<Duration>,
+    exact_cpu: Duration,
+    /// Nodes of the exact top 20 also in the push top 20, summed over the seeds.
+    top20_agreement: usize,
+}
+
+impl PageRankTimes {
+    fn measure(graph: &CodeGraph, tolerance: f64) -> PageRankTimes {
+        let definitions: Vec<NodeId> = graph
+            .nodes()
+            .filter(|&id| graph.node(id).kind != NodeKind::File)
+            .collect();
+        let seeds: Vec<NodeId> = definitions
+            .iter()
+            .step_by((definitions.len() / 50).max(1))
+            .take(50)
+            .copied()
+            .collect();
+        let push_options = PageRankOptions {
+            limit: 100,
+            tolerance,
+            method: PageRankMethod::Push,
+            ..PageRankOptions::default()
+        };
+        let exact_options = PageRankOptions {
+            limit: 100,
+            method: PageRankMethod::PowerIteration,
+            ..PageRankOptions::default()
+        };
+        let (pushed, push, push_cpu) = rank_each(graph, &seeds, &push_options);
+        let (exact_ranks, exact, exact_cpu) = rank_each(graph, &seeds, &exact_options);
+        let top20_agreement: usize = pushed
+            .iter()
+            .zip(&exact_ranks)
+            .map(|(push, exact)| {
+                let exact_top: std::collections::HashSet<NodeId> =
+                    exact.iter().take(20).map(|(id, _)| *id).collect();
+                push.iter()
+                    .take(20)
+                    .filter(|(id, _)| exact_top.contains(id))
+                    .count()
+            })
+            .sum();
+        PageRankTimes {
+            seeds: seeds.len(),
+            push,
+            push_cpu,
+            exact,
+            exact_cpu,
+            top20_agreement,
+        }
     }
 
-    // PageRank from single definitions spread over the graph, push versus exact power iteration.
-    let definitions: Vec<NodeId> = graph
-        .nodes()
-        .filter(|&id| graph.node(id).kind != NodeKind::File)
-        .collect();
-    let seeds: Vec<NodeId> = definitions
-        .iter()
-        .step_by((definitions.len() / 50).max(1))
-        .take(50)
-        .copied()
-        .collect();
-    let push_options = PageRankOptions {
-        limit: 100,
-        tolerance,
-        method: PageRankMethod::Push,
-        ..PageRankOptions::default()
-    };
-    let exact_options = PageRankOptions {
-        limit: 100,
-        method: PageRankMethod::PowerIteration,
-        ..PageRankOptions::default()
-    };
-    let mut pagerank_times = Vec::new();
-    let mut exact_times = Vec::new();
-    let cpu_started = cpu_time();
-    let pushed: Vec<Vec<(NodeId, f64)>> = seeds
-        .iter()
-        .map(|seed| {
-            let started = Instant::now();
-            let ranked = graph.personalized_pagerank(&[(*seed, 1.0)], &push_options);
-            pagerank_times.push(started.elapsed());
-            ranked
-        })
-        .collect();
-    let push_cpu = cpu_time().saturating_sub(cpu_started) / seeds.len().max(1) as u32;
-    let cpu_started = cpu_time();
-    let exact: Vec<Vec<(NodeId, f64)>> = seeds
-        .iter()
-        .map(|seed| {
-            let started = Instant::now();
-            let ranked = graph.personalized_pagerank(&[(*seed, 1.0)], &exact_options);
-            exact_times.push(started.elapsed());
-            ranked
-        })
-        .collect();
-    let exact_cpu = cpu_time().saturating_sub(cpu_started) / seeds.len().max(1) as u32;
-    let top20_agreement: usize = pushed
-        .iter()
-        .zip(&exact)
-        .map(|(push, exact)| {
-            let exact_top: std::collections::HashSet<NodeId> =
-                exact.iter().take(20).map(|(id, _)| *id).collect();
-            push.iter()
-                .take(20)
-                .filter(|(id, _)| exact_top.contains(id))
-                .count()
-        })
-        .sum();
+    fn print(&mut self, tolerance: f64) {
+        if self.push.is_empty() {
+            return;
+        }
+        let p = |times: &mut Vec<Duration>, q: usize| {
+            times.sort();
+            ms(times[(times.len() * q / 100).min(times.len() - 1)])
+        };
+        println!(
+            "pagerank push   p50 {}, p95 {} wall, mean {} CPU over {} single-definition seeds (tolerance {tolerance:e})",
+            p(&mut self.push, 50),
+            p(&mut self.push, 95),
+            ms(self.push_cpu),
+            self.seeds
+        );
+        println!(
+            "pagerank exact  p50 {}, p95 {} wall, mean {} CPU (power iteration); top-20 overlap with push {:.1}%",
+            p(&mut self.exact, 50),
+            p(&mut self.exact, 95),
+            ms(self.exact_cpu),
+            100.0 * self.top20_agreement as f64 / (20 * self.seeds) as f64
+        );
+    }
+}
 
-    let total_bytes: usize = files.iter().map(|(_, t)| t.len()).sum();
-    println!("repository      {}", root.display());
-    println!(
-        "files           {} text files ({:.1} MiB), read in {}",
-        files.len(),
-        total_bytes as f64 / 1048576.0,
-        ms(read_time)
-    );
-    println!(
-        "analysis        median {} wall, {} CPU over {} runs ({} threads)",
-        ms(median(&mut analysis_times)),
-        ms(median(&mut analysis_cpu)),
-        analysis_times.len(),
-        rayon::current_num_threads()
-    );
+/// One personalised PageRank's ranking.
+type Ranking = Vec<(NodeId, f64)>;
+
+/// PageRank from each seed alone: the rankings, each one's wall time, and the mean CPU time.
+fn rank_each(
+    graph: &CodeGraph,
+    seeds: &[NodeId],
+    options: &PageRankOptions,
+) -> (Vec<Ranking>, Vec<Duration>, Duration) {
+    let mut times = Vec::new();
+    let cpu_started = cpu_time();
+    let ranked = seeds
+        .iter()
+        .map(|seed| {
+            let started = Instant::now();
+            let ranked = graph.personalized_pagerank(&[(*seed, 1.0)], options);
+            times.push(started.elapsed());
+            ranked
+        })
+        .collect();
+    let cpu = cpu_time().saturating_sub(cpu_started) / seeds.len().max(1) as u32;
+    (ranked, times, cpu)
+}
+
+/// Build times and the graph's node and edge counts.
+fn print_graph(graph: &CodeGraph, build: &mut Timed) {
     let stats = graph.stats();
     println!(
         "graph build     median {} wall, {} CPU, min {} wall over {} runs",
-        ms(median(&mut build_times)),
-        ms(median(&mut build_cpu)),
-        ms(*build_times.iter().min().expect("runs")),
-        build_times.len()
+        ms(median(&mut build.wall)),
+        ms(median(&mut build.cpu)),
+        ms(*build.wall.iter().min().expect("runs")),
+        build.wall.len()
     );
     println!(
         "graph           {} nodes ({} files, {} definitions), {} edges",
@@ -232,29 +346,12 @@ fn main() {
         "edges           contains {}, imports {}, references {}, tests {}",
         stats.contains, stats.imports, stats.references, stats.tests
     );
-    if !pagerank_times.is_empty() {
-        let p = |times: &mut Vec<Duration>, q: usize| {
-            times.sort();
-            ms(times[(times.len() * q / 100).min(times.len() - 1)])
-        };
-        println!(
-            "pagerank push   p50 {}, p95 {} wall, mean {} CPU over {} single-definition seeds (tolerance {tolerance:e})",
-            p(&mut pagerank_times, 50),
-            p(&mut pagerank_times, 95),
-            ms(push_cpu),
-            seeds.len()
-        );
-        println!(
-            "pagerank exact  p50 {}, p95 {} wall, mean {} CPU (power iteration); top-20 overlap with push {:.1}%",
-            p(&mut exact_times, 50),
-            p(&mut exact_times, 95),
-            ms(exact_cpu),
-            100.0 * top20_agreement as f64 / (20 * seeds.len()) as f64
-        );
-    }
+}
 
+/// Files, chunks, chunk lengths, definitions and files with syntax errors per language.
+fn print_languages(analyses: &[FileAnalysis]) {
     let mut by_language: BTreeMap<String, (usize, usize, u64, usize, usize)> = BTreeMap::new();
-    for analysis in &analyses {
+    for analysis in analyses {
         let key = analysis
             .language
             .map_or("text".to_owned(), |l| format!("{l:?}").to_lowercase());
@@ -280,40 +377,44 @@ fn main() {
             *lines as f64 / (*chunks).max(1) as f64
         );
     }
-    let python: Vec<&FileAnalysis> = analyses
+}
+
+/// Python chunks by kind, and the gap chunks that hold more than blank lines.
+fn print_python_chunks(analyses: &[FileAnalysis], files: &[(String, String)]) {
+    if !analyses
         .iter()
-        .filter(|a| a.language == Some(Language::Python))
-        .collect();
-    if !python.is_empty() {
-        let mut kinds: BTreeMap<String, (usize, u64)> = BTreeMap::new();
-        let mut non_blank_gaps = 0usize;
-        for (analysis, (_, text)) in analyses.iter().zip(&files) {
-            if analysis.language != Some(Language::Python) {
-                continue;
-            }
-            let lines: Vec<&str> = text.split('\n').collect();
-            for chunk in &analysis.chunks {
-                let entry = kinds.entry(format!("{:?}", chunk.kind)).or_default();
-                entry.0 += 1;
-                entry.1 += u64::from(chunk.end - chunk.start + 1);
-                if chunk.kind == ChunkKind::Gap
-                    && lines[(chunk.start - 1) as usize..chunk.end as usize]
-                        .iter()
-                        .any(|l| !l.trim().is_empty())
-                {
-                    non_blank_gaps += 1;
-                }
-            }
-        }
-        println!("\nPython chunks by kind (count, mean lines):");
-        for (kind, (count, lines)) in kinds {
-            println!(
-                "  {kind:<10} {count:>7} {:>7.1}",
-                lines as f64 / count as f64
-            );
-        }
-        println!("  (gap chunks with non-blank content: {non_blank_gaps})");
+        .any(|a| a.language == Some(Language::Python))
+    {
+        return;
     }
+    let mut kinds: BTreeMap<String, (usize, u64)> = BTreeMap::new();
+    let mut non_blank_gaps = 0usize;
+    for (analysis, (_, text)) in analyses.iter().zip(files) {
+        if analysis.language != Some(Language::Python) {
+            continue;
+        }
+        let lines: Vec<&str> = text.split('\n').collect();
+        for chunk in &analysis.chunks {
+            let entry = kinds.entry(format!("{:?}", chunk.kind)).or_default();
+            entry.0 += 1;
+            entry.1 += u64::from(chunk.end - chunk.start + 1);
+            if chunk.kind == ChunkKind::Gap
+                && lines[(chunk.start - 1) as usize..chunk.end as usize]
+                    .iter()
+                    .any(|l| !l.trim().is_empty())
+            {
+                non_blank_gaps += 1;
+            }
+        }
+    }
+    println!("\nPython chunks by kind (count, mean lines):");
+    for (kind, (count, lines)) in kinds {
+        println!(
+            "  {kind:<10} {count:>7} {:>7.1}",
+            lines as f64 / count as f64
+        );
+    }
+    println!("  (gap chunks with non-blank content: {non_blank_gaps})");
 }
 
 fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {

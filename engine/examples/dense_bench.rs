@@ -419,70 +419,8 @@ fn cmd_hnsw(opts: &Opts) -> Result<(), Error> {
     let [n] = &opts.positional[..] else {
         return Err("usage: hnsw <n> [--dim D]".into());
     };
-    let mut n: usize = n.parse()?;
-    let mut dim = opts.dim;
-    let vectors = match &opts.from_cache {
-        Some(dir) => {
-            let identity: ModelIdentity =
-                serde_json::from_slice(&std::fs::read(dir.join("model.json"))?)?;
-            dim = identity.dim;
-            let mut all = EmbeddingCache::open_dir(dir, &identity)?.all_vectors();
-            if all.len() / dim < n {
-                eprintln!("{} holds only {} vectors", dir.display(), all.len() / dim);
-                n = all.len() / dim;
-            }
-            all.truncate(n * dim);
-            all
-        }
-        None => {
-            let mut state = 0x9E3779B97F4A7C15u64;
-            let mut next = move || {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                (state >> 11) as f32 / (1u64 << 53) as f32 - 0.5
-            };
-            let mut vectors = Vec::with_capacity(n * dim);
-            for _ in 0..n {
-                let v: Vec<f32> = (0..dim).map(|_| next()).collect();
-                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-                vectors.extend(v.iter().map(|x| x / norm));
-            }
-            vectors
-        }
-    };
-    // Queries: 100 vectors spread over the set, perturbed so none is its own exact match.
-    let stride = (n / 100).max(1);
-    let queries: Vec<f32> = (0..100.min(n))
-        .flat_map(|i| {
-            let v = &vectors[i * stride * dim..(i * stride + 1) * dim];
-            let w = &vectors[((i * stride + 1) % n) * dim..((i * stride + 1) % n + 1) * dim];
-            let mixed: Vec<f32> = v.iter().zip(w).map(|(a, b)| 0.7 * a + 0.3 * b).collect();
-            let norm = mixed.iter().map(|x| x * x).sum::<f32>().sqrt();
-            mixed.into_iter().map(move |x| x / norm)
-        })
-        .collect();
-    let identity = ModelIdentity {
-        name: "synthetic".into(),
-        fingerprint: "0".repeat(64),
-        dim,
-    };
-    // Exact search first (no graph), then the graph build, its store and its queries.
-    let exact = DenseIndex::from_vectors(
-        identity.clone(),
-        (0..n).collect(),
-        vectors.clone(),
-        &IndexOptions {
-            exact_below: usize::MAX,
-            ..IndexOptions::default()
-        },
-    )?;
-    let started = Instant::now();
-    for q in queries.chunks_exact(dim) {
-        exact.search(q, 10);
-    }
-    let exact_ms = started.elapsed().as_secs_f64() * 1000.0 / (queries.len() / dim) as f64;
-    println!("n {n}, dim {dim}: exact query {exact_ms:.3} ms");
+    let (vectors, n, dim) = hnsw_vectors(opts, n.parse()?)?;
+    let bench = HnswBench::new(vectors, n, dim)?;
     if opts.dry {
         return Ok(());
     }
@@ -493,117 +431,225 @@ fn cmd_hnsw(opts: &Opts) -> Result<(), Error> {
         graph_load_cost_per_mb: Duration::ZERO,
         ..IndexOptions::default()
     };
-    let started = Instant::now();
-    let key = GraphKey::of(&vectors, dim, &options.graph_params());
-    let key_ms = started.elapsed().as_secs_f64() * 1000.0;
     let store_dir =
         tempfile::tempdir_in(opts.cache_root.clone().unwrap_or_else(std::env::temp_dir))?;
     let store = GraphStore::new(store_dir.path(), 2);
-    let cpu = cpu_seconds();
-    let started = Instant::now();
-    let built = DenseIndex::with_store(
-        identity.clone(),
-        (0..n).collect(),
-        vectors.clone(),
-        &options,
-        &store,
-        Some(&|_, _| {}),
-    )?;
-    let build_and_save = started.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - cpu;
-    let GraphState::Built { seconds: build } = built.graph_state() else {
-        return Err(format!("expected a built graph, got {:?}", built.graph_state()).into());
+    let bytes = bench.build_and_store(&options, &store)?;
+    bench.load_rounds(&options, &store, bytes)?;
+    bench.load_policies(&options, &store)
+}
+
+/// `n` unit vectors: the first `n` of an embedding cache (`--from-cache`, its model's dimension),
+/// else pseudo-random ones of `--dim` dimensions.
+fn hnsw_vectors(opts: &Opts, mut n: usize) -> Result<(Vec<f32>, usize, usize), Error> {
+    let Some(dir) = &opts.from_cache else {
+        let dim = opts.dim;
+        let mut state = 0x9E3779B97F4A7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f32 / (1u64 << 53) as f32 - 0.5
+        };
+        let mut vectors = Vec::with_capacity(n * dim);
+        for _ in 0..n {
+            let v: Vec<f32> = (0..dim).map(|_| next()).collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            vectors.extend(v.iter().map(|x| x / norm));
+        }
+        return Ok((vectors, n, dim));
     };
-    let bytes = store.stored_bytes(&key).ok_or("the graph was not stored")?;
-    let recall = |index: &DenseIndex<usize>| {
+    let identity: ModelIdentity = serde_json::from_slice(&std::fs::read(dir.join("model.json"))?)?;
+    let dim = identity.dim;
+    let mut all = EmbeddingCache::open_dir(dir, &identity)?.all_vectors();
+    if all.len() / dim < n {
+        eprintln!("{} holds only {} vectors", dir.display(), all.len() / dim);
+        n = all.len() / dim;
+    }
+    all.truncate(n * dim);
+    Ok((all, n, dim))
+}
+
+/// The vectors of an HNSW measurement, its queries and the exact index that is their truth.
+struct HnswBench {
+    n: usize,
+    dim: usize,
+    vectors: Vec<f32>,
+    /// 100 vectors spread over the set, perturbed so none is its own exact match.
+    queries: Vec<f32>,
+    identity: ModelIdentity,
+    exact: DenseIndex<usize>,
+}
+
+impl HnswBench {
+    /// The queries and the exact index (no graph), whose query time it prints.
+    fn new(vectors: Vec<f32>, n: usize, dim: usize) -> Result<HnswBench, Error> {
+        let stride = (n / 100).max(1);
+        let queries: Vec<f32> = (0..100.min(n))
+            .flat_map(|i| {
+                let v = &vectors[i * stride * dim..(i * stride + 1) * dim];
+                let w = &vectors[((i * stride + 1) % n) * dim..((i * stride + 1) % n + 1) * dim];
+                let mixed: Vec<f32> = v.iter().zip(w).map(|(a, b)| 0.7 * a + 0.3 * b).collect();
+                let norm = mixed.iter().map(|x| x * x).sum::<f32>().sqrt();
+                mixed.into_iter().map(move |x| x / norm)
+            })
+            .collect();
+        let identity = ModelIdentity {
+            name: "synthetic".into(),
+            fingerprint: "0".repeat(64),
+            dim,
+        };
+        let exact = DenseIndex::from_vectors(
+            identity.clone(),
+            (0..n).collect(),
+            vectors.clone(),
+            &IndexOptions {
+                exact_below: usize::MAX,
+                ..IndexOptions::default()
+            },
+        )?;
+        let bench = HnswBench {
+            n,
+            dim,
+            vectors,
+            queries,
+            identity,
+            exact,
+        };
+        println!(
+            "n {n}, dim {dim}: exact query {:.3} ms",
+            bench.query_ms(&bench.exact)
+        );
+        Ok(bench)
+    }
+
+    /// The index over the vectors with `options`, its graph built, stored or loaded by `store`.
+    fn open(
+        &self,
+        options: &IndexOptions,
+        store: &GraphStore,
+        progress: Option<&dyn Fn(usize, usize)>,
+    ) -> Result<DenseIndex<usize>, Error> {
+        Ok(DenseIndex::with_store(
+            self.identity.clone(),
+            (0..self.n).collect(),
+            self.vectors.clone(),
+            options,
+            store,
+            progress,
+        )?)
+    }
+
+    /// Builds the graph into the store and prints build, store and key times, size, query time
+    /// and recall; returns the stored graph's bytes.
+    fn build_and_store(&self, options: &IndexOptions, store: &GraphStore) -> Result<u64, Error> {
+        let (n, dim) = (self.n, self.dim);
+        let started = Instant::now();
+        let key = GraphKey::of(&self.vectors, dim, &options.graph_params());
+        let key_ms = started.elapsed().as_secs_f64() * 1000.0;
+        let cpu = cpu_seconds();
+        let started = Instant::now();
+        let built = self.open(options, store, Some(&|_, _| {}))?;
+        let build_and_save = started.elapsed().as_secs_f64();
+        let cpu = cpu_seconds() - cpu;
+        let GraphState::Built { seconds: build } = built.graph_state() else {
+            return Err(format!("expected a built graph, got {:?}", built.graph_state()).into());
+        };
+        let bytes = store.stored_bytes(&key).ok_or("the graph was not stored")?;
+        println!(
+            "n {n}, dim {dim}, M {}, ef_construction {}: HNSW build {build:.2} s ({cpu:.1} CPU s with the store), \
+             store {:.2} s, {:.1} MB; key {key_ms:.1} ms; HNSW query {:.3} ms; recall@10 vs exact {:.3}",
+            options.max_connections,
+            options.ef_construction,
+            build_and_save - build,
+            bytes as f64 / 1e6,
+            self.query_ms(&built),
+            self.recall(&built),
+        );
+        Ok(bytes)
+    }
+
+    /// Three loads of the stored graph: load time, query time and recall.
+    fn load_rounds(
+        &self,
+        options: &IndexOptions,
+        store: &GraphStore,
+        bytes: u64,
+    ) -> Result<(), Error> {
+        for round in 1..=3 {
+            let started = Instant::now();
+            let loaded = self.open(options, store, None)?;
+            let total = started.elapsed().as_secs_f64();
+            let GraphState::Loaded { seconds } = loaded.graph_state() else {
+                return Err(
+                    format!("expected a loaded graph, got {:?}", loaded.graph_state()).into(),
+                );
+            };
+            println!(
+                "  load {round}: {seconds:.3} s ({:.2} ms per MB; {total:.3} s with the key); HNSW query {:.3} ms; recall@10 {:.3}",
+                seconds * 1000.0 / (bytes as f64 / 1e6),
+                self.query_ms(&loaded),
+                self.recall(&loaded),
+            );
+        }
+        Ok(())
+    }
+
+    /// The load policy: total time of opening an index and asking it q questions, for an index
+    /// that never loads the graph, one that loads it at once, and the default (rent, then buy).
+    fn load_policies(&self, options: &IndexOptions, store: &GraphStore) -> Result<(), Error> {
+        println!(
+            "  questions | exact only | load at once | default (load after exact has cost ~ a load)"
+        );
+        let policies = [
+            ("exact", Duration::from_secs(1 << 30)),
+            ("eager", Duration::ZERO),
+            ("default", IndexOptions::default().graph_load_cost_per_mb),
+        ];
+        for questions in [1usize, 10, 100, 1000, 5000] {
+            let mut row = Vec::new();
+            for (_, cost) in policies {
+                let options = IndexOptions {
+                    graph_load_cost_per_mb: cost,
+                    ..options.clone()
+                };
+                let started = Instant::now();
+                let index = self.open(&options, store, None)?;
+                for q in self.queries.chunks_exact(self.dim).cycle().take(questions) {
+                    index.search(q, 10);
+                }
+                row.push(started.elapsed().as_secs_f64());
+            }
+            println!(
+                "  {questions:>9} | {:>8.3} s | {:>10.3} s | {:>8.3} s",
+                row[0], row[1], row[2]
+            );
+        }
+        Ok(())
+    }
+
+    /// The share of the exact top 10 that `index` finds, over the queries.
+    fn recall(&self, index: &DenseIndex<usize>) -> f64 {
         let mut found = 0;
-        for q in queries.chunks_exact(dim) {
-            let truth: Vec<usize> = exact.search(q, 10).iter().map(|h| h.key).collect();
+        for q in self.queries.chunks_exact(self.dim) {
+            let truth: Vec<usize> = self.exact.search(q, 10).iter().map(|h| h.key).collect();
             found += index
                 .search(q, 10)
                 .iter()
                 .filter(|h| truth.contains(&h.key))
                 .count();
         }
-        found as f64 / (queries.len() / dim * 10) as f64
-    };
-    let query_ms = |index: &DenseIndex<usize>| {
+        found as f64 / (self.queries.len() / self.dim * 10) as f64
+    }
+
+    /// Mean milliseconds of one top-10 query.
+    fn query_ms(&self, index: &DenseIndex<usize>) -> f64 {
         let started = Instant::now();
-        for q in queries.chunks_exact(dim) {
+        for q in self.queries.chunks_exact(self.dim) {
             index.search(q, 10);
         }
-        started.elapsed().as_secs_f64() * 1000.0 / (queries.len() / dim) as f64
-    };
-    println!(
-        "n {n}, dim {dim}, M {}, ef_construction {}: HNSW build {build:.2} s ({cpu:.1} CPU s with the store), \
-         store {:.2} s, {:.1} MB; key {key_ms:.1} ms; HNSW query {:.3} ms; recall@10 vs exact {:.3}",
-        options.max_connections,
-        options.ef_construction,
-        build_and_save - build,
-        bytes as f64 / 1e6,
-        query_ms(&built),
-        recall(&built),
-    );
-    drop(built);
-    for round in 1..=3 {
-        let started = Instant::now();
-        let loaded = DenseIndex::with_store(
-            identity.clone(),
-            (0..n).collect(),
-            vectors.clone(),
-            &options,
-            &store,
-            None,
-        )?;
-        let total = started.elapsed().as_secs_f64();
-        let GraphState::Loaded { seconds } = loaded.graph_state() else {
-            return Err(format!("expected a loaded graph, got {:?}", loaded.graph_state()).into());
-        };
-        println!(
-            "  load {round}: {seconds:.3} s ({:.2} ms per MB; {total:.3} s with the key); HNSW query {:.3} ms; recall@10 {:.3}",
-            seconds * 1000.0 / (bytes as f64 / 1e6),
-            query_ms(&loaded),
-            recall(&loaded),
-        );
+        started.elapsed().as_secs_f64() * 1000.0 / (self.queries.len() / self.dim) as f64
     }
-    // The load policy: total time of opening an index and asking it q questions, for an index
-    // that never loads the graph, one that loads it at once, and the default (rent, then buy).
-    println!(
-        "  questions | exact only | load at once | default (load after exact has cost ~ a load)"
-    );
-    let policies = [
-        ("exact", Duration::from_secs(1 << 30)),
-        ("eager", Duration::ZERO),
-        ("default", IndexOptions::default().graph_load_cost_per_mb),
-    ];
-    for questions in [1usize, 10, 100, 1000, 5000] {
-        let mut row = Vec::new();
-        for (_, cost) in policies {
-            let options = IndexOptions {
-                graph_load_cost_per_mb: cost,
-                ..options.clone()
-            };
-            let vectors = vectors.clone();
-            let started = Instant::now();
-            let index = DenseIndex::with_store(
-                identity.clone(),
-                (0..n).collect(),
-                vectors,
-                &options,
-                &store,
-                None,
-            )?;
-            for q in queries.chunks_exact(dim).cycle().take(questions) {
-                index.search(q, 10);
-            }
-            row.push(started.elapsed().as_secs_f64());
-        }
-        println!(
-            "  {questions:>9} | {:>8.3} s | {:>10.3} s | {:>8.3} s",
-            row[0], row[1], row[2]
-        );
-    }
-    Ok(())
 }
 
 /// An engine whose index and embedding caches live in `root` (models from the default root).

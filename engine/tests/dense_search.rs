@@ -144,8 +144,8 @@ fn rerank_then_full_index_then_a_second_snapshot_reuses_vectors() {
     assert_eq!(report.search, "exact");
     assert!(index.dense_status().unwrap().is_complete());
 
-    // Auto now uses the full index and scores every chunk; a query with no lexical overlap
-    // still finds its chunk.
+    // With the full index built, auto uses it and scores every chunk; a query with no lexical
+    // overlap still finds its chunk.
     let full = index
         .dense_search(&DenseQuery::new("wrong result of the determinant", 2))
         .unwrap();

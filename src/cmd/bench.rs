@@ -4,7 +4,7 @@
 //! (`--task codesearch`: NDCG@10 per query, rows in `results/codesearch/{explorer}.jsonl`; the run
 //! is `swex_bench::codesearch::run`). Argument parsing, explorer setup and printing.
 
-use crate::cmd::explorers::{BenchSetup, bench_setup, registry, worker_command};
+use crate::cmd::explorers::{BenchSetup, bench_setup, registry};
 use crate::out::shown;
 use anyhow::{Context, bail};
 use clap::Args;
@@ -19,12 +19,12 @@ use swex_bench::dataset::{Benchmark, LoadOptions, load_issue_map};
 use swex_bench::input::{MAX_DOCUMENT_BYTES, read_text};
 use swex_bench::results::OpenMode;
 use swex_bench::runner::{
-    BenchExplorer, DEFAULT_OUTPUT, FnOpener, FsOpener, HostExplorer, InstanceEvent, OutputTemplate,
-    Plan, Run, RunConfig, RunObserver, RunSummary, ServicesOpener, Shard, SnapshotSource,
-    parse_top_ks, select_instances,
+    BenchExplorer, DEFAULT_OUTPUT, FnOpener, FsOpener, InstanceEvent, OutputTemplate, Plan, Run,
+    RunConfig, RunObserver, RunSummary, ServicesOpener, Shard, SnapshotSource, parse_top_ks,
+    select_instances,
 };
 use swex_engine::snapshot::RepoLocator;
-use swex_plugin_host::{EngineBackend, IsolatedExplorer, IsolatedOptions, RawServices, Registered};
+use swex_plugin_host::{EngineBackend, RawServices};
 
 /// Which benchmark `--bench` is.
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,32 +201,16 @@ pub(super) fn make_explorers(
         } else {
             args.ground_truth_for.contains(name)
         };
-        let explorer = if let (false, Registered::Plugin(plugin)) = (args.isolated, &entry.explorer)
-        {
-            HostExplorer::InProcess(
-                plugin
-                    .instantiate(&config)
-                    .with_context(|| format!("creating explorer {name}"))?,
-            )
-        } else {
-            let command = worker_command(&entry.explorer)?;
-            let options = IsolatedOptions {
-                timeout: Duration::from_secs_f64(args.timeout),
-                forward_stderr: false,
-            };
-            let worker_config = config.clone();
-            // One worker is started now so that a bad config fails before the run.
-            let first =
-                IsolatedExplorer::start(command.clone(), worker_config.clone(), options.clone())
-                    .with_context(|| format!("starting explorer {name} in a worker"))?;
-            let host = HostExplorer::isolated(Box::new(move || {
-                IsolatedExplorer::start(command.clone(), worker_config.clone(), options.clone())
-            }));
-            if let HostExplorer::Isolated { idle, .. } = &host {
-                idle.lock().expect("fresh pool").push(first);
-            }
-            host
-        };
+        // An isolated explorer starts its first worker now, so that a bad config fails before
+        // the run; it starts one more for each call in parallel.
+        let explorer = super::explorers::explorer_handle(
+            &entry.explorer,
+            config.clone(),
+            args.isolated,
+            Duration::from_secs_f64(args.timeout),
+            false,
+        )
+        .with_context(|| format!("creating explorer {name}"))?;
         explorers.push(BenchExplorer {
             name: name.clone(),
             config,

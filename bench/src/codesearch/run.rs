@@ -396,10 +396,7 @@ impl CodeSearchRun<'_> {
                 );
                 request.repo_root = Some(root.display().to_string());
                 let began = Instant::now();
-                let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    explorer.explorer.explore(&request, services.as_ref())
-                }))
-                .unwrap_or_else(|_| Err("explorer panicked".to_string()));
+                let answer = explorer.answer(&request, services.as_ref());
                 let mut timings = timings;
                 timings.query_ms = crate::results::Timings::ms(began.elapsed());
                 let row = match answer {
@@ -482,4 +479,76 @@ pub fn read_rows(path: &Path) -> Result<Vec<CodeSearchRow>, CodeSearchError> {
         rows.push(row);
     }
     Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codesearch::data::Target;
+    use crate::runner::{Explore, FsOpener};
+    use swex_plugin_host::{RawServices, ValidatedResponse};
+
+    struct Panics;
+
+    impl Explore for Panics {
+        fn explore(&self, _: &Request, _: &dyn RawServices) -> Result<ValidatedResponse, String> {
+            panic!("a panic on purpose")
+        }
+    }
+
+    /// A panic of an explorer is its query's row with the panic's message, as in `swex bench`.
+    #[test]
+    fn a_panicking_explorer_gives_a_row_naming_the_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let checkouts = dir.path().join("checkouts");
+        std::fs::create_dir_all(checkouts.join("repo")).unwrap();
+        std::fs::write(checkouts.join("repo/a.py"), "x = 1\n").unwrap();
+        let query = Query {
+            index: 0,
+            text: "where is x set".into(),
+            category: Category::Symbol,
+            relevant: vec![Target {
+                path: "a.py".into(),
+                span: None,
+            }],
+            secondary: Vec::new(),
+        };
+        let repo = RepoSpec {
+            name: "repo".into(),
+            language: "python".into(),
+            source: "owner/repo".into(),
+            revision: "0".repeat(40),
+            benchmark_root: None,
+        };
+        let data = CodeSearchData {
+            dir: dir.path().to_path_buf(),
+            repos: vec![RepoQueries {
+                repo,
+                queries: vec![query],
+            }],
+        };
+        let explorers = [BenchExplorer {
+            name: "panics".into(),
+            config: serde_json::Value::Null,
+            build: "test".into(),
+            sees_ground_truth: false,
+            explorer: Box::new(Panics),
+        }];
+        let run = CodeSearchRun {
+            data: &data,
+            explorers: &explorers,
+            checkouts,
+            locator: None,
+            services: &FsOpener,
+            scope: Scope::Checkout,
+            output: dir.path().join("{explorer}.jsonl").display().to_string(),
+            overwrite: true,
+            workers: 1,
+        };
+        let summary = run.execute(&Quiet).unwrap();
+        assert_eq!(
+            summary.rows[0].error.as_deref(),
+            Some("explorer panicked: a panic on purpose")
+        );
+    }
 }

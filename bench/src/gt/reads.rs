@@ -202,6 +202,11 @@ enum Cwd {
 }
 
 /// A pipeline evaluated against the snapshot.
+/// Each file operand with the lines its source command selects.
+type Addressed = Vec<(FileRef, LineSet)>;
+/// Streams with the file they come from (none for tagged streams).
+type Outputs = Vec<(Option<FileRef>, Stream)>;
+
 struct Evaluated {
     cwd: Cwd,
     visible: bool,
@@ -577,155 +582,23 @@ impl Extractor<'_> {
         pipeline: &shell::Pipeline,
         cwd: &Cwd,
     ) -> Option<Evaluated> {
-        let (name, args, _) = commands::program(&pipeline.commands[0])?;
-        let mut stages = pipeline.commands[1..].iter();
-        let (source, search) = match commands::source(&name, args) {
-            Some(source) => {
-                let search = matches!(source.kind, SourceKind::Search(_));
-                (source, search)
-            }
-            None => {
-                // `find … | xargs grep -n x`: a search over files named on stdin.
-                let (position, options) =
-                    pipeline.commands[1..]
-                        .iter()
-                        .enumerate()
-                        .find_map(|(i, c)| {
-                            let (n, a, from_xargs) = commands::program(c)?;
-                            from_xargs
-                                .then(|| commands::xargs_search(&n, a))
-                                .flatten()
-                                .map(|o| (i, o))
-                        })?;
-                let source = commands::Source {
-                    files: Vec::new(),
-                    kind: SourceKind::Search(options),
-                };
-                stages = pipeline.commands[2 + position..].iter();
-                (source, true)
-            }
-        };
-
-        let mut addressed = Vec::new();
-        let mut outputs: Vec<(Option<FileRef>, Stream)> = Vec::new();
+        let (source, search, filters) = pipeline_source(pipeline)?;
         let files: Vec<FileRef> = source
             .files
             .iter()
             .filter_map(|w| self.file_operand(step, w, cwd, search))
             .collect();
-        match &source.kind {
-            SourceKind::Content(selector) => {
-                for file in &files {
-                    match selector.positions(file.count) {
-                        Ok((seq, repeats)) => {
-                            addressed
-                                .push((file.clone(), LineSet::from_intervals(seq.iter().copied())));
-                            let prefixes = match selector {
-                                commands::Selector::Whole {
-                                    prefix: Some(style),
-                                } => vec![Prefix {
-                                    style: style.clone(),
-                                    map: Some(seq.clone()),
-                                }],
-                                _ => Vec::new(),
-                            };
-                            outputs.push((
-                                Some(file.clone()),
-                                Stream::Lines {
-                                    seq,
-                                    repeats,
-                                    prefixes,
-                                },
-                            ));
-                        }
-                        Err(why) => {
-                            addressed.push((file.clone(), LineSet::whole(file.count)));
-                            outputs.push((Some(file.clone()), Stream::Opaque(why)));
-                        }
-                    }
-                }
-            }
-            SourceKind::Search(options) => {
-                for file in &files {
-                    addressed.push((file.clone(), LineSet::whole(file.count)));
-                }
-                if options.no_lines {
-                    for file in &files {
-                        outputs.push((
-                            Some(file.clone()),
-                            Stream::Lines {
-                                seq: Vec::new(),
-                                repeats: false,
-                                prefixes: Vec::new(),
-                            },
-                        ));
-                    }
-                } else if options.with_filename {
-                    outputs.push((
-                        None,
-                        Stream::Tagged {
-                            numbered: options.numbered,
-                        },
-                    ));
-                } else if let [file] = files.as_slice() {
-                    let seq: Vec<Interval> = Interval::new(1, file.count).into_iter().collect();
-                    let prefixes = if options.numbered {
-                        vec![Prefix {
-                            style: PrefixStyle::GrepNumber,
-                            map: Some(seq.clone()),
-                        }]
-                    } else {
-                        Vec::new()
-                    };
-                    outputs.push((Some(file.clone()), Stream::Subset { seq, prefixes }));
-                }
-            }
-        }
-
-        // Without -s, sed numbers the concatenation of its files: only the first file's lines
-        // are where the script says.
-        if matches!(
-            &source.kind,
-            SourceKind::Content(commands::Selector::Sed(_))
-        ) {
-            for (_, stream) in outputs.iter_mut().skip(1) {
-                *stream = Stream::Opaque("sed joins several files into one stream".into());
-            }
-        }
-        let stages: Vec<_> = stages.collect();
-        if !stages.is_empty() && outputs.len() > 1 {
-            for (_, stream) in outputs.iter_mut() {
-                *stream = Stream::Opaque("several files in one stream".into());
-            }
-        }
-        for stage in stages {
-            let filter = match commands::program(stage) {
-                Some((n, a, false)) => commands::filter(&n, a),
-                Some((n, _, true)) => commands::Filter::Opaque(format!("xargs {n}")),
-                None => commands::Filter::Opaque("empty command".into()),
-            };
-            for (_, stream) in outputs.iter_mut() {
-                *stream = apply(
-                    std::mem::replace(stream, Stream::Opaque(String::new())),
-                    &filter,
-                );
-            }
-        }
-        let mut shape: Vec<String> = pipeline
-            .commands
-            .iter()
-            .filter_map(|c| commands::program(c).map(|(n, _, _)| n))
-            .collect();
-        if search
-            && shape.len() == 1
-            && outputs
-                .iter()
-                .any(|(_, s)| matches!(s, Stream::Subset { .. }))
-        {
-            shape[0].push_str(" (one file)");
+        let (addressed, mut outputs) = match &source.kind {
+            SourceKind::Content(selector) => content_streams(selector, &files),
+            SourceKind::Search(options) => search_streams(options, &files),
+        };
+        let filters = &pipeline.commands[filters..];
+        join_streams(&source.kind, !filters.is_empty(), &mut outputs);
+        for stage in filters {
+            apply_stage(stage, &mut outputs);
         }
         Some(Evaluated {
-            shape: shape.join(" | "),
+            shape: pipeline_shape(pipeline, search, &outputs),
             cwd: cwd.clone(),
             visible: pipeline.output_visible(),
             addressed,
@@ -773,6 +646,155 @@ impl Extractor<'_> {
         }
         found
     }
+}
+
+/// A pipeline's source command, whether it is a search, and the position of its first filter.
+/// `find … | xargs grep -n x` is a search over the files named on stdin, its filters after the
+/// `xargs` stage.
+fn pipeline_source(pipeline: &shell::Pipeline) -> Option<(commands::Source, bool, usize)> {
+    let (name, args, _) = commands::program(&pipeline.commands[0])?;
+    if let Some(source) = commands::source(&name, args) {
+        let search = matches!(source.kind, SourceKind::Search(_));
+        return Some((source, search, 1));
+    }
+    let (position, options) = pipeline.commands[1..]
+        .iter()
+        .enumerate()
+        .find_map(|(i, c)| {
+            let (n, a, from_xargs) = commands::program(c)?;
+            from_xargs
+                .then(|| commands::xargs_search(&n, a))
+                .flatten()
+                .map(|o| (i, o))
+        })?;
+    let source = commands::Source {
+        files: Vec::new(),
+        kind: SourceKind::Search(options),
+    };
+    Some((source, true, 2 + position))
+}
+
+/// What each file of a content source (`cat`, `sed -n`, `head`, …) addresses and puts out: the
+/// selected lines, numbered when the program numbers them; a selection it cannot tell is the
+/// whole file addressed and an opaque stream.
+fn content_streams(selector: &commands::Selector, files: &[FileRef]) -> (Addressed, Outputs) {
+    let mut addressed = Vec::new();
+    let mut outputs = Vec::new();
+    for file in files {
+        match selector.positions(file.count) {
+            Ok((seq, repeats)) => {
+                addressed.push((file.clone(), LineSet::from_intervals(seq.iter().copied())));
+                let prefixes = match selector {
+                    commands::Selector::Whole {
+                        prefix: Some(style),
+                    } => vec![Prefix {
+                        style: style.clone(),
+                        map: Some(seq.clone()),
+                    }],
+                    _ => Vec::new(),
+                };
+                let stream = Stream::Lines {
+                    seq,
+                    repeats,
+                    prefixes,
+                };
+                outputs.push((Some(file.clone()), stream));
+            }
+            Err(why) => {
+                addressed.push((file.clone(), LineSet::whole(file.count)));
+                outputs.push((Some(file.clone()), Stream::Opaque(why)));
+            }
+        }
+    }
+    (addressed, outputs)
+}
+
+/// What a search source addresses (every file whole) and puts out: nothing per file with `-l`
+/// and the like, one tagged stream when lines name their files, else the one file's matching
+/// lines (a subset, numbered with `-n`).
+fn search_streams(options: &commands::SearchOptions, files: &[FileRef]) -> (Addressed, Outputs) {
+    let addressed = files
+        .iter()
+        .map(|file| (file.clone(), LineSet::whole(file.count)))
+        .collect();
+    let mut outputs = Vec::new();
+    if options.no_lines {
+        for file in files {
+            let stream = Stream::Lines {
+                seq: Vec::new(),
+                repeats: false,
+                prefixes: Vec::new(),
+            };
+            outputs.push((Some(file.clone()), stream));
+        }
+    } else if options.with_filename {
+        let stream = Stream::Tagged {
+            numbered: options.numbered,
+        };
+        outputs.push((None, stream));
+    } else if let [file] = files {
+        let seq: Vec<Interval> = Interval::new(1, file.count).into_iter().collect();
+        let prefixes = if options.numbered {
+            vec![Prefix {
+                style: PrefixStyle::GrepNumber,
+                map: Some(seq.clone()),
+            }]
+        } else {
+            Vec::new()
+        };
+        outputs.push((Some(file.clone()), Stream::Subset { seq, prefixes }));
+    }
+    (addressed, outputs)
+}
+
+/// Streams that one output mixes become opaque: without -s, sed numbers the concatenation of its
+/// files, so only the first file's lines are where the script says; and a filter after several
+/// files sees one stream it cannot split.
+fn join_streams(kind: &SourceKind, filtered: bool, outputs: &mut Outputs) {
+    if matches!(kind, SourceKind::Content(commands::Selector::Sed(_))) {
+        for (_, stream) in outputs.iter_mut().skip(1) {
+            *stream = Stream::Opaque("sed joins several files into one stream".into());
+        }
+    }
+    if filtered && outputs.len() > 1 {
+        for (_, stream) in outputs.iter_mut() {
+            *stream = Stream::Opaque("several files in one stream".into());
+        }
+    }
+}
+
+/// One filter stage of a pipeline applied to every stream.
+fn apply_stage(stage: &shell::SimpleCommand, outputs: &mut Outputs) {
+    let filter = match commands::program(stage) {
+        Some((n, a, false)) => commands::filter(&n, a),
+        Some((n, _, true)) => commands::Filter::Opaque(format!("xargs {n}")),
+        None => commands::Filter::Opaque("empty command".into()),
+    };
+    for (_, stream) in outputs.iter_mut() {
+        *stream = apply(
+            std::mem::replace(stream, Stream::Opaque(String::new())),
+            &filter,
+        );
+    }
+}
+
+/// The programs of a pipeline, source first (`nl | sed`), for reports; a lone search of one file
+/// says so.
+fn pipeline_shape(pipeline: &shell::Pipeline, search: bool, outputs: &Outputs) -> String {
+    let mut shape: Vec<String> = pipeline
+        .commands
+        .iter()
+        .filter_map(|c| commands::program(c).map(|(n, _, _)| n))
+        .collect();
+    if search
+        && shape.len() == 1
+        && outputs
+            .iter()
+            .any(|(_, s)| matches!(s, Stream::Subset { .. }))
+    {
+        shape[0].push_str(" (one file)");
+    }
+    shape.join(" | ")
 }
 
 /// Apply a mid-pipeline command to a stream.

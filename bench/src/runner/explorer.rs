@@ -1,18 +1,16 @@
 //! The explorers of a run, as the runner sees them: a name for the rows, the configuration to
 //! record, whether the explorer may see the ground truth, and something that answers requests.
 //!
-//! [`Explore`] is the one call the runner makes. [`HostExplorer`] implements it over the plugin
-//! host: one in-process instance shared by all workers (the ABI makes `explore` reentrant), or a
-//! pool of isolated worker processes, one per concurrent call (an isolated worker serves one call
-//! at a time). Tests implement [`Explore`] directly.
+//! [`Explore`] is the one call the runner makes. The plugin host's [`ExplorerHandle`] implements
+//! it: one in-process instance shared by all workers (the ABI makes `explore` reentrant), or an
+//! isolated explorer, whose worker processes serve one call each at a time. Tests implement
+//! [`Explore`] directly.
 //!
 //! This module knows the host's explorer handles; it knows nothing about benchmark files.
 
-use std::sync::Mutex;
+use std::panic::AssertUnwindSafe;
 use swex_plugin::Request;
-use swex_plugin_host::{
-    ExplorerHandle, ExplorerInstance, HostError, IsolatedExplorer, RawServices, ValidatedResponse,
-};
+use swex_plugin_host::{ExplorerHandle, RawServices, ValidatedResponse};
 
 /// Answers one request on one snapshot: regions after validation (cut to `request.top_k`), or the
 /// reason of the failure.
@@ -50,60 +48,35 @@ impl std::fmt::Debug for BenchExplorer {
     }
 }
 
-/// Makes a fresh isolated worker (for the pool of [`HostExplorer::Isolated`]).
-pub type IsolatedFactory = Box<dyn Fn() -> Result<IsolatedExplorer, HostError> + Send + Sync>;
-
-/// An explorer run through the plugin host.
-pub enum HostExplorer {
-    /// One instance in this process, called concurrently.
-    InProcess(ExplorerInstance),
-    /// Child processes: idle workers are reused; a call with no idle worker starts one.
-    Isolated {
-        start: IsolatedFactory,
-        idle: Mutex<Vec<IsolatedExplorer>>,
-    },
-}
-
-impl HostExplorer {
-    pub fn isolated(start: IsolatedFactory) -> HostExplorer {
-        HostExplorer::Isolated {
-            start,
-            idle: Mutex::new(Vec::new()),
-        }
+impl BenchExplorer {
+    /// The explorer's answer to `request`; a panic of the call (an [`Explore`] written in Rust
+    /// may panic) is a failure with its message, like any other.
+    pub fn answer(
+        &self,
+        request: &Request,
+        services: &dyn RawServices,
+    ) -> Result<ValidatedResponse, String> {
+        std::panic::catch_unwind(AssertUnwindSafe(|| {
+            self.explorer.explore(request, services)
+        }))
+        .unwrap_or_else(|panic| {
+            Err(format!(
+                "explorer panicked: {}",
+                swex_plugin::__private::panic_message(&*panic)
+            ))
+        })
     }
 }
 
-impl Explore for HostExplorer {
+/// The host's handle answers through [`ExplorerHandle::explore_validated`]: in process, or in
+/// isolated workers, one per concurrent call.
+impl Explore for ExplorerHandle {
     fn explore(
         &self,
         request: &Request,
         services: &dyn RawServices,
     ) -> Result<ValidatedResponse, String> {
-        match self {
-            HostExplorer::InProcess(instance) => {
-                let response = instance
-                    .explore(request, services)
-                    .map_err(|e| e.to_string())?;
-                Ok(swex_plugin_host::validate_answer(
-                    request, response, services,
-                ))
-            }
-            HostExplorer::Isolated { start, idle } => {
-                let worker = idle.lock().expect("pool lock").pop();
-                let worker = match worker {
-                    Some(worker) => worker,
-                    None => start().map_err(|e| e.to_string())?,
-                };
-                let handle = ExplorerHandle::Isolated(worker);
-                let answer = handle
-                    .explore_validated(request, services)
-                    .map_err(|e| e.to_string());
-                // A worker that failed a call restarts itself on the next one; keep it either way.
-                if let ExplorerHandle::Isolated(worker) = handle {
-                    idle.lock().expect("pool lock").push(worker);
-                }
-                answer
-            }
-        }
+        self.explore_validated(request, services)
+            .map_err(|e| e.to_string())
     }
 }

@@ -20,32 +20,28 @@
 //! This module does no printing: progress goes to a [`RunObserver`].
 
 pub mod explorer;
+mod instance;
 pub mod output;
 pub mod provenance;
 pub mod snapshots;
 
-pub use explorer::{BenchExplorer, Explore, HostExplorer, IsolatedFactory};
+pub use explorer::{BenchExplorer, Explore};
 pub use output::{DEFAULT_OUTPUT, OutputTemplate, ResultSink, Shard, ShardError, TemplateError};
 pub use snapshots::{FnOpener, FsOpener, PreparedSnapshot, ServicesOpener, SnapshotSource};
 
-use crate::dataset::{BenchRow, Benchmark, Region};
-use crate::linecounts::FileLineCounts;
-use crate::locmetrics::{self, EntityCache, LocTruth};
-use crate::metrics::{Metrics, PreparedTruth, ScoreOptions};
+use crate::dataset::{BenchRow, Benchmark};
 use crate::report::{MeanRow, means};
 use crate::results::{
-    LocatedRow, OpenMode, ProducedBy, ResultRow, ResultsError, Timings, config_digest,
-    read_results, rewrite_ordered,
+    LocatedRow, OpenMode, ProducedBy, ResultRow, ResultsError, config_digest, read_results,
+    rewrite_ordered,
 };
 use rayon::prelude::*;
 use std::collections::{BTreeSet, HashMap};
-use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 use swex_engine::snapshot::PlainName;
-use swex_plugin::Request;
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -215,9 +211,56 @@ pub struct Run<'a> {
     pub config: RunConfig,
 }
 
+/// The work of a run: per instance, the explorers (by index) lacking a row for some k.
+type Work<'a> = Vec<(&'a BenchRow, Vec<usize>)>;
+
+/// What the parallel part of a run counted.
+#[derive(Default)]
+struct Tally {
+    rows_written: AtomicUsize,
+    failures: AtomicUsize,
+}
+
 impl Run<'_> {
+    /// Checks the run, opens its files, runs every pending (instance, explorer) pair in parallel,
+    /// then rewrites the files in canonical order and sums them up.
     pub fn execute(&self, observer: &dyn RunObserver) -> Result<RunSummary, RunError> {
         let started = Instant::now();
+        let names = self.checked_explorer_names()?;
+        let producers = self.producers();
+        let (sink, opened) = self.open_sink(&names, &producers)?;
+        let (work, rows_present) = self.pending_work(&sink);
+        let plan = Plan {
+            instances: self.instances.len(),
+            to_run: work.len(),
+            calls: work.iter().map(|(_, p)| p.len()).sum(),
+            rows_present,
+            files: sink.paths(),
+            torn_lines: torn_lines(&opened),
+        };
+        observer.started(&plan);
+        let pool = self.thread_pool()?;
+        let tally = match self.run_work(&pool, &work, &sink, observer) {
+            Ok(tally) => tally,
+            Err(error) => {
+                let _ = sink.finish();
+                return Err(error.into());
+            }
+        };
+        let files = sink.finish()?;
+        let summary_rows = self.order_files(&files, &names)?;
+        Ok(RunSummary {
+            plan,
+            rows_written: tally.rows_written.into_inner(),
+            failures: tally.failures.into_inner(),
+            seconds: started.elapsed().as_secs_f64(),
+            means: ordered_means(&summary_rows, &names),
+        })
+    }
+
+    /// The explorers' names, checked: at least one, no name twice, plain names only (they fill
+    /// `{explorer}` in the output template); and the top-ks checked too.
+    fn checked_explorer_names(&self) -> Result<Vec<PlainName>, RunError> {
         let config = &self.config;
         if self.explorers.is_empty() {
             return Err(RunError::NoExplorers);
@@ -237,18 +280,30 @@ impl Run<'_> {
                 swex_plugin::MAX_TOP_K
             )));
         }
-        // Explorer names fill `{explorer}` in the output template: plain names only.
-        let names = self
+        Ok(self
             .explorers
             .iter()
-            .map(|e| swex_engine::snapshot::PlainName::new(e.name.as_str()))
-            .collect::<Result<Vec<_>, _>>()?;
-        let max_k = *config.top_ks.last().expect("checked non-empty");
-        let producers: HashMap<&str, ProducedBy> = self
-            .explorers
+            .map(|e| PlainName::new(e.name.as_str()))
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+
+    /// What produces each explorer's rows in this run.
+    fn producers(&self) -> HashMap<&str, ProducedBy> {
+        let max_k = *self.config.top_ks.last().expect("checked non-empty");
+        self.explorers
             .iter()
             .map(|e| (e.name.as_str(), producer(e, max_k, self.config.line_budget)))
-            .collect();
+            .collect()
+    }
+
+    /// The result files, one per explorer (and shard); a resumed run first checks that the rows
+    /// already there come from the same producers.
+    fn open_sink(
+        &self,
+        names: &[PlainName],
+        producers: &HashMap<&str, ProducedBy>,
+    ) -> Result<(ResultSink, output::OpenedFiles), RunError> {
+        let config = &self.config;
         let routes: Vec<(PlainName, String)> = names
             .iter()
             .map(|name| (name.clone(), producers[name.as_str()].run_id(name.as_str())))
@@ -262,22 +317,25 @@ impl Run<'_> {
             config.mode,
         )?;
         if config.mode == OpenMode::Resume {
-            provenance::check_resume(&opened.recovered, &producers, &config.top_ks)?;
+            provenance::check_resume(&opened.recovered, producers, &config.top_ks)?;
         }
+        Ok((sink, opened))
+    }
 
-        // Work: per instance, the explorers lacking a row for some k.
-        let mut work: Vec<(&BenchRow, Vec<usize>)> = Vec::new();
+    /// Per instance, the explorers lacking a row for some k; and how many rows are there already.
+    fn pending_work(&self, sink: &ResultSink) -> (Work<'_>, usize) {
+        let top_ks = &self.config.top_ks;
+        let mut work: Work<'_> = Vec::new();
         let mut rows_present = 0;
         for row in &self.instances {
             let mut pending = Vec::new();
             for (index, explorer) in self.explorers.iter().enumerate() {
-                let present = config
-                    .top_ks
+                let present = top_ks
                     .iter()
                     .filter(|&&k| sink.contains(&key(row, &explorer.name, k)))
                     .count();
                 rows_present += present;
-                if present < config.top_ks.len() {
+                if present < top_ks.len() {
                     pending.push(index);
                 }
             }
@@ -285,30 +343,32 @@ impl Run<'_> {
                 work.push((row, pending));
             }
         }
-        let plan = Plan {
-            instances: self.instances.len(),
-            to_run: work.len(),
-            calls: work.iter().map(|(_, p)| p.len()).sum(),
-            rows_present,
-            files: sink.paths(),
-            torn_lines: opened
-                .recovered
-                .iter()
-                .filter_map(|(path, r)| r.torn_line.map(|(line, len)| (path.clone(), line, len)))
-                .collect(),
-        };
-        observer.started(&plan);
+        (work, rows_present)
+    }
 
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(config.workers.max(1))
+    /// The `workers` threads instances run on.
+    fn thread_pool(&self) -> Result<rayon::ThreadPool, RunError> {
+        let workers = self.config.workers;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(workers.max(1))
             .thread_name(|i| format!("swex-bench-{i}"))
             .build()
             .map_err(|e| RunError::Threads {
-                workers: config.workers,
+                workers,
                 message: e.to_string(),
-            })?;
-        let rows_written = AtomicUsize::new(0);
-        let failures = AtomicUsize::new(0);
+            })
+    }
+
+    /// Runs the work on the pool; the first failure to write stops the instances not yet started
+    /// and is the error.
+    fn run_work(
+        &self,
+        pool: &rayon::ThreadPool,
+        work: &Work<'_>,
+        sink: &ResultSink,
+        observer: &dyn RunObserver,
+    ) -> Result<Tally, ResultsError> {
+        let tally = Tally::default();
         let stop = AtomicBool::new(false);
         let write_error: Mutex<Option<ResultsError>> = Mutex::new(None);
         pool.install(|| {
@@ -316,11 +376,12 @@ impl Run<'_> {
                 if stop.load(Ordering::Relaxed) {
                     return;
                 }
-                let outcome = self.run_instance(row, pending, &sink);
-                match outcome {
+                match self.run_instance(row, pending, sink) {
                     Ok((written, event)) => {
-                        rows_written.fetch_add(written, Ordering::Relaxed);
-                        failures.fetch_add(event.failures.len(), Ordering::Relaxed);
+                        tally.rows_written.fetch_add(written, Ordering::Relaxed);
+                        tally
+                            .failures
+                            .fetch_add(event.failures.len(), Ordering::Relaxed);
                         observer.instance_done(&event);
                     }
                     Err(error) => {
@@ -330,13 +391,20 @@ impl Run<'_> {
                 }
             });
         });
-        if let Some(error) = write_error.into_inner().expect("error lock") {
-            let _ = sink.finish();
-            return Err(error.into());
+        match write_error.into_inner().expect("error lock") {
+            Some(error) => Err(error),
+            None => Ok(tally),
         }
-        let files = sink.finish()?;
+    }
 
-        // Canonical order, and the summary over everything the files hold.
+    /// Rewrites each file in canonical order when it is not, and returns the rows the summary
+    /// covers: every row of the files (resumed and new) of the selected instances, explorers and
+    /// ks.
+    fn order_files(
+        &self,
+        files: &[PathBuf],
+        names: &[PlainName],
+    ) -> Result<Vec<ResultRow>, RunError> {
         let bench_position: HashMap<&str, usize> = self
             .bench
             .rows
@@ -344,19 +412,14 @@ impl Run<'_> {
             .enumerate()
             .map(|(i, r)| (r.instance_id.as_str(), i))
             .collect();
-        let explorer_position: HashMap<&str, usize> = names
-            .iter()
-            .map(PlainName::as_str)
-            .enumerate()
-            .map(|(i, n)| (n, i))
-            .collect();
+        let explorer_position = explorer_positions(names);
         let selected: BTreeSet<&str> = self
             .instances
             .iter()
             .map(|r| r.instance_id.as_str())
             .collect();
         let mut summary_rows = Vec::new();
-        for path in &files {
+        for path in files {
             let rows = read_results(path)?;
             let ordered = canonical_order(&rows, &bench_position, &explorer_position);
             if ordered.iter().zip(&rows).any(|(a, b)| a.line != b.line) {
@@ -366,197 +429,38 @@ impl Run<'_> {
             summary_rows.extend(rows.into_iter().map(|r| r.row).filter(|r| {
                 selected.contains(r.instance_id.as_str())
                     && explorer_position.contains_key(r.explorer.as_str())
-                    && config.top_ks.contains(&r.top_k.unwrap_or(0))
+                    && self.config.top_ks.contains(&r.top_k.unwrap_or(0))
             }));
         }
-        Ok(RunSummary {
-            plan,
-            rows_written: rows_written.into_inner(),
-            failures: failures.into_inner(),
-            seconds: started.elapsed().as_secs_f64(),
-            means: {
-                let mut means = means(&summary_rows);
-                means.sort_by_key(|m| (explorer_position[m.explorer.as_str()], m.top_k));
-                means
-            },
-        })
+        Ok(summary_rows)
     }
+}
 
-    /// Runs the pending explorers of one instance and appends their rows. Only a failure to write
-    /// is an error; everything else becomes rows.
-    fn run_instance(
-        &self,
-        row: &BenchRow,
-        pending: &[usize],
-        sink: &ResultSink,
-    ) -> Result<(usize, InstanceEvent), ResultsError> {
-        let started = Instant::now();
-        let config = &self.config;
-        let max_k = *config.top_ks.last().expect("checked non-empty");
-        let mut event = InstanceEvent {
-            instance_id: row.instance_id.clone(),
-            calls: 0,
-            failures: Vec::new(),
-            warnings: Vec::new(),
-            seconds: 0.0,
-        };
-        let mut written = 0;
-        // Rows of keys already written (an explorer resumed for one k only) are left out.
-        let mut emit = |rows: Vec<ResultRow>| {
-            let missing: Vec<ResultRow> = rows
-                .into_iter()
-                .filter(|r| !sink.contains(&r.key()))
-                .collect();
-            written += missing.len();
-            sink.append(&missing)
-        };
+/// Torn last lines cut off while opening the files: (file, line, bytes).
+fn torn_lines(opened: &output::OpenedFiles) -> Vec<(PathBuf, usize, usize)> {
+    opened
+        .recovered
+        .iter()
+        .filter_map(|(path, r)| r.torn_line.map(|(line, len)| (path.clone(), line, len)))
+        .collect()
+}
 
-        // Snapshot and services, shared by the explorers of this instance.
-        let mut setup = || -> Result<_, String> {
-            let issue = row
-                .problem_statement
-                .as_deref()
-                .filter(|t| !t.trim().is_empty())
-                .ok_or("no issue text (neither problem_statement nor --issue-map)")?;
-            let snapshot = self.snapshots.prepare(row)?;
-            let opened_at = Instant::now();
-            let (services, warnings) = self.services.open(&snapshot.dir)?;
-            let index_ms = Timings::ms(opened_at.elapsed());
-            event.warnings.extend(warnings);
-            if snapshot.missing_blobs > 0 {
-                event.warnings.push(format!(
-                    "{} blobs missing from the git directory were skipped",
-                    snapshot.missing_blobs
-                ));
-            }
-            Ok((issue, snapshot, services, index_ms))
-        };
-        let (issue, snapshot, services, index_ms) = match setup() {
-            Ok(ready) => ready,
-            Err(reason) => {
-                let loc = LocTruth::prepare(row, None).map(|(loc, _)| loc);
-                for &index in pending {
-                    let explorer = &self.explorers[index];
-                    event.failures.push((explorer.name.clone(), reason.clone()));
-                    emit(failure_rows(
-                        row,
-                        explorer,
-                        config,
-                        &reason,
-                        None,
-                        loc.as_ref(),
-                    ))?;
-                }
-                event.seconds = started.elapsed().as_secs_f64();
-                return Ok((written, event));
-            }
-        };
+/// Each explorer's position in the run.
+fn explorer_positions(names: &[PlainName]) -> HashMap<&str, usize> {
+    names
+        .iter()
+        .map(PlainName::as_str)
+        .enumerate()
+        .map(|(i, n)| (n, i))
+        .collect()
+}
 
-        let (counts, count_report) =
-            FileLineCounts::from_snapshot(&snapshot.dir, &row.ground_truth);
-        for path in &count_report.missing_files {
-            event
-                .warnings
-                .push(format!("ground-truth file {path} is not in the snapshot"));
-        }
-        for path in &count_report.escaping_links {
-            event.warnings.push(format!(
-                "ground-truth file {path} is a symlink out of the snapshot: not followed, not counted"
-            ));
-        }
-        let truth = PreparedTruth::new(&row.ground_truth, &counts);
-        // The peers' localization metrics, for rows whose ground truth comes from a fix.
-        let loc = LocTruth::prepare(row, Some(&snapshot.dir)).map(|(loc, warning)| {
-            event.warnings.extend(warning);
-            loc
-        });
-        let mut entities = EntityCache::for_snapshot(&snapshot.dir);
-        let ground_truth = plugin_ground_truth(row);
-        let repo_root = std::fs::canonicalize(&snapshot.dir)
-            .unwrap_or_else(|_| snapshot.dir.clone())
-            .display()
-            .to_string();
-
-        for &index in pending {
-            let explorer = &self.explorers[index];
-            let mut request = Request::new(row.instance_id.clone(), issue.to_string(), max_k);
-            request.repo_root = Some(repo_root.clone());
-            request.line_budget = config.line_budget;
-            if explorer.sees_ground_truth {
-                request.ground_truth = Some(ground_truth.clone());
-            }
-            let call_started = Instant::now();
-            let answer = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                explorer.explorer.explore(&request, services.as_ref())
-            }))
-            .unwrap_or_else(|panic| {
-                Err(format!(
-                    "explorer panicked: {}",
-                    swex_plugin::__private::panic_message(&*panic)
-                ))
-            });
-            let timings = Timings {
-                snapshot_ms: snapshot.materialised_ms,
-                index_ms,
-                explore_ms: Timings::ms(call_started.elapsed()),
-            };
-            event.calls += 1;
-            let rows = match answer {
-                Ok(answer) => {
-                    let regions: Vec<Region> = answer
-                        .regions
-                        .iter()
-                        .map(|r| Region::new(r.path.clone(), r.start, r.end))
-                        .collect();
-                    // Every predicted file's real length, for the honest counting next to the
-                    // reference's (which knows only ground-truth files).
-                    let (lengths, _) = FileLineCounts::from_paths(
-                        &snapshot.dir,
-                        regions.iter().map(|r| r.path.as_str()),
-                    );
-                    config
-                        .top_ks
-                        .iter()
-                        .map(|&k| {
-                            let cut = &regions[..regions.len().min(k)];
-                            let real = truth.score_real(cut, &ScoreOptions::default(), &lengths);
-                            let mut result = ResultRow {
-                                instance_id: row.instance_id.clone(),
-                                explorer: explorer.name.clone(),
-                                top_k: Some(k),
-                                regions: cut.to_vec(),
-                                metrics: truth.score(cut, &ScoreOptions::default()),
-                                num_regions: cut.len(),
-                                real_metrics: Some(real.metrics),
-                                lines_returned: Some(real.lines_returned),
-                                line_budget: config.line_budget,
-                                error: None,
-                                explorer_config: explorer.config.clone(),
-                                dropped: answer.dropped,
-                                notes: answer.notes.clone(),
-                                produced_by: Some(producer(explorer, max_k, config.line_budget)),
-                                shard: config.shard.map(|s| s.label()),
-                                extra: Default::default(),
-                                timings: Some(timings),
-                            };
-                            if let Some(loc) = &loc {
-                                let values = loc.score(cut, &mut entities, &config.loc_ks);
-                                locmetrics::set_row(&mut result, &values);
-                            }
-                            result
-                        })
-                        .collect()
-                }
-                Err(reason) => {
-                    event.failures.push((explorer.name.clone(), reason.clone()));
-                    failure_rows(row, explorer, config, &reason, Some(timings), loc.as_ref())
-                }
-            };
-            emit(rows)?;
-        }
-        event.seconds = started.elapsed().as_secs_f64();
-        Ok((written, event))
-    }
+/// Means per explorer × k, in the run's explorer order.
+fn ordered_means(rows: &[ResultRow], names: &[PlainName]) -> Vec<MeanRow> {
+    let explorer_position = explorer_positions(names);
+    let mut means = means(rows);
+    means.sort_by_key(|m| (explorer_position[m.explorer.as_str()], m.top_k));
+    means
 }
 
 fn key(row: &BenchRow, explorer: &str, k: usize) -> crate::results::RowKey {
@@ -575,57 +479,6 @@ fn producer(explorer: &BenchExplorer, max_k: usize, line_budget: Option<u64>) ->
         request_top_k: max_k,
         line_budget,
     }
-}
-
-/// One failure row per k: no regions, zero metrics, the reason in `error`.
-fn failure_rows(
-    row: &BenchRow,
-    explorer: &BenchExplorer,
-    config: &RunConfig,
-    reason: &str,
-    timings: Option<Timings>,
-    loc: Option<&LocTruth>,
-) -> Vec<ResultRow> {
-    let max_k = *config.top_ks.last().expect("checked non-empty");
-    // A failed answer is an empty list: 0 at every level that has gold (as LocAgent scores a
-    // missing prediction).
-    let loc_values =
-        loc.map(|loc| locmetrics::score(&Default::default(), &loc.truth, &config.loc_ks));
-    config
-        .top_ks
-        .iter()
-        .map(|&k| {
-            let mut result = ResultRow {
-                instance_id: row.instance_id.clone(),
-                explorer: explorer.name.clone(),
-                top_k: Some(k),
-                regions: Vec::new(),
-                metrics: Metrics::default(),
-                num_regions: 0,
-                real_metrics: Some(Metrics::default()),
-                lines_returned: Some(0),
-                line_budget: config.line_budget,
-                error: Some(reason.to_string()),
-                explorer_config: explorer.config.clone(),
-                dropped: Default::default(),
-                notes: Vec::new(),
-                produced_by: Some(producer(explorer, max_k, config.line_budget)),
-                shard: config.shard.map(|s| s.label()),
-                extra: Default::default(),
-                timings,
-            };
-            if let Some(values) = &loc_values {
-                locmetrics::set_row(&mut result, values);
-            }
-            result
-        })
-        .collect()
-}
-
-/// The ground truth as the plugin request carries it: the benchmark row's object, unchanged.
-fn plugin_ground_truth(row: &BenchRow) -> swex_plugin::GroundTruth {
-    let value = serde_json::to_value(&row.ground_truth).expect("ground truth serialises");
-    serde_json::from_value(value).expect("the plugin's ground truth reads any benchmark object")
 }
 
 /// Rows in canonical order: benchmark position of the instance (unknown instances last), then

@@ -151,126 +151,31 @@ impl CodeGraph {
             .copied()
             .filter(|(path, _)| seen.insert(*path))
             .collect();
-        let mut graph: DiGraph<NodeInfo, EdgeKind, u32> = DiGraph::default();
-        let mut file_nodes = Vec::with_capacity(files.len());
-        let mut definition_nodes: Vec<Vec<NodeId>> = Vec::with_capacity(files.len());
-        let mut by_name: HashMap<String, Vec<NodeId>> = HashMap::new();
-        let mut edges: Vec<(u32, u32, EdgeKind)> = Vec::new();
-        // The file each node belongs to, by file index.
-        let mut node_file: Vec<u32> = Vec::new();
-
-        for (file_index, (path, analysis)) in files.iter().enumerate() {
-            let file_id = NodeId(graph.node_count() as u32);
-            let end = analysis
-                .chunks
-                .last()
-                .map_or(analysis.line_count, |c| c.end)
-                .max(1);
-            graph.add_node(NodeInfo {
-                kind: NodeKind::File,
-                path: (*path).to_owned(),
-                file: file_id,
-                name: file_name(path).to_owned(),
-                qualified_name: (*path).to_owned(),
-                start: 1,
-                end,
-            });
-            node_file.push(file_index as u32);
-            let mut ids = Vec::with_capacity(analysis.definitions.len());
-            for definition in &analysis.definitions {
-                let id = NodeId(graph.node_count() as u32);
-                graph.add_node(NodeInfo {
-                    kind: NodeKind::Definition(definition.kind),
-                    path: (*path).to_owned(),
-                    file: file_id,
-                    name: definition.name.clone(),
-                    qualified_name: definition.qualified_name.clone(),
-                    start: definition.start,
-                    end: definition.end,
-                });
-                node_file.push(file_index as u32);
-                let parent = definition
-                    .parent
-                    .and_then(|p| ids.get(p as usize).copied())
-                    .unwrap_or(file_id);
-                edges.push((parent.0, id.0, EdgeKind::Contains));
-                by_name.entry(definition.name.clone()).or_default().push(id);
-                ids.push(id);
-            }
-            file_nodes.push(file_id);
-            definition_nodes.push(ids);
-        }
-
+        let (nodes, mut edges) = Nodes::of_files(&files);
         let resolver = resolve::Resolver::new(&files);
-        let imports: Vec<Vec<u32>> = files
-            .par_iter()
-            .enumerate()
-            .map(|(index, (_, analysis))| {
-                let mut targets: Vec<u32> = analysis
-                    .imports
-                    .iter()
-                    .flat_map(|import| resolver.resolve(index as u32, import))
-                    .collect();
-                targets.sort_unstable();
-                targets.dedup();
-                targets
-            })
-            .collect();
-        for (from, targets) in imports.iter().enumerate() {
-            for &to in targets {
-                edges.push((
-                    file_nodes[from].0,
-                    file_nodes[to as usize].0,
-                    EdgeKind::Imports,
-                ));
-            }
-        }
+        let imports = resolved_imports(&files, &resolver);
+        edges.extend(import_edges(&imports, &nodes.file_nodes));
+        edges.extend(reference_edges(&files, &resolver, &imports, &nodes));
+        edges.extend(test_edges(&files, &resolver, &nodes.file_nodes));
+        CodeGraph::assemble(&files, nodes, &edges)
+    }
 
-        let context = ReferenceContext {
-            files: &files,
-            resolver: &resolver,
-            imports: &imports,
-            definition_nodes: &definition_nodes,
-            file_nodes: &file_nodes,
-            node_file: &node_file,
-            by_name: &by_name,
-            graph: &graph,
-            packages: package_members(&files),
-        };
-        let reference_edges: Vec<Vec<(u32, u32)>> = (0..files.len())
-            .into_par_iter()
-            .map(|file| context.references_of(file))
-            .collect();
-        for (from, to) in reference_edges.into_iter().flatten() {
-            edges.push((from, to, EdgeKind::References));
-        }
-
-        let by_stem = subjects::stem_table(&resolver.files);
-        let languages: Vec<Option<Language>> = files.iter().map(|(_, a)| a.language).collect();
-        let test_edges: Vec<(u32, u32)> = (0..files.len())
-            .into_par_iter()
-            .filter_map(|test| {
-                let pattern = subjects::subject_of(files[test].0, languages[test])?;
-                let subject = subjects::find_subject(
-                    test as u32,
-                    &pattern,
-                    &resolver.files,
-                    &by_stem,
-                    &languages,
-                )?;
-                Some((file_nodes[test].0, file_nodes[subject as usize].0))
-            })
-            .collect();
-        for (test, subject) in test_edges {
-            edges.push((test, subject, EdgeKind::Tests));
-        }
-
+    /// The graph from its nodes and edges (in the order they were found: edge ids follow it),
+    /// with its counts, PageRank adjacency and look-up tables.
+    fn assemble(files: &[(&str, &FileAnalysis)], nodes: Nodes, edges: &[Edge]) -> CodeGraph {
+        let Nodes {
+            mut graph,
+            file_nodes,
+            definition_nodes,
+            by_name,
+            ..
+        } = nodes;
         let mut stats = GraphStats {
             files: files.len(),
             definitions: graph.node_count() - files.len(),
             ..GraphStats::default()
         };
-        for &(from, to, kind) in &edges {
+        for &(from, to, kind) in edges {
             graph.add_edge(
                 NodeIndex::new(from as usize),
                 NodeIndex::new(to as usize),
@@ -283,7 +188,7 @@ impl CodeGraph {
                 EdgeKind::Tests => stats.tests += 1,
             }
         }
-        let adjacency = pagerank::Adjacency::new(graph.node_count(), &edges);
+        let adjacency = pagerank::Adjacency::new(graph.node_count(), edges);
         let files_by_path = files
             .iter()
             .zip(&file_nodes)
@@ -516,6 +421,190 @@ fn is_c_header(path: &str) -> bool {
 fn is_package_entry(path: &str) -> bool {
     let name = file_name(path);
     name == "__init__.py" || name == "mod.rs" || name == "lib.rs" || name.starts_with("index.")
+}
+
+/// An edge while the graph is built: (from, to, kind) by node index.
+type Edge = (u32, u32, EdgeKind);
+
+/// The nodes of a graph being built: a file node per file, then its definitions in document
+/// order, with the tables the edges are found with.
+struct Nodes {
+    graph: DiGraph<NodeInfo, EdgeKind, u32>,
+    file_nodes: Vec<NodeId>,
+    /// Each file's definition nodes, by file index.
+    definition_nodes: Vec<Vec<NodeId>>,
+    by_name: HashMap<String, Vec<NodeId>>,
+    /// The file each node belongs to, by file index.
+    node_file: Vec<u32>,
+}
+
+impl Nodes {
+    /// Every file's node and its definitions' nodes, and the `Contains` edges between them (a
+    /// definition's parent, else its file).
+    fn of_files(files: &[(&str, &FileAnalysis)]) -> (Nodes, Vec<Edge>) {
+        let mut nodes = Nodes {
+            graph: DiGraph::default(),
+            file_nodes: Vec::with_capacity(files.len()),
+            definition_nodes: Vec::with_capacity(files.len()),
+            by_name: HashMap::new(),
+            node_file: Vec::new(),
+        };
+        let mut edges = Vec::new();
+        for (file_index, (path, analysis)) in files.iter().enumerate() {
+            let file_id = nodes.add_file(file_index, path, analysis);
+            let mut ids = Vec::with_capacity(analysis.definitions.len());
+            for definition in &analysis.definitions {
+                let id = nodes.add_node(
+                    file_index,
+                    NodeInfo {
+                        kind: NodeKind::Definition(definition.kind),
+                        path: (*path).to_owned(),
+                        file: file_id,
+                        name: definition.name.clone(),
+                        qualified_name: definition.qualified_name.clone(),
+                        start: definition.start,
+                        end: definition.end,
+                    },
+                );
+                let parent = definition
+                    .parent
+                    .and_then(|p| ids.get(p as usize).copied())
+                    .unwrap_or(file_id);
+                edges.push((parent.0, id.0, EdgeKind::Contains));
+                nodes
+                    .by_name
+                    .entry(definition.name.clone())
+                    .or_default()
+                    .push(id);
+                ids.push(id);
+            }
+            nodes.file_nodes.push(file_id);
+            nodes.definition_nodes.push(ids);
+        }
+        (nodes, edges)
+    }
+
+    /// A file's node: lines 1 to its last chunk's end (its line count without chunks).
+    fn add_file(&mut self, file_index: usize, path: &str, analysis: &FileAnalysis) -> NodeId {
+        let end = analysis
+            .chunks
+            .last()
+            .map_or(analysis.line_count, |c| c.end)
+            .max(1);
+        let file_id = NodeId(self.graph.node_count() as u32);
+        self.add_node(
+            file_index,
+            NodeInfo {
+                kind: NodeKind::File,
+                path: path.to_owned(),
+                file: file_id,
+                name: file_name(path).to_owned(),
+                qualified_name: path.to_owned(),
+                start: 1,
+                end,
+            },
+        )
+    }
+
+    fn add_node(&mut self, file_index: usize, info: NodeInfo) -> NodeId {
+        let id = NodeId(self.graph.node_count() as u32);
+        self.graph.add_node(info);
+        self.node_file.push(file_index as u32);
+        id
+    }
+}
+
+/// Each file's imports resolved to file indexes inside the snapshot, sorted and distinct.
+fn resolved_imports(
+    files: &[(&str, &FileAnalysis)],
+    resolver: &resolve::Resolver<'_>,
+) -> Vec<Vec<u32>> {
+    files
+        .par_iter()
+        .enumerate()
+        .map(|(index, (_, analysis))| {
+            let mut targets: Vec<u32> = analysis
+                .imports
+                .iter()
+                .flat_map(|import| resolver.resolve(index as u32, import))
+                .collect();
+            targets.sort_unstable();
+            targets.dedup();
+            targets
+        })
+        .collect()
+}
+
+/// `Imports` edges, file node to file node.
+fn import_edges(imports: &[Vec<u32>], file_nodes: &[NodeId]) -> Vec<Edge> {
+    let mut edges = Vec::new();
+    for (from, targets) in imports.iter().enumerate() {
+        for &to in targets {
+            edges.push((
+                file_nodes[from].0,
+                file_nodes[to as usize].0,
+                EdgeKind::Imports,
+            ));
+        }
+    }
+    edges
+}
+
+/// `References` edges of every file (see the module docs for the tiers), files in order.
+fn reference_edges(
+    files: &[(&str, &FileAnalysis)],
+    resolver: &resolve::Resolver<'_>,
+    imports: &[Vec<u32>],
+    nodes: &Nodes,
+) -> Vec<Edge> {
+    let context = ReferenceContext {
+        files,
+        resolver,
+        imports,
+        definition_nodes: &nodes.definition_nodes,
+        file_nodes: &nodes.file_nodes,
+        node_file: &nodes.node_file,
+        by_name: &nodes.by_name,
+        graph: &nodes.graph,
+        packages: package_members(files),
+    };
+    let per_file: Vec<Vec<(u32, u32)>> = (0..files.len())
+        .into_par_iter()
+        .map(|file| context.references_of(file))
+        .collect();
+    per_file
+        .into_iter()
+        .flatten()
+        .map(|(from, to)| (from, to, EdgeKind::References))
+        .collect()
+}
+
+/// `Tests` edges: each test file to its subject file, by file-name conventions (`subjects.rs`).
+fn test_edges(
+    files: &[(&str, &FileAnalysis)],
+    resolver: &resolve::Resolver<'_>,
+    file_nodes: &[NodeId],
+) -> Vec<Edge> {
+    let by_stem = subjects::stem_table(&resolver.files);
+    let languages: Vec<Option<Language>> = files.iter().map(|(_, a)| a.language).collect();
+    (0..files.len())
+        .into_par_iter()
+        .filter_map(|test| {
+            let pattern = subjects::subject_of(files[test].0, languages[test])?;
+            let subject = subjects::find_subject(
+                test as u32,
+                &pattern,
+                &resolver.files,
+                &by_stem,
+                &languages,
+            )?;
+            Some((
+                file_nodes[test].0,
+                file_nodes[subject as usize].0,
+                EdgeKind::Tests,
+            ))
+        })
+        .collect()
 }
 
 struct ReferenceContext<'a> {

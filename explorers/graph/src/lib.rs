@@ -18,7 +18,8 @@
 //!    first `max_region_lines` lines); a file gives the whole file when it has at most
 //!    `small_file_lines` lines, else its best lexical hit, else nothing. A region overlapping one
 //!    already chosen is skipped, and each file gives at most `per_file` regions (diversity).
-//!    If the graph yields fewer than `top_k` regions, lexical hits fill the rest.
+//!    If the graph yields fewer than `top_k` regions, lexical hits fill the rest. The choice is
+//!    rankkit's [`swex_rankkit::select`] with [`Overlap::Skip`] and [`PerFile::AtMost`].
 //!
 //! It needs the engine's index (`swex explore --index`, `swex bench --index`); on a host without
 //! the graph or lexical services it fails with a message saying so.
@@ -31,9 +32,10 @@ use swex_plugin::types::{
     FileEntry, NodeRef, PageRankArgs, RankedNode, SearchArgs, SearchHit, Seed,
 };
 use swex_plugin::{
-    Explorer, ExplorerError, Region, Request, Response, ServiceError, ServiceErrorKind, Services,
+    Explorer, ExplorerError, Request, Response, ServiceError, ServiceErrorKind, Services,
     parse_config,
 };
+use swex_rankkit::{Overlap, PerFile, Ranked, Selection};
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -137,58 +139,6 @@ pub fn is_test_path(path: &str) -> bool {
     swex_plugin::text::paths::path_role(path).test
 }
 
-/// One candidate region with its provenance.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Candidate {
-    pub path: String,
-    pub start: u32,
-    pub end: u32,
-    pub score: f64,
-    pub why: String,
-}
-
-/// Picks regions best first: no overlap with a chosen region, at most `per_file` per file, at
-/// most `top_k`, and at most `line_budget` lines in all (a candidate that does not fit is skipped
-/// for a later, shorter one).
-pub fn select(
-    candidates: &[Candidate],
-    top_k: usize,
-    per_file: usize,
-    line_budget: Option<u64>,
-) -> Vec<Region> {
-    let mut chosen: Vec<&Candidate> = Vec::new();
-    let mut left = line_budget.unwrap_or(u64::MAX);
-    for candidate in candidates {
-        if chosen.len() == top_k {
-            break;
-        }
-        let lines = u64::from(candidate.end.saturating_sub(candidate.start)) + 1;
-        if lines > left {
-            continue;
-        }
-        let same_file = chosen.iter().filter(|c| c.path == candidate.path);
-        let mut count = 0;
-        let mut overlaps = false;
-        for c in same_file {
-            count += 1;
-            overlaps |= c.start <= candidate.end && candidate.start <= c.end;
-        }
-        if overlaps || count >= per_file {
-            continue;
-        }
-        left -= lines;
-        chosen.push(candidate);
-    }
-    chosen
-        .into_iter()
-        .map(|c| {
-            Region::new(c.path.clone(), i64::from(c.start), i64::from(c.end))
-                .with_score(c.score)
-                .with_why(c.why.clone())
-        })
-        .collect()
-}
-
 fn needs_index(error: ServiceError) -> ExplorerError {
     if error.is_unavailable() {
         ExplorerError::failed(format!(
@@ -275,15 +225,28 @@ impl GraphExplorer {
         Ok((seeds, hits, summary))
     }
 
+    /// How step 3 picks regions: each candidate whole (a definition inside a chosen one adds no
+    /// line, and a merged region would outgrow the node PageRank scored), at most `per_file` of a
+    /// file even when places are left (diversity; the lexical fallbacks at the end of the ranking
+    /// fill them), within the request's top-k and line budget.
+    fn selection(&self, request: &Request) -> Selection {
+        Selection {
+            top_k: request.top_k,
+            per_file: PerFile::AtMost(self.config.per_file),
+            line_budget: request.line_budget,
+            overlap: Overlap::Skip,
+        }
+    }
+
     /// Step 3: ranked nodes to candidate regions, best first.
-    fn candidates(&self, ranked: &[RankedNode], hits: &[SearchHit]) -> Vec<Candidate> {
+    fn candidates(&self, ranked: &[RankedNode], hits: &[SearchHit]) -> Vec<Ranked> {
         let config = &self.config;
         let best_hit_inside = |path: &str, start: u32, end: u32| {
             hits.iter()
                 .find(|h| h.path == path && start <= h.start && h.end <= end)
                 .map(|h| (h.start, h.end))
         };
-        let mut candidates: Vec<Candidate> = Vec::new();
+        let mut candidates: Vec<Ranked> = Vec::new();
         for ranked_node in ranked {
             let node = &ranked_node.node;
             let mut score = ranked_node.score;
@@ -311,10 +274,10 @@ impl GraphExplorer {
                 (None, true) => "whole file",
                 (None, false) => "its best lexical hit",
             };
-            candidates.push(Candidate {
+            candidates.push(Ranked {
                 path: node.path.clone(),
-                start,
-                end,
+                start: i64::from(start),
+                end: i64::from(end),
                 score,
                 why: format!(
                     "graph: {} {label} (PageRank {:.4})",
@@ -398,19 +361,15 @@ impl Explorer for GraphExplorer {
         }
         let mut candidates = self.candidates(&ranked, &hits);
         // Lexical hits after every graph candidate: they only fill what the graph left empty.
-        candidates.extend(hits.iter().map(|h| Candidate {
+        candidates.extend(hits.iter().map(|h| Ranked {
             path: h.path.clone(),
-            start: h.start,
-            end: h.end,
+            start: i64::from(h.start),
+            end: i64::from(h.end),
             score: 0.0,
             why: format!("lexical fallback: {}", h.name.as_deref().unwrap_or("chunk")),
         }));
-        let regions = select(
-            &candidates,
-            request.top_k,
-            self.config.per_file,
-            request.line_budget,
-        );
+        let regions =
+            swex_rankkit::select(&candidates, &self.selection(request), &mut |_, _, _| false);
         let mut response = Response::new(regions);
         response.notes = notes;
         Ok(response)
@@ -450,45 +409,6 @@ mod tests {
             Some("tests/queries/models.py"),
         );
         check("nothing/here.py", None);
-    }
-
-    #[test]
-    fn selection_is_diverse_and_skips_overlaps() {
-        let candidate = |path: &str, start, end, score| Candidate {
-            path: path.to_owned(),
-            start,
-            end,
-            score,
-            why: String::new(),
-        };
-        let candidates = [
-            candidate("a.py", 10, 50, 0.9),
-            candidate("a.py", 20, 30, 0.8), // inside the first
-            candidate("a.py", 60, 70, 0.7),
-            candidate("a.py", 80, 90, 0.6), // third of a.py
-            candidate("b.py", 1, 5, 0.5),
-            candidate("c.py", 1, 5, 0.4),
-        ];
-        let pick = |budget| -> Vec<(String, i64, i64)> {
-            select(&candidates, 4, 2, budget)
-                .into_iter()
-                .map(|r| (r.path, r.start, r.end))
-                .collect()
-        };
-        assert_eq!(
-            pick(None),
-            [
-                ("a.py".into(), 10, 50),
-                ("a.py".into(), 60, 70),
-                ("b.py".into(), 1, 5),
-                ("c.py".into(), 1, 5)
-            ]
-        );
-        // 41 lines do not fit 20: the shorter candidates that do are taken instead.
-        assert_eq!(
-            pick(Some(20)),
-            [("a.py".into(), 20, 30), ("b.py".into(), 1, 5),]
-        );
     }
 
     #[test]

@@ -1,14 +1,18 @@
-//! swex-rankkit: what the ranking explorers (`bm25`, `tfidf`, `dense`, `hybrid`) share — turning
+//! swex-rankkit: what the ranking explorers (`bm25`, `tfidf`, `dense`, `hybrid`, `graph`) share — turning
 //! ranked chunk lists into regions, and fusing several ranked lists into one.
 //!
 //! - [`Ranked`]: one ranked chunk `(path, start, end, score, why)`, from any search service.
 //! - [`fuse`]: reciprocal rank fusion or normalised score fusion of weighted lists, with a
 //!   deterministic order on ties.
-//! - [`select_regions`]: walks a ranking and keeps `top_k` regions, merging chunks of one file
-//!   that overlap, touch or are separated only by blank lines (no line is paid for twice, and
-//!   neighbouring definitions do not take two places: the engine's blank chunks between
-//!   definitions are never hits themselves), re-merging a region that grows into another, and
-//!   optionally capping the regions per file so that the answer spans more files.
+//! - [`select`]: walks a ranking and keeps `top_k` regions within a line budget, by default
+//!   merging chunks of one file that overlap, touch or are separated only by blank lines (no line
+//!   is paid for twice, and neighbouring definitions do not take two places: the engine's blank
+//!   chunks between definitions are never hits themselves), re-merging a region that grows into
+//!   another, and optionally capping the regions per file so that the answer spans more files.
+//!   Its [`Selection`] names where rankers differ: [`Overlap::Skip`] keeps each ranked item
+//!   whole and drops those overlapping it, and [`PerFile::AtMost`] is a cap that held-back
+//!   chunks never fill ([`select_regions`] and [`select_regions_within`] are the chunk rankers'
+//!   defaults).
 //! - [`BlankLines`]: answers "are these lines blank?" from the `read_lines` service, each file
 //!   read once.
 //! - [`dense_note`]: the line an explorer adds to its notes about how dense hits were found.
@@ -178,45 +182,104 @@ pub fn fuse(inputs: &[FusionInput<'_>], fusion: Fusion, rrf_k: f64) -> Vec<Ranke
         .collect()
 }
 
-/// Regions from a ranking, best first: each chunk either merges into an earlier region of the
-/// same file that it overlaps, touches or is separated from only by lines for which
-/// `blank(path, from, to)` (inclusive) holds, or starts a new region while there are fewer than
-/// `top_k`. A region that grows absorbs the other regions of its file it now reaches (the
-/// earlier-ranked one keeps its place, score and reason), which frees a place for a later chunk.
-/// With `per_file = Some(n)`, a file gets at most `n` regions as long as chunks of other files are
-/// left to fill the answer; the chunks held back fill the remaining places, in rank order, only
-/// when the ranking runs out. `blank` = `|_, _, _| false` merges only overlapping or touching
-/// chunks.
-pub fn select_regions(
-    ranked: &[Ranked],
-    top_k: usize,
-    per_file: Option<usize>,
-    blank: &mut dyn FnMut(&str, i64, i64) -> bool,
-) -> Vec<Region> {
-    select_regions_within(ranked, top_k, per_file, None, blank)
+/// What [`select`] does with a chunk of a file that already has a region it overlaps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Overlap {
+    /// The chunk merges into the region it overlaps, touches or is separated from only by blank
+    /// lines, and the grown region absorbs the others it reaches: for rankers of engine chunks,
+    /// whose neighbouring chunks are parts of one stretch of code, so no line is paid for twice and
+    /// neighbours do not take two places.
+    #[default]
+    Merge,
+    /// The chunk is dropped: every region is one ranked chunk exactly as it came (touching ones
+    /// stay apart). For rankers whose items are whole definitions or files (`graph`): a definition
+    /// inside one already chosen adds no line, and merging would grow a region past the item the
+    /// ranker scored.
+    Skip,
 }
 
-/// [`select_regions`] within a line budget (the request's `line_budget`): a chunk that would take
-/// the regions past `line_budget` lines (as a new region, or by growing one) is skipped, so a later,
-/// shorter chunk can still use what is left. Chunk regions are explicit line ranges, so their cost
-/// is their length; `None` is no limit.
-pub fn select_regions_within(
+/// How [`select`] holds a file to its cap of regions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PerFile {
+    /// No cap.
+    #[default]
+    Unlimited,
+    /// At most `n` regions while chunks of other files are left; the chunks held back fill the
+    /// places still free, in rank order, when the ranking runs out (an answer is never shorter
+    /// for the cap).
+    Prefer(usize),
+    /// At most `n` regions, whatever is left: diversity over length (`graph`, whose ranking ends
+    /// with lexical hits that fill what its own candidates leave).
+    AtMost(usize),
+}
+
+impl PerFile {
+    /// `Some(n)` is [`PerFile::Prefer`], the cap of [`select_regions`].
+    pub fn prefer(cap: Option<usize>) -> PerFile {
+        cap.map_or(PerFile::Unlimited, PerFile::Prefer)
+    }
+
+    fn cap(self) -> Option<usize> {
+        match self {
+            PerFile::Unlimited => None,
+            PerFile::Prefer(n) | PerFile::AtMost(n) => Some(n),
+        }
+    }
+}
+
+/// The rules of one [`select`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Selection {
+    /// At most this many regions.
+    pub top_k: usize,
+    pub per_file: PerFile,
+    /// At most this many lines in all (the request's `line_budget`): a chunk that would pass it,
+    /// as a new region or by growing one, is skipped, so a later, shorter chunk can still use what
+    /// is left. Chunk regions are explicit line ranges, so their cost is their length; `None` is
+    /// no limit.
+    pub line_budget: Option<u64>,
+    pub overlap: Overlap,
+}
+
+impl Selection {
+    /// `top_k` regions, merging, no cap, no budget.
+    pub fn new(top_k: usize) -> Selection {
+        Selection {
+            top_k,
+            per_file: PerFile::Unlimited,
+            line_budget: None,
+            overlap: Overlap::Merge,
+        }
+    }
+}
+
+/// Regions from a ranking, best first: each chunk either joins an earlier region of the same
+/// file (as `selection.overlap` says), or starts a new region while there are fewer than `top_k`
+/// and its file is under its cap, or is skipped. `blank(path, from, to)` (inclusive) says whether
+/// lines are blank, for [`Overlap::Merge`]; `|_, _, _| false` merges only overlapping or
+/// touching chunks. With [`Overlap::Merge`] a chunk merges even when all places are taken, and a
+/// region that grows absorbs the other regions of its file it now reaches (the earlier-ranked one
+/// keeps its place, score and reason), which frees a place for a later chunk.
+pub fn select(
     ranked: &[Ranked],
-    top_k: usize,
-    per_file: Option<usize>,
-    line_budget: Option<u64>,
+    selection: &Selection,
     blank: &mut dyn FnMut(&str, i64, i64) -> bool,
 ) -> Vec<Region> {
     let fits = |regions: &[Region]| {
-        line_budget.is_none_or(|budget| {
+        selection.line_budget.is_none_or(|budget| {
             let lines: i64 = regions.iter().map(|r| (r.end - r.start + 1).max(0)).sum();
             lines as u64 <= budget
         })
     };
-    // Merges `chunk` or adds it as a region when the result fits; whether it was taken.
+    // Joins `chunk` to the regions, or adds it as a region, when the result fits; whether it was
+    // used up (taken, merged past the budget, or dropped as an overlap).
     let mut take = |regions: &mut Vec<Region>, chunk: &Ranked, add: bool| -> bool {
         let mut trial = regions.clone();
-        let merged = merge(&mut trial, chunk, blank);
+        let merged = match selection.overlap {
+            Overlap::Merge => merge(&mut trial, chunk, blank),
+            Overlap::Skip if overlaps_any(regions, chunk) => return true,
+            Overlap::Skip => false,
+        };
         if !merged {
             if !add {
                 return false;
@@ -230,24 +293,58 @@ pub fn select_regions_within(
             merged // a chunk whose merge does not fit is used up all the same
         }
     };
+    let cap = selection.per_file.cap();
     let mut regions: Vec<Region> = Vec::new();
     let mut held_back: Vec<&Ranked> = Vec::new();
     for chunk in ranked {
         let in_file = regions.iter().filter(|r| r.path == chunk.path).count();
-        let capped = per_file.is_some_and(|cap| in_file >= cap);
-        let room = regions.len() < top_k;
+        let capped = cap.is_some_and(|cap| in_file >= cap);
+        let room = regions.len() < selection.top_k;
         if take(&mut regions, chunk, room && !capped) || !room {
             continue;
         }
-        if capped {
+        if capped && matches!(selection.per_file, PerFile::Prefer(_)) {
             held_back.push(chunk);
         }
     }
     for chunk in held_back {
-        let room = regions.len() < top_k;
+        let room = regions.len() < selection.top_k;
         take(&mut regions, chunk, room);
     }
     regions
+}
+
+/// [`select`] merging, with `per_file` as [`PerFile::Prefer`], no line budget.
+pub fn select_regions(
+    ranked: &[Ranked],
+    top_k: usize,
+    per_file: Option<usize>,
+    blank: &mut dyn FnMut(&str, i64, i64) -> bool,
+) -> Vec<Region> {
+    select_regions_within(ranked, top_k, per_file, None, blank)
+}
+
+/// [`select`] merging, with `per_file` as [`PerFile::Prefer`], within `line_budget`.
+pub fn select_regions_within(
+    ranked: &[Ranked],
+    top_k: usize,
+    per_file: Option<usize>,
+    line_budget: Option<u64>,
+    blank: &mut dyn FnMut(&str, i64, i64) -> bool,
+) -> Vec<Region> {
+    let selection = Selection {
+        per_file: PerFile::prefer(per_file),
+        line_budget,
+        ..Selection::new(top_k)
+    };
+    select(ranked, &selection, blank)
+}
+
+/// Whether `chunk` shares a line with a region of its file.
+fn overlaps_any(regions: &[Region], chunk: &Ranked) -> bool {
+    regions
+        .iter()
+        .any(|r| r.path == chunk.path && r.start <= chunk.end && chunk.start <= r.end)
 }
 
 /// Whether the span `start..=end` of `path` joins `region`: same file, and overlapping,
@@ -474,6 +571,95 @@ mod tests {
             &["a.py:1-9", "b.py:1-5"],
         );
         check_select(&[], 5, Some(1), &[]);
+    }
+
+    /// The same ranking under each [`Overlap`] and [`PerFile`]: merging grows `a.py:10-50` by the
+    /// chunk touching it and ignores the one inside; skipping keeps both ranked items whole and
+    /// apart; a preferred cap lets the held-back `a.py:80-90` fill the free place, a strict one
+    /// does not.
+    #[test]
+    fn overlap_and_per_file_options_differ_where_rankers_differ() {
+        let ranked: Vec<Ranked> = [
+            "a.py:10-50",
+            "a.py:20-30",
+            "a.py:51-55",
+            "b.py:1-5",
+            "a.py:80-90",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| chunk(s, 100.0 - i as f64))
+        .collect();
+        let pick = |overlap, per_file| {
+            let selection = Selection {
+                per_file,
+                overlap,
+                ..Selection::new(4)
+            };
+            spans(&select(&ranked, &selection, &mut |_, _, _| false))
+        };
+        let cases: [(Overlap, PerFile, &[&str]); 4] = [
+            (
+                Overlap::Merge,
+                PerFile::Prefer(1),
+                &["a.py:10-55", "b.py:1-5", "a.py:80-90"],
+            ),
+            (
+                Overlap::Merge,
+                PerFile::AtMost(1),
+                &["a.py:10-55", "b.py:1-5"],
+            ),
+            (
+                Overlap::Skip,
+                PerFile::Prefer(2),
+                &["a.py:10-50", "a.py:51-55", "b.py:1-5", "a.py:80-90"],
+            ),
+            (
+                Overlap::Skip,
+                PerFile::AtMost(2),
+                &["a.py:10-50", "a.py:51-55", "b.py:1-5"],
+            ),
+        ];
+        for (overlap, per_file, expected) in cases {
+            assert_eq!(
+                pick(overlap, per_file),
+                expected,
+                "{overlap:?} {per_file:?}"
+            );
+        }
+    }
+
+    /// `graph`'s selection: whole items, at most two per file, a budget that skips a long item
+    /// for later shorter ones.
+    #[test]
+    fn skipping_selection_is_diverse_and_holds_the_budget() {
+        let ranked: Vec<Ranked> = [
+            "a.py:10-50",
+            "a.py:20-30", // inside the first
+            "a.py:60-70",
+            "a.py:80-90", // third of a.py
+            "b.py:1-5",
+            "c.py:1-5",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| chunk(s, 100.0 - i as f64))
+        .collect();
+        let pick = |line_budget| {
+            let selection = Selection {
+                per_file: PerFile::AtMost(2),
+                line_budget,
+                overlap: Overlap::Skip,
+                ..Selection::new(4)
+            };
+            spans(&select(&ranked, &selection, &mut |_, _, _| false))
+        };
+        assert_eq!(
+            pick(None),
+            ["a.py:10-50", "a.py:60-70", "b.py:1-5", "c.py:1-5"]
+        );
+        // 41 lines do not fit 20: the shorter items that do are taken instead.
+        assert_eq!(pick(Some(20)), ["a.py:20-30", "b.py:1-5"]);
     }
 
     fn check_fuse(

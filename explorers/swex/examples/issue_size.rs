@@ -1,6 +1,6 @@
-//! The `swex` explorer's time against the size of the issue (issue 24, item 5: work linear in the
-//! input). Issues of 10 KB to 8 MB of distinct path-like tokens (`src/pkg12/mod3456.py`,
-//! `pkg12.mod3456.handler_78`, some in backticks) are explored on an in-memory snapshot of 5,000
+//! The `swex` explorer's time against the size of the issue, to show its work is linear in the
+//! input (an issue can be a multi-megabyte log). Issues of 10 KB to 8 MB of distinct path-like
+//! tokens (`src/pkg12/mod3456.py`, `pkg12.mod3456.handler_78`, some in backticks) are explored on an in-memory snapshot of 5,000
 //! Python files whose lexical search and definitions answer nothing, so the time is the
 //! explorer's own: reading the issue (`swex_issue::ranking`), ranking, locating, planning. (The
 //! engine's lexical search of the same text is measured end to end with `swex explore`, see

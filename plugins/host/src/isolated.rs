@@ -23,7 +23,10 @@
 //! killed and reaped, the call fails with the reason (exit status or signal, and the tail of the
 //! worker's stderr), and the next call starts a fresh worker.
 //!
-//! One `IsolatedExplorer` serves one call at a time; use several for parallel runs.
+//! A worker serves one call at a time, so an `IsolatedExplorer` keeps a pool: each call takes an
+//! idle worker or starts one, and gives it back when the call ends with the worker sound. Calls
+//! may come from many threads at once; there are never more workers than calls in flight at the
+//! busiest moment (a benchmark run's `workers`, a server's concurrent calls).
 
 use crate::error::{CallFailure, HostError};
 use serde::{Deserialize, Serialize};
@@ -392,14 +395,15 @@ pub fn describe_exit(status: ExitStatus) -> String {
     }
 }
 
-/// An explorer running in a worker process.
+/// An explorer running in worker processes, one per call in flight (see the module docs).
 pub struct IsolatedExplorer {
     command: WorkerCommand,
     config: serde_json::Value,
     options: IsolatedOptions,
     name: String,
     description: String,
-    worker: Mutex<Option<Worker>>,
+    /// Workers between calls; a call takes one out, so the lock is never held during a call.
+    idle: Mutex<Vec<Worker>>,
     next_id: AtomicU64,
 }
 
@@ -427,13 +431,13 @@ impl IsolatedExplorer {
             command,
             config,
             options,
-            worker: Mutex::new(None),
+            idle: Mutex::new(Vec::new()),
             next_id: AtomicU64::new(1),
         };
         let (worker, name, description) = explorer.spawn()?;
         explorer.name = name;
         explorer.description = description;
-        *explorer.worker.get_mut().unwrap() = Some(worker);
+        explorer.idle_workers().push(worker);
         Ok(explorer)
     }
 
@@ -515,38 +519,36 @@ impl IsolatedExplorer {
         }
     }
 
-    /// Runs one request in the worker, answering its service calls from `services`. On a
-    /// failure of the worker the call fails and the worker is replaced on the next call.
+    fn idle_workers(&self) -> std::sync::MutexGuard<'_, Vec<Worker>> {
+        // A panic elsewhere while holding the lock leaves the list itself intact.
+        self.idle.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs one request in a worker of its own (an idle one, else a new one), answering its
+    /// service calls from `services`. On a failure of the worker the call fails and the worker is
+    /// killed; a later call starts a fresh one.
     pub fn explore(
         &self,
         request: &Request,
         services: &dyn RawServices,
     ) -> Result<Response, HostError> {
         crate::check_request(&self.name, request)?;
-        let mut slot = self.worker.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.is_none() {
-            *slot = Some(self.spawn()?.0);
-        }
-        let worker = slot.as_mut().expect("just filled");
+        let idle = self.idle_workers().pop();
+        let mut worker = match idle {
+            Some(worker) => worker,
+            None => self.spawn()?.0,
+        };
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let deadline = Instant::now() + self.options.timeout;
-        let outcome = self.exchange(worker, id, request, services, deadline);
-        match outcome {
-            Ok(result) => result,
+        match self.exchange(&mut worker, id, request, services, deadline) {
+            Ok(result) => {
+                self.idle_workers().push(worker);
+                result
+            }
             Err(lost) => {
-                let mut worker = slot.take().expect("present");
-                let error = match lost {
-                    // Kill first so that the exit status and stderr are final.
-                    Lost::Timeout => {
-                        worker.kill();
-                        self.lost(&worker, Lost::Timeout)
-                    }
-                    other => {
-                        worker.kill();
-                        self.lost(&worker, other)
-                    }
-                };
-                Err(error)
+                // Kill first so that the exit status and stderr are final.
+                worker.kill();
+                Err(self.lost(&worker, lost))
             }
         }
     }
@@ -620,17 +622,22 @@ impl IsolatedExplorer {
 }
 
 impl Drop for IsolatedExplorer {
+    /// Asks every worker to shut down, gives them two seconds together, then kills the rest.
     fn drop(&mut self) {
-        let slot = self.worker.get_mut().unwrap_or_else(|p| p.into_inner());
-        if let Some(mut worker) = slot.take() {
+        let idle = self.idle.get_mut().unwrap_or_else(|p| p.into_inner());
+        let mut workers = std::mem::take(idle);
+        for worker in &mut workers {
             let _ = worker.send(&ToWorker::Shutdown);
-            let deadline = Instant::now() + Duration::from_secs(2);
-            while Instant::now() < deadline {
-                if let Ok(Some(_)) = worker.child.try_wait() {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(5));
+        }
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            workers.retain_mut(|worker| !matches!(worker.child.try_wait(), Ok(Some(_))));
+            if workers.is_empty() {
+                return;
             }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        for worker in &mut workers {
             worker.kill();
         }
     }
