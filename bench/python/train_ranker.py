@@ -225,8 +225,11 @@ def main():
     if args.calibrate_on not in folds:
         folds.append(args.calibrate_on)
     linear = lambda inst: [c["linear"] for c in inst["candidates"]]
+    lexical_at = names.index("lexical") if "lexical" in names else None
+    lexical = lambda inst: [c["row"][lexical_at] if lexical_at is not None else 0.0 for c in inst["candidates"]]
     report = {
         "linear": {"all": metrics(instances, linear), "by_language": by_group(instances, "language", linear)},
+        "lexical": {"all": metrics(instances, lexical), "by_language": by_group(instances, "language", lexical)},
     }
     out_of_fold = {}
     for key in folds:
