@@ -207,9 +207,82 @@ pub fn module_stem(path: &str) -> &str {
     }
 }
 
+/// Which files have a dotted module path, and which file names stand for their folder. The
+/// readers differ on purpose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Modules {
+    /// Python files only (`.py`, `.pyx`), `__init__` standing for its package: the `swex`
+    /// explorer matches the dotted names (`astropy.modeling.separable`), which are Python
+    /// imports, and a `.rs` file must not answer them.
+    Python,
+    /// Every file, its last extension dropped, and the entry files of the common languages
+    /// (`__init__`, `index`, `mod`) standing for their folder: the code graph qualifies the
+    /// definitions of any language (`src/shapes/mod.rs` → `src.shapes`).
+    AnyLanguage,
+}
+
+/// The dotted module path of a file (`a/b/c.py` → `a.b.c`, `a/b/__init__.py` → `a.b`), or `None`
+/// when the rule gives the file none (see [`Modules`]).
+pub fn module_path(path: &str, modules: Modules) -> Option<String> {
+    let (stem, entries): (&str, &[&str]) = match modules {
+        Modules::Python => (
+            path.strip_suffix(".py")
+                .or_else(|| path.strip_suffix(".pyx"))?,
+            &["/__init__"],
+        ),
+        Modules::AnyLanguage => {
+            let stem = match path.rfind('.') {
+                Some(dot) if dot > path.rfind('/').map_or(0, |s| s + 1) => &path[..dot],
+                _ => path,
+            };
+            (stem, &["/__init__", "/index", "/mod"])
+        }
+    };
+    let module = entries
+        .iter()
+        .find_map(|entry| stem.strip_suffix(entry))
+        .unwrap_or(stem);
+    Some(module.replace('/', "."))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One row per path: its module path by each rule, where they differ and where they agree.
+    #[test]
+    fn module_paths_by_rule() {
+        for (path, python, any) in [
+            (
+                "django/db/models/base.py",
+                Some("django.db.models.base"),
+                "django.db.models.base",
+            ),
+            (
+                "django/db/models/__init__.py",
+                Some("django.db.models"),
+                "django.db.models",
+            ),
+            ("pkg/fast.pyx", Some("pkg.fast"), "pkg.fast"),
+            ("src/shapes/mod.rs", None, "src.shapes"),
+            ("web/index.ts", None, "web"),
+            ("web/index.py", Some("web.index"), "web"),
+            ("Makefile", None, "Makefile"),
+            (".github/x", None, ".github.x"),
+        ] {
+            assert_eq!(
+                module_path(path, Modules::Python).as_deref(),
+                python,
+                "{path}"
+            );
+            assert_eq!(
+                module_path(path, Modules::AnyLanguage).as_deref(),
+                Some(any),
+                "{path}"
+            );
+        }
+    }
 
     /// One row per path: its stem without the last extension, without all, and as a module.
     #[test]

@@ -365,16 +365,10 @@ impl DefinitionQuery {
     }
 }
 
+/// The code graph's module path of any file (`swex_text::paths::Modules::AnyLanguage`).
 fn module_path(path: &str) -> String {
-    let without_extension = match path.rfind('.') {
-        Some(dot) if dot > path.rfind('/').map_or(0, |s| s + 1) => &path[..dot],
-        _ => path,
-    };
-    let module = ["/__init__", "/index", "/mod"]
-        .iter()
-        .find_map(|entry| without_extension.strip_suffix(entry))
-        .unwrap_or(without_extension);
-    module.replace('/', ".")
+    swex_text::paths::module_path(path, swex_text::paths::Modules::AnyLanguage)
+        .expect("every file has a module path under AnyLanguage")
 }
 
 fn normalize_qualified(name: &str) -> String {
@@ -755,22 +749,6 @@ mod tests {
     fn code_graph_can_be_shared_across_threads() {
         fn assert_send_sync<T: Send + Sync>() {}
         assert_send_sync::<CodeGraph>();
-    }
-
-    #[test]
-    fn module_paths_drop_extensions_and_entry_points() {
-        assert_eq!(
-            module_path("django/db/models/base.py"),
-            "django.db.models.base"
-        );
-        assert_eq!(
-            module_path("django/db/models/__init__.py"),
-            "django.db.models"
-        );
-        assert_eq!(module_path("src/shapes/mod.rs"), "src.shapes");
-        assert_eq!(module_path("web/index.ts"), "web");
-        assert_eq!(module_path("Makefile"), "Makefile");
-        assert_eq!(module_path(".github/x"), ".github.x");
     }
 
     /// Analyses `(path, text)` pairs with the real analysers and builds their graph.

@@ -137,13 +137,10 @@ pub fn is_candidate(file: &FileEntry) -> bool {
         .any(|e| file.path.ends_with(e))
 }
 
-/// The Python-style module path of a file: `a/b/c.py` → `a.b.c`, `a/b/__init__.py` → `a.b`.
+/// The Python module path of a file (`swex_text::paths::Modules::Python`): the dotted
+/// names are Python imports.
 fn module_path(path: &str) -> Option<String> {
-    let stem = path
-        .strip_suffix(".py")
-        .or_else(|| path.strip_suffix(".pyx"))?;
-    let stem = stem.strip_suffix("/__init__").unwrap_or(stem);
-    Some(stem.replace('/', "."))
+    swex_plugin::text::paths::module_path(path, swex_plugin::text::paths::Modules::Python)
 }
 
 /// Aggregates chunk hits per file: best chunk + 0.5 × second + 0.25 × third … (decaying).
