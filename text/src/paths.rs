@@ -64,8 +64,9 @@ const VENDOR_DIRS: [&str; 9] = [
     "external",
 ];
 /// Folders that hold copies of other projects only at the top of a checkout (`deps/` of Node.js or
-/// Redis); deeper down the same name is usually code of the project's own (`core/deps/`).
-const TOP_VENDOR_DIRS: [&str; 1] = ["deps"];
+/// Redis, `dependencies/` of simdjson's benchmarked parsers); deeper down the same names are usually
+/// code of the project's own (`core/deps/`, FastAPI's `fastapi/dependencies/`).
+const TOP_VENDOR_DIRS: [&str; 2] = ["deps", "dependencies"];
 /// Bundles and generated amalgamations: what a build or a release script wrote, wherever they sit.
 const GENERATED_DIRS: [&str; 3] = ["dist", "single_include", "amalgamation"];
 /// Build output folders, counted only at the top of a checkout: deeper down the same names hold
@@ -350,6 +351,8 @@ mod tests {
         check("conftest.py", "test");
         check("deps/zlib/inflate.c", "vendored");
         check("src/core/deps/resolve.rs", "");
+        check("dependencies/jsoncppdist/json/json.h", "vendored");
+        check("fastapi/dependencies/utils.py", "");
         check("pip/_vendor/requests/models.py", "vendored");
         check(
             "sphinx/themes/basic/static/underscore-1.13.1.js",

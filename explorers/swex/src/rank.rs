@@ -117,10 +117,11 @@ pub fn is_doc_path(path: &str) -> bool {
 }
 
 /// Code a fix never edits, kept in the repository for other reasons: vendored copies of other
-/// projects (`vendor/`, `third_party/`, `node_modules/`, a top-level `deps/`, versioned copies in
-/// `static/`) and generated or bundled files (`dist/`, a top-level `build/`, `*.min.js`, bundles,
-/// `single_include/`, amalgamations, lock files). Their words match issues by accident (a bundled
-/// `underscore-1.13.1.js` mentions every common identifier). Demoted, still searchable.
+/// projects (`vendor/`, `third_party/`, `node_modules/`, a top-level `deps/` or `dependencies/`,
+/// versioned copies in `static/`) and generated or bundled files (`dist/`, a top-level `build/`,
+/// `*.min.js`, bundles, `single_include/`, amalgamations, lock files). Their words match issues by
+/// accident (a bundled `underscore-1.13.1.js` mentions every common identifier). Demoted, still
+/// searchable.
 pub fn is_vendored_path(path: &str) -> bool {
     let role = path_role(path);
     role.vendored || role.generated
