@@ -123,6 +123,24 @@ fn the_dataset_holds_each_rows_candidates_labelled_by_its_ground_truth() {
 }
 
 #[test]
+fn a_python_without_the_trainer_is_a_clear_error_and_the_dataset_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path(), 1);
+    let mut args = TRAIN.to_vec();
+    args.extend(["--python", "/nonexistent/python3"]);
+    let out = swex(dir.path(), &args, None);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("/nonexistent/python3") && stderr.contains("scripts/ranker-env"),
+        "{stderr}"
+    );
+    // What was done before the fit is kept: the answers and the dataset.
+    assert!(dir.path().join("work/dataset.jsonl").is_file());
+    assert!(dir.path().join("work/run/swex/top10.jsonl").is_file());
+}
+
+#[test]
 fn a_fitted_model_reports_held_out_folds_and_serves_the_explorer() {
     let Some(python) = available(Needs::RankerPython, ranker_python()) else {
         return;
