@@ -225,10 +225,9 @@ mod tests {
     /// with spaces and dashes at either end, non-ASCII words and other colons.
     #[test]
     fn environment_lines_as_the_bounded_pattern_decides() {
-        let bounded = Regex::new(
-            r"^\s*[-*]?\s*[\w\-. ]{1,40}\s*:\s*(None|[vV]?\d.*|\S+\s*\(.*\))\s*$",
-        )
-        .unwrap();
+        let bounded =
+            Regex::new(r"^\s*[-*]?\s*[\w\-. ]{1,40}\s*:\s*(None|[vV]?\d.*|\S+\s*\(.*\))\s*$")
+                .unwrap();
         let mut lines: Vec<String> = [
             "numpy: 1.23.4",
             "- Python version: 3.11",
@@ -248,13 +247,21 @@ mod tests {
         for n in [38, 39, 40, 41, 42] {
             for (pre, post) in [("", ""), ("  ", "  "), ("- ", ""), ("-", ""), ("", " ")] {
                 lines.push(format!("{pre}{}{post}: 2.0", "k".repeat(n)));
-                lines.push(format!("{pre}{} {}{post}: v1", "é".repeat(n / 2), "x".repeat(n / 2)));
+                lines.push(format!(
+                    "{pre}{} {}{post}: v1",
+                    "é".repeat(n / 2),
+                    "x".repeat(n / 2)
+                ));
                 lines.push(format!("{pre}-{}{post}: 3", "k".repeat(n)));
                 lines.push(format!("{pre}{} {post}: 3", " k".repeat(n / 2)));
             }
         }
         for line in &lines {
-            assert_eq!(is_environment_line(line), bounded.is_match(line), "{line:?}");
+            assert_eq!(
+                is_environment_line(line),
+                bounded.is_match(line),
+                "{line:?}"
+            );
         }
     }
 
