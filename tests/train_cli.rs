@@ -169,52 +169,35 @@ fn a_fitted_model_reports_held_out_folds_and_serves_the_explorer() {
     assert!(model["temperature"].as_f64().unwrap() > 0.0);
 
     // The explorer takes the model as its config and answers with it.
-    let config = serde_json::json!({"model": model}).to_string();
-    std::fs::write(dir.path().join("config.json"), config).unwrap();
-    let out = swex(
-        dir.path(),
-        &[
-            "explore",
-            "--repo",
-            "repos/org__alpha-1",
-            "--cache-dir",
-            "cache",
-            "-e",
-            "swex",
-            "--config",
-            "@config.json",
-            "--json",
-            "compute_alpha_1 returns the wrong total",
-        ],
-        None,
-    );
+    let explore_with = |model: &serde_json::Value| {
+        let config = serde_json::json!({ "model": model }).to_string();
+        std::fs::write(dir.path().join("config.json"), config).unwrap();
+        swex(
+            dir.path(),
+            &[
+                "explore",
+                "--repo",
+                "repos/org__alpha-1",
+                "--cache-dir",
+                "cache",
+                "-e",
+                "swex",
+                "--config",
+                "@config.json",
+                "--json",
+                "compute_alpha_1 returns the wrong total",
+            ],
+            None,
+        )
+    };
+    let out = explore_with(&model);
     assert_ok(&out);
     let answer = String::from_utf8_lossy(&out.stdout);
     assert!(answer.contains("pkg/mod_1.py"), "{answer}");
     // The config is read, not ignored: a model over other features is refused.
     let mut wrong = model.clone();
     wrong["features"][0] = "renamed".into();
-    std::fs::write(
-        dir.path().join("config.json"),
-        serde_json::json!({"model": wrong}).to_string(),
-    )
-    .unwrap();
-    let out = swex(
-        dir.path(),
-        &[
-            "explore",
-            "--repo",
-            "repos/org__alpha-1",
-            "--cache-dir",
-            "cache",
-            "-e",
-            "swex",
-            "--config",
-            "@config.json",
-            "compute_alpha_1",
-        ],
-        None,
-    );
+    let out = explore_with(&wrong);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("renamed"));
 }

@@ -98,39 +98,42 @@ pub fn available<T, E: Display>(needs: Needs, found: Result<T, E>) -> Option<T> 
 /// The Python interpreter Python explorers run with (`$SWEX_PYTHON`, else `python3`), when it
 /// runs and is 3.9 or newer; else the reason.
 pub fn python() -> Result<PathBuf, String> {
-    let interpreter = std::env::var_os("SWEX_PYTHON")
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| "python3".into());
-    let output = Command::new(&interpreter)
-        .args(["-c", "import sys; print(sys.version_info >= (3, 9))"])
-        .output()
-        .map_err(|e| format!("{}: {e}", interpreter.to_string_lossy()))?;
+    let (interpreter, output) = run_python(
+        "SWEX_PYTHON",
+        "import sys; print(sys.version_info >= (3, 9))",
+    )?;
     if String::from_utf8_lossy(&output.stdout).trim() == "True" {
-        Ok(PathBuf::from(interpreter))
+        Ok(interpreter)
     } else {
-        Err(format!(
-            "{} is older than 3.9",
-            interpreter.to_string_lossy()
-        ))
+        Err(format!("{} is older than 3.9", interpreter.display()))
     }
+}
+
+/// Runs `code` with the Python that `variable` names (else `python3`): the interpreter and what
+/// it printed, or why it could not run.
+fn run_python(variable: &str, code: &str) -> Result<(PathBuf, std::process::Output), String> {
+    let interpreter = PathBuf::from(
+        std::env::var_os(variable)
+            .filter(|v| !v.is_empty())
+            .unwrap_or_else(|| "python3".into()),
+    );
+    let output = Command::new(&interpreter)
+        .args(["-c", code])
+        .output()
+        .map_err(|e| format!("{}: {e}", interpreter.display()))?;
+    Ok((interpreter, output))
 }
 
 /// The Python `swex train` fits with (`$SWEX_RANKER_PYTHON`, else `python3`), when it imports
 /// LightGBM; else the reason.
 pub fn ranker_python() -> Result<PathBuf, String> {
-    let interpreter = std::env::var_os("SWEX_RANKER_PYTHON")
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| "python3".into());
-    let output = Command::new(&interpreter)
-        .args(["-c", "import lightgbm, numpy"])
-        .output()
-        .map_err(|e| format!("{}: {e}", interpreter.to_string_lossy()))?;
+    let (interpreter, output) = run_python("SWEX_RANKER_PYTHON", "import lightgbm, numpy")?;
     if output.status.success() {
-        Ok(PathBuf::from(interpreter))
+        Ok(interpreter)
     } else {
         Err(format!(
             "{} cannot import lightgbm and numpy",
-            interpreter.to_string_lossy()
+            interpreter.display()
         ))
     }
 }

@@ -8,7 +8,7 @@
 use std::time::Instant;
 use swex_explorer_swex::learned::FileRanker;
 use swex_explorer_swex::rank::{Features, RankedFile};
-use swex_plugin::types::{FileEntry, SearchHit};
+use swex_plugin::types::SearchHit;
 
 fn main() {
     let runs: usize = std::env::args()
@@ -30,14 +30,7 @@ fn main() {
                 },
                 is_test: i % 9 == 0,
                 line_count: Some(50 + (i as u32 * 37) % 900),
-            })
-            .collect();
-        let files: Vec<FileEntry> = ranked
-            .iter()
-            .map(|f| {
-                let mut e = FileEntry::new(f.path.clone(), 1000);
-                e.language = Some("rust".into());
-                e
+                language: Some("rust".into()),
             })
             .collect();
         let hits: Vec<SearchHit> = ranked
@@ -49,7 +42,7 @@ fn main() {
             .map(|_| {
                 let input = ranked.clone();
                 let start = Instant::now();
-                let out = ranker.rerank(input, &files, &hits);
+                let out = ranker.rerank(input, &hits);
                 let elapsed = start.elapsed().as_secs_f64() * 1e6;
                 std::hint::black_box(out);
                 elapsed

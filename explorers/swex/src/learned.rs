@@ -13,11 +13,11 @@
 //! sources. The learned scores are divided by the model's `temperature`, calibrated on held-out
 //! folds so that the planner's softmax over them ([`crate::locate`]) gives probabilities.
 
-use crate::rank::{RankedFile, is_doc_path, is_vendored_path};
+use crate::rank::{RankedFile, is_doc_path, is_header_path, is_vendored_path};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use swex_plugin::text::paths::path_role;
-use swex_plugin::types::{FileEntry, SearchHit};
+use swex_plugin::types::SearchHit;
 use swex_rankkit::trees::{ModelError, TreeEnsemble};
 
 /// The features of a row, in order. A model is checked against this list when it is loaded.
@@ -105,13 +105,8 @@ impl FileRanker {
 
     /// Re-ranks the source files of a linear ranking by the model: sources first, by calibrated
     /// learned score (ties by path), then the tests in their linear order.
-    pub fn rerank(
-        &self,
-        ranked: Vec<RankedFile>,
-        files: &[FileEntry],
-        hits: &[SearchHit],
-    ) -> Vec<RankedFile> {
-        let rows = feature_rows(&ranked, files, hits);
+    pub fn rerank(&self, ranked: Vec<RankedFile>, hits: &[SearchHit]) -> Vec<RankedFile> {
+        let rows = feature_rows(&ranked, hits);
         let (mut sources, tests): (Vec<RankedFile>, Vec<RankedFile>) =
             ranked.into_iter().partition(|f| !f.is_test);
         for file in &mut sources {
@@ -128,19 +123,11 @@ const LANGUAGE_VOTERS: usize = 20;
 
 /// The language of a query: the most common language (as the engine names it) of the best
 /// lexical source files of the ranking, ties by name; `None` when no such file has one.
-pub fn query_language<'a>(ranked: &[RankedFile], files: &'a [FileEntry]) -> Option<&'a str> {
-    let language: HashMap<&str, &str> = files
-        .iter()
-        .filter_map(|f| Some((f.path.as_str(), f.language.as_deref()?)))
-        .collect();
-    let mut lexical: Vec<&RankedFile> = ranked
-        .iter()
-        .filter(|f| !f.is_test && f.features.lexical_rank.is_some())
-        .collect();
-    lexical.sort_by_key(|f| (f.features.lexical_rank, f.path.as_str()));
+pub fn query_language(ranked: &[RankedFile]) -> Option<&str> {
+    let lexical = lexical_sources(ranked);
     let mut votes: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for f in lexical.iter().take(LANGUAGE_VOTERS) {
-        if let Some(l) = language.get(f.path.as_str()) {
+        if let Some(l) = f.language.as_deref() {
             *votes.entry(l).or_default() += 1;
         }
     }
@@ -150,25 +137,22 @@ pub fn query_language<'a>(ranked: &[RankedFile], files: &'a [FileEntry]) -> Opti
         .map(|(l, _)| l)
 }
 
-/// One feature row per candidate source file of a ranking, by path (see [`FEATURES`]).
-pub fn feature_rows(
-    ranked: &[RankedFile],
-    files: &[FileEntry],
-    hits: &[SearchHit],
-) -> HashMap<String, Vec<f64>> {
-    let sources: Vec<&RankedFile> = ranked.iter().filter(|f| !f.is_test).collect();
-    let language: HashMap<&str, bool> = files
+/// The source files of a ranking that lexical search found, in its order (ties by path).
+fn lexical_sources(ranked: &[RankedFile]) -> Vec<&RankedFile> {
+    let mut lexical: Vec<&RankedFile> = ranked
         .iter()
-        .map(|f| (f.path.as_str(), f.language.is_some()))
-        .collect();
-    // The sources in lexical order: a rank among sources, not among all files (tests and docs
-    // crowd the top of a lexical list in some repositories and not in others).
-    let mut lexical: Vec<&RankedFile> = sources
-        .iter()
-        .copied()
-        .filter(|f| f.features.lexical_rank.is_some())
+        .filter(|f| !f.is_test && f.features.lexical_rank.is_some())
         .collect();
     lexical.sort_by_key(|f| (f.features.lexical_rank, f.path.as_str()));
+    lexical
+}
+
+/// One feature row per candidate source file of a ranking, by path (see [`FEATURES`]).
+pub fn feature_rows(ranked: &[RankedFile], hits: &[SearchHit]) -> HashMap<String, Vec<f64>> {
+    let sources: Vec<&RankedFile> = ranked.iter().filter(|f| !f.is_test).collect();
+    // A rank among sources, not among all files (tests and docs crowd the top of a lexical list
+    // in some repositories and not in others).
+    let lexical = lexical_sources(ranked);
     let source_rank: HashMap<&str, usize> = lexical
         .iter()
         .enumerate()
@@ -244,8 +228,8 @@ pub fn feature_rows(
                 flag(is_doc_path(path)),
                 flag(role.barrel),
                 flag(is_vendored_path(path)),
-                flag(is_header(path)),
-                flag(!language.get(path).copied().unwrap_or(false)),
+                flag(is_header_path(path)),
+                flag(file.language.is_none()),
                 path.matches('/').count() as f64,
                 file.line_count.map_or(0.0, |n| (1.0 + f64::from(n)).ln()),
                 all_share.get(ext).copied().unwrap_or(0.0),
@@ -279,21 +263,13 @@ fn extension(path: &str) -> &str {
     name.rsplit_once('.').map_or("", |(_, ext)| ext)
 }
 
-/// C and C++ headers: declarations, usually next to the source that a fix edits.
-fn is_header(path: &str) -> bool {
-    matches!(
-        extension(path).to_ascii_lowercase().as_str(),
-        "h" | "hh" | "hpp" | "hxx" | "h++"
-    )
-}
-
 /// The note that carries the candidates' feature rows (for `swex train`): one JSON object
 /// `{"features": [...], "candidates": [{"path", "row", "linear"}]}` after the prefix.
 pub const FEATURES_NOTE_PREFIX: &str = "swex-features ";
 
 /// The features note of a ranking (sources only, in the linear order).
-pub fn features_note(ranked: &[RankedFile], files: &[FileEntry], hits: &[SearchHit]) -> String {
-    let rows = feature_rows(ranked, files, hits);
+pub fn features_note(ranked: &[RankedFile], hits: &[SearchHit]) -> String {
+    let rows = feature_rows(ranked, hits);
     let candidates: Vec<serde_json::Value> = ranked
         .iter()
         .filter(|f| !f.is_test)
@@ -321,6 +297,20 @@ mod tests {
             },
             is_test: crate::rank::is_test_path(path),
             line_count: Some(100),
+            language: None,
+        }
+    }
+
+    /// `ranked` with the engine's language of the file.
+    fn ranked_in(
+        language: &str,
+        path: &str,
+        score: f64,
+        lexical_rank: Option<usize>,
+    ) -> RankedFile {
+        RankedFile {
+            language: Some(language.to_owned()),
+            ..ranked(path, score, lexical_rank)
         }
     }
 
@@ -328,17 +318,11 @@ mod tests {
     fn rows_describe_role_kind_and_rank_among_sources() {
         let list = vec![
             ranked("tests/test_core.py", 3.0, Some(0)),
-            ranked("pkg/core.py", 2.0, Some(1)),
-            ranked("include/core.h", 1.0, Some(2)),
+            ranked_in("python", "pkg/core.py", 2.0, Some(1)),
+            ranked_in("c", "include/core.h", 1.0, Some(2)),
             ranked("docs/core.rst", 0.5, None),
         ];
-        let mut files: Vec<FileEntry> = list
-            .iter()
-            .map(|f| FileEntry::new(f.path.clone(), 10))
-            .collect();
-        files[1].language = Some("python".into());
-        files[2].language = Some("c".into());
-        let rows = feature_rows(&list, &files, &[]);
+        let rows = feature_rows(&list, &[]);
         assert!(!rows.contains_key("tests/test_core.py"), "tests get no row");
         let value = |path: &str, feature: &str| {
             rows[path][FEATURES.iter().position(|f| *f == feature).unwrap()]
@@ -361,33 +345,18 @@ mod tests {
     #[test]
     fn a_querys_language_is_the_most_common_among_its_best_lexical_sources() {
         let list = vec![
-            ranked("src/a.rs", 1.0, Some(0)),
-            ranked("tests/test_x.py", 1.0, Some(1)),
-            ranked("tests/test_y.py", 1.0, Some(2)),
-            ranked("b.py", 1.0, Some(3)),
-            ranked("src/c.rs", 1.0, Some(4)),
-            ranked("d.py", 1.0, None),
-            ranked("e.py", 1.0, None),
+            ranked_in("rust", "src/a.rs", 1.0, Some(0)),
+            ranked_in("python", "tests/test_x.py", 1.0, Some(1)),
+            ranked_in("python", "tests/test_y.py", 1.0, Some(2)),
+            ranked_in("python", "b.py", 1.0, Some(3)),
+            ranked_in("rust", "src/c.rs", 1.0, Some(4)),
+            ranked_in("python", "d.py", 1.0, None),
+            ranked_in("python", "e.py", 1.0, None),
         ];
-        let files: Vec<FileEntry> = list
-            .iter()
-            .map(|f| {
-                let mut e = FileEntry::new(f.path.clone(), 10);
-                e.language = Some(
-                    if f.path.ends_with(".rs") {
-                        "rust"
-                    } else {
-                        "python"
-                    }
-                    .into(),
-                );
-                e
-            })
-            .collect();
         // Tests and files without a lexical hit do not vote: rust 2, python 1.
-        assert_eq!(query_language(&list, &files), Some("rust"));
-        assert_eq!(query_language(&list[1..4], &files), Some("python"));
-        assert_eq!(query_language(&[], &files), None);
+        assert_eq!(query_language(&list), Some("rust"));
+        assert_eq!(query_language(&list[1..4]), Some("python"));
+        assert_eq!(query_language(&[]), None);
     }
 
     #[test]
@@ -419,11 +388,7 @@ mod tests {
             ranked("tests/test_a.py", 3.0, Some(2)),
             ranked("pkg/b.py", 2.0, Some(3)),
         ];
-        let files: Vec<FileEntry> = list
-            .iter()
-            .map(|f| FileEntry::new(f.path.clone(), 10))
-            .collect();
-        let out = ranker.rerank(list, &files, &[]);
+        let out = ranker.rerank(list, &[]);
         let paths: Vec<&str> = out.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(&paths[2..], ["tests/test_b.py", "tests/test_a.py"]);
         assert!(out[0].score >= out[1].score);

@@ -186,6 +186,13 @@ impl Swex {
         Ok(Some(response))
     }
 
+    /// Whether the query's language ([`learned::query_language`]) is one the learned ranker
+    /// leaves to the linear weights.
+    fn linear_language(&self, ranked: &[rank::RankedFile]) -> bool {
+        learned::query_language(ranked)
+            .is_some_and(|l| self.config.linear_languages.iter().any(|x| x == l))
+    }
+
     fn unavailable(e: swex_plugin::ServiceError) -> ExplorerError {
         if e.is_unavailable() {
             ExplorerError::failed(format!(
@@ -235,15 +242,9 @@ impl Explorer for Swex {
         let features_note = self
             .config
             .emit_features
-            .then(|| learned::features_note(&ranked, &gathered.files, &gathered.hits));
-        let language = learned::query_language(&ranked, &gathered.files);
+            .then(|| learned::features_note(&ranked, &gathered.hits));
         let ranked = match &self.learned {
-            Some(model)
-                if !language
-                    .is_some_and(|l| self.config.linear_languages.iter().any(|x| x == l)) =>
-            {
-                model.rerank(ranked, &gathered.files, &gathered.hits)
-            }
+            Some(model) if !self.linear_language(&ranked) => model.rerank(ranked, &gathered.hits),
             _ => ranked,
         };
         let tests = self.order_tests(&ranked, &gathered.files);

@@ -16,7 +16,7 @@
 
 use crate::issue::{Issue, is_stop};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use swex_plugin::text::hints::path_suffixes;
 use swex_plugin::text::identifiers::{Digits, identifier_parts, squash};
 use swex_plugin::text::paths::{module_stem, path_role};
@@ -101,6 +101,8 @@ pub struct RankedFile {
     pub features: Features,
     pub is_test: bool,
     pub line_count: Option<u32>,
+    /// The language the engine parses the file as (`None`: configuration or prose).
+    pub language: Option<String>,
 }
 
 /// Test code by path convention, across the languages the engine parses (the one rule of
@@ -178,6 +180,13 @@ pub struct Evidence<'a> {
     pub definitions: &'a [(String, Vec<DefinitionEntry>)],
 }
 
+/// C and C++ headers: declarations, usually next to the source that defines the behaviour.
+pub fn is_header_path(path: &str) -> bool {
+    [".h", ".hh", ".hpp", ".hxx", ".h++"]
+        .iter()
+        .any(|e| path.to_ascii_lowercase().ends_with(e))
+}
+
 /// How much a definition says "the behaviour is here", among all the definitions of its name:
 /// 1 for an implementation; 0.5 for a place that only declares or documents it when the name is
 /// also implemented elsewhere — a C/C++ header when a source file defines the name too, a
@@ -185,11 +194,7 @@ pub struct Evidence<'a> {
 /// exists, an interface or trait when something else of that name is not one. (A PHP trait's
 /// *methods* are implementations and keep 1.)
 pub fn behaviour_weight(def: &DefinitionEntry, all: &[DefinitionEntry]) -> f64 {
-    let is_header = |path: &str| {
-        [".h", ".hh", ".hpp", ".hxx", ".h++"]
-            .iter()
-            .any(|e| path.to_ascii_lowercase().ends_with(e))
-    };
+    let is_header = |path: &str| is_header_path(path);
     let is_contract = |d: &DefinitionEntry| matches!(d.kind.as_str(), "interface" | "trait");
     let declared_only = is_header(&def.path) && all.iter().any(|d| !is_header(&d.path))
         || def.start == def.end && all.iter().any(|d| d.end > d.start)
@@ -423,7 +428,9 @@ fn add_names(features: &mut FeatureMap, candidates: &Candidates<'_>, issue: &Iss
             let rarity = (1.0 + candidates.count / stem_counts[&stem] as f64).ln();
             features.entry(path.to_owned()).or_default().names += weight.ln_1p() * rarity;
         }
-        let dirs: HashSet<String> = path
+        // Ordered, so that the sum below adds in one order in every process (a hash set's order
+        // changes between runs, and with it the last bits of the sum).
+        let dirs: BTreeSet<String> = path
             .split('/')
             .rev()
             .skip(1)
@@ -505,6 +512,7 @@ fn score_files(
             }
             RankedFile {
                 line_count: entry.line_count,
+                language: entry.language.clone(),
                 path,
                 score,
                 features: f,
