@@ -202,6 +202,87 @@ fn a_fitted_model_reports_held_out_folds_and_serves_the_explorer() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("renamed"));
 }
 
+#[test]
+fn span_examples_are_the_gold_files_spans_labelled_by_the_edited_lines_and_fit_a_span_model() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path(), 8);
+    let mut args = TRAIN.to_vec();
+    args.extend(["--unit", "spans", "--dataset-only"]);
+    let out = swex(dir.path(), &args, None);
+    assert_ok(&out);
+    let text = std::fs::read_to_string(dir.path().join("work/span-dataset.jsonl")).unwrap();
+    let examples: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(examples.len(), 24);
+    for example in &examples {
+        let id = example["id"].as_str().unwrap();
+        // One example per gold source file: `<instance> <file>`.
+        let (instance, file) = id.split_once(' ').unwrap();
+        let i: usize = instance.rsplit('-').next().unwrap().parse().unwrap();
+        assert_eq!(file, format!("pkg/mod_{}.py", i % 4), "{id}");
+        let candidates = example["candidates"].as_array().unwrap();
+        assert!(!candidates.is_empty(), "{id}");
+        for c in candidates {
+            let name = c["path"].as_str().unwrap();
+            assert!(name.starts_with(&format!("{file}:")), "{id}: {name}");
+            // Gold exactly when the span overlaps the edited lines 1–5.
+            let gold = example["gold"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|g| g == name);
+            assert_eq!(gold, c["start"].as_i64().unwrap() <= 5, "{id}: {name}");
+        }
+    }
+
+    let Some(python) = available(Needs::RankerPython, ranker_python()) else {
+        return;
+    };
+    let mut args = TRAIN.to_vec();
+    args.extend(["--unit", "spans"]);
+    let out = swex(dir.path(), &args, Some(&python));
+    assert_ok(&out);
+    // The default output name of a span model, its features the explorer's span features.
+    let model: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("span-ranker.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(model["training"]["instances"], 24);
+    assert!(dir.path().join("work/span-report.json").is_file());
+    let explore_with = |model: &serde_json::Value| {
+        let config = serde_json::json!({ "span_model": model }).to_string();
+        std::fs::write(dir.path().join("config.json"), config).unwrap();
+        swex(
+            dir.path(),
+            &[
+                "explore",
+                "--repo",
+                "repos/org__alpha-1",
+                "--cache-dir",
+                "cache",
+                "-e",
+                "swex",
+                "--config",
+                "@config.json",
+                "--json",
+                "compute_alpha_1 returns the wrong total",
+            ],
+            None,
+        )
+    };
+    let out = explore_with(&model);
+    assert_ok(&out);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("pkg/mod_1.py"));
+    // A file model is not a span model.
+    let file_model: serde_json::Value =
+        serde_json::from_str(include_str!("../explorers/swex/model/file-ranker.json")).unwrap();
+    let out = explore_with(&file_model);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("span_model"));
+}
+
 fn sha256_hex(bytes: &[u8]) -> String {
     let out = Command::new("sha256sum")
         .stdin(std::process::Stdio::piped())

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Fits the swex explorer's learned file ranker: LambdaMART (LightGBM) over the candidate source
 files of each instance, with held-out folds, a calibrated temperature, and the model written in
-the `swex-trees/1` format that the explorer evaluates in pure Rust (swex_rankkit::trees).
+the `swex-trees/1` format that the explorer evaluates in pure Rust (swex_rankkit::trees). The span
+ranker is fitted the same way: its instances are a gold file's candidate spans (`swex train
+--unit spans`), named `path:start-end`; its temperature is written but not used.
 
 `swex train` runs this (docs/ranker.md); it can also be run alone on a dataset it wrote:
 

@@ -1,4 +1,5 @@
-//! `swex train`: fit the `swex` explorer's learned file ranker on a benchmark. Three steps, each
+//! `swex train`: fit the `swex` explorer's learned file ranker (or, `--unit spans`, its span
+//! ranker) on a benchmark. Three steps, each
 //! resumable from the work folder: run the explorer over the rows with its features note on (a
 //! `swex bench` run, or `--answers` of one made elsewhere), join the notes with the rows' ground truth (`swex_bench::train`), and fit
 //! LambdaMART with held-out folds (bench/python/train_ranker.py, pinned LightGBM). docs/ranker.md.
@@ -12,7 +13,9 @@ use std::process::ExitCode;
 use swex_bench::dataset::{Benchmark, LoadOptions};
 use swex_bench::results::read_results;
 use swex_bench::runner::select_instances;
+use swex_bench::train::Unit;
 use swex_explorer_swex::learned::FEATURES_NOTE_PREFIX;
+use swex_explorer_swex::spans::SPAN_FEATURES_NOTE_PREFIX;
 
 /// The trainer, shipped inside the binary so that `swex train` works from any folder.
 const TRAINER: &str = include_str!("../../bench/python/train_ranker.py");
@@ -37,15 +40,16 @@ pub struct TrainArgs {
     /// metrics (`report.json`). A second run resumes the answers already there.
     #[arg(long, value_name = "DIR", default_value = "train-work")]
     pub work: PathBuf,
-    /// Where to write the model (load it with `--explorer-config swex=@CONFIG` where CONFIG is
-    /// `{"model": <the model>}`, or ship it as explorers/swex/model/file-ranker.json).
-    #[arg(
-        long,
-        short = 'o',
-        value_name = "FILE",
-        default_value = "file-ranker.json"
-    )]
-    pub output: PathBuf,
+    /// What the model ranks: `files` (the candidate source files of a row, against the files the
+    /// fix changes) or `spans` (the candidate spans of each such file, against the lines it
+    /// edits). One explorer run serves both.
+    #[arg(long, value_enum, default_value = "files")]
+    pub unit: UnitArg,
+    /// Where to write the model [default: file-ranker.json, or span-ranker.json for spans]. Load
+    /// it with `--explorer-config swex=@CONFIG` where CONFIG is `{"model": <the model>}`
+    /// (`{"span_model": …}` for spans), or ship it in explorers/swex/model/.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// Python with lightgbm, numpy and scipy (bench/python/requirements-ranker.txt;
     /// `scripts/ranker-env` makes one and prints its path).
     #[arg(long, env = "SWEX_RANKER_PYTHON", default_value = "python3")]
@@ -56,7 +60,7 @@ pub struct TrainArgs {
     pub folds: String,
     /// Take the explorer's answers from this result file instead of running it: a `swex bench`
     /// run (shards merged with `swex merge`) of `swex` with the config
-    /// `{"emit_features": true, "ranker": "linear"}`.
+    /// `{"emit_features": true, "ranker": "linear", "span_ranker": "linear"}`.
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
     /// Stop after writing the dataset (no Python needed).
@@ -75,6 +79,39 @@ pub struct TrainArgs {
     pub engine: super::index::EngineArgs,
 }
 
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnitArg {
+    Files,
+    Spans,
+}
+
+impl UnitArg {
+    fn unit(self) -> Unit {
+        match self {
+            UnitArg::Files => Unit::Files,
+            UnitArg::Spans => Unit::Spans,
+        }
+    }
+
+    /// The work folder's files of this unit, and the explorer's note it learns from.
+    fn names(self) -> (&'static str, &'static str, &'static str, &'static str) {
+        match self {
+            UnitArg::Files => (
+                "dataset.jsonl",
+                "report.json",
+                "file-ranker.json",
+                FEATURES_NOTE_PREFIX,
+            ),
+            UnitArg::Spans => (
+                "span-dataset.jsonl",
+                "span-report.json",
+                "span-ranker.json",
+                SPAN_FEATURES_NOTE_PREFIX,
+            ),
+        }
+    }
+}
+
 pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&args.work)
         .with_context(|| format!("--work {}", args.work.display()))?;
@@ -82,7 +119,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         Some(answers) => answers.clone(),
         None => run_explorer(&args)?,
     };
-    let dataset = args.work.join("dataset.jsonl");
+    let dataset = args.work.join(args.unit.names().0);
     write_dataset(&args, &answers, &dataset)?;
     if args.dataset_only {
         return Ok(ExitCode::SUCCESS);
@@ -118,7 +155,9 @@ fn run_explorer(args: &TrainArgs) -> anyhow::Result<PathBuf> {
         timeout: 600.0,
         limit: args.limit,
         instances: args.instances.clone(),
-        explorer_configs: vec![r#"swex={"emit_features": true, "ranker": "linear"}"#.into()],
+        explorer_configs: vec![
+            r#"swex={"emit_features": true, "ranker": "linear", "span_ranker": "linear"}"#.into(),
+        ],
         ground_truth_for: Vec::new(),
         plugins: Vec::new(),
         plain: false,
@@ -138,9 +177,14 @@ fn write_dataset(args: &TrainArgs, answers: &Path, dataset: &Path) -> anyhow::Re
     let rows = select_instances(&bench, &args.instances, args.limit, None)?;
     let ids: Vec<&str> = rows.iter().map(|r| r.instance_id.as_str()).collect();
     let results: Vec<_> = read_results(answers)?.into_iter().map(|r| r.row).collect();
-    let set = swex_bench::train::training_set(&bench, &ids, &results, FEATURES_NOTE_PREFIX, |p| {
-        swex_explorer_swex::rank::is_test_path(p)
-    });
+    let set = swex_bench::train::training_set(
+        &bench,
+        &ids,
+        &results,
+        args.unit.names().3,
+        args.unit.unit(),
+        swex_explorer_swex::rank::is_test_path,
+    );
     let mut out = std::io::BufWriter::new(
         std::fs::File::create(dataset).with_context(|| dataset.display().to_string())?,
     );
@@ -177,12 +221,17 @@ fn write_dataset(args: &TrainArgs, answers: &Path, dataset: &Path) -> anyhow::Re
 fn fit(args: &TrainArgs, dataset: &Path) -> anyhow::Result<()> {
     let script = args.work.join("train_ranker.py");
     std::fs::write(&script, TRAINER).with_context(|| script.display().to_string())?;
-    let report = args.work.join("report.json");
+    let (_, report, default_output, _) = args.unit.names();
+    let report = args.work.join(report);
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(default_output));
     let status = std::process::Command::new(&args.python)
         .arg(&script)
         .arg(dataset)
         .arg("--output")
-        .arg(&args.output)
+        .arg(&output)
         .arg("--folds")
         .arg(&args.folds)
         .arg("--report")
@@ -199,10 +248,6 @@ fn fit(args: &TrainArgs, dataset: &Path) -> anyhow::Result<()> {
             "the trainer failed ({status}); if a module is missing, use a Python made by scripts/ranker-env (--python or SWEX_RANKER_PYTHON)"
         );
     }
-    errln!(
-        "model {} (metrics: {})",
-        args.output.display(),
-        report.display()
-    );
+    errln!("model {} (metrics: {})", output.display(), report.display());
     Ok(())
 }

@@ -35,6 +35,9 @@ pub struct Mark {
     pub weight: f64,
     /// For people: `defines ConditionSet`, `lexical`, `uses is_subset`, `traceback line 646`.
     pub label: String,
+    /// Which of the caller's kinds of evidence made it (`""` when the caller does not say): for
+    /// a caller that learns from its marks by kind; the planning here never looks at it.
+    pub kind: &'static str,
 }
 
 impl Mark {
@@ -44,7 +47,13 @@ impl Mark {
             end: end.max(start),
             weight,
             label: label.into(),
+            kind: "",
         }
+    }
+
+    /// The mark, saying which kind of evidence made it.
+    pub fn of_kind(self, kind: &'static str) -> Mark {
+        Mark { kind, ..self }
     }
 }
 

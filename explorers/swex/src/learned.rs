@@ -80,26 +80,11 @@ impl FileRanker {
     /// Reads a model: a `swex-trees/1` ensemble over exactly [`FEATURES`], with a positive
     /// temperature.
     pub fn from_json(value: &serde_json::Value) -> Result<FileRanker, ModelError> {
-        let ensemble = TreeEnsemble::from_json(value)?;
-        if ensemble.features != FEATURES {
-            return Err(ModelError(format!(
-                "trained on the features {:?}; this explorer computes {:?}",
-                ensemble.features, FEATURES
-            )));
-        }
-        let temperature = value
-            .get("temperature")
-            .and_then(serde_json::Value::as_f64)
-            .unwrap_or(1.0);
-        if !(temperature.is_finite() && temperature > 0.0) {
-            return Err(ModelError(format!(
-                "temperature {temperature} (must be positive)"
-            )));
-        }
+        let (ensemble, temperature, training) = read_model(value, FEATURES)?;
         Ok(FileRanker {
             ensemble,
             temperature,
-            training: value.get("training").cloned().unwrap_or_default(),
+            training,
         })
     }
 
@@ -116,6 +101,32 @@ impl FileRanker {
         sources.extend(tests);
         sources
     }
+}
+
+/// A `swex-trees/1` model over exactly the features `expected` (in order): its ensemble, its
+/// positive temperature (1 when it has none) and its training record.
+pub fn read_model(
+    value: &serde_json::Value,
+    expected: &[&str],
+) -> Result<(TreeEnsemble, f64, serde_json::Value), ModelError> {
+    let ensemble = TreeEnsemble::from_json(value)?;
+    if ensemble.features != expected {
+        return Err(ModelError(format!(
+            "trained on the features {:?}; this explorer computes {:?}",
+            ensemble.features, expected
+        )));
+    }
+    let temperature = value
+        .get("temperature")
+        .and_then(serde_json::Value::as_f64)
+        .unwrap_or(1.0);
+    if !(temperature.is_finite() && temperature > 0.0) {
+        return Err(ModelError(format!(
+            "temperature {temperature} (must be positive)"
+        )));
+    }
+    let training = value.get("training").cloned().unwrap_or_default();
+    Ok((ensemble, temperature, training))
 }
 
 /// How many of the best lexical sources say a query's language.

@@ -19,6 +19,7 @@
 //!    confident first, at most `top_k` regions.
 //!
 //! Config (all optional): `{"ranker": "learned", "linear_languages": ["python"], "model": null,
+//! "span_ranker": "learned", "span_model": null,
 //! "emit_features": false, "weights": {...}, "locate": {...}, "candidates": 400,
 //! "max_identifiers": 40, "max_dotted_names": 100, "partner_sources": 2, "debug": false,
 //! "short_query_words": 8}`; see [`SwexConfig`]. The weights make ablations a config change.
@@ -28,6 +29,7 @@ pub use swex_issue::ranking as issue;
 pub mod learned;
 pub mod locate;
 pub mod rank;
+pub mod spans;
 
 use serde::Deserialize;
 use std::collections::HashSet;
@@ -53,7 +55,14 @@ pub struct SwexConfig {
     /// A model of one's own (`swex train`'s output, inline), used by the `learned` ranker instead
     /// of the shipped one.
     pub model: Option<serde_json::Value>,
-    /// Add a note with every candidate source file's feature row (what `swex train` learns from).
+    /// Where in a source file to point: `learned` (the default: the shipped span model, or
+    /// `span_model`, orders each file's candidate spans; [`spans`]) or `linear` (the spans'
+    /// hand-weighted evidence, [`locate::MarkWeights`], alone).
+    pub span_ranker: RankerKind,
+    /// A span model of one's own (`swex train --unit spans`'s output, inline).
+    pub span_model: Option<serde_json::Value>,
+    /// Add notes with every candidate source file's feature row and every candidate span's
+    /// (what `swex train` learns from).
     pub emit_features: bool,
     pub weights: rank::Weights,
     /// Localization and budget planning ([`locate`], [`swex_rankkit::localize`]).
@@ -82,6 +91,8 @@ impl Default for SwexConfig {
             ranker: RankerKind::Learned,
             linear_languages: vec!["python".to_owned()],
             model: None,
+            span_ranker: RankerKind::Learned,
+            span_model: None,
             emit_features: false,
             weights: rank::Weights::default(),
             locate: locate::LocateConfig::default(),
@@ -137,6 +148,8 @@ pub struct Swex {
     config: SwexConfig,
     /// The learned ranker, when `ranker` is `learned`.
     learned: Option<learned::FileRanker>,
+    /// The learned span ranker, when `span_ranker` is `learned`.
+    span_ranker: Option<spans::SpanRanker>,
 }
 
 impl Swex {
@@ -223,7 +236,19 @@ impl Explorer for Swex {
                     .map_err(|e| ExplorerError::InvalidConfig(format!("model: {e}")))?,
             ),
         };
-        Ok(Swex { config, learned })
+        let span_ranker = match (config.span_ranker, &config.span_model) {
+            (RankerKind::Linear, _) => None,
+            (RankerKind::Learned, None) => Some(spans::SpanRanker::shipped()),
+            (RankerKind::Learned, Some(model)) => Some(
+                spans::SpanRanker::from_json(model)
+                    .map_err(|e| ExplorerError::InvalidConfig(format!("span_model: {e}")))?,
+            ),
+        };
+        Ok(Swex {
+            config,
+            learned,
+            span_ranker,
+        })
     }
 
     fn explore(
@@ -257,10 +282,18 @@ impl Explorer for Swex {
             hits: &gathered.hits,
             definitions: &gathered.definitions,
         };
-        let regions = self.plan_budget(request, services, &inputs, &mut stages, &mut debug_notes);
+        let mut notes: Vec<String> = features_note.into_iter().collect();
+        let regions = self.plan_budget(
+            request,
+            services,
+            &inputs,
+            &mut stages,
+            &mut notes,
+            &mut debug_notes,
+        );
         stages.lap("plan");
         let mut response = Response::new(regions);
-        response.notes.extend(features_note);
+        response.notes.extend(notes);
         if self.config.debug {
             add_debug_notes(&mut response, &stages, &ranked, debug_notes);
         }
@@ -370,6 +403,7 @@ impl Swex {
         services: &Services<'_>,
         inputs: &locate::Inputs<'_>,
         stages: &mut Stages,
+        notes: &mut Vec<String>,
         debug_notes: &mut Vec<String>,
     ) -> Vec<swex_plugin::Region> {
         let config = &self.config;
@@ -379,7 +413,21 @@ impl Swex {
             join_gap_lines: config.locate.join_gap_lines,
             ..SpanLimits::default()
         };
-        let spans: Vec<_> = files.iter().map(|f| candidate_spans(f, &limits)).collect();
+        let mut spans: Vec<_> = files.iter().map(|f| candidate_spans(f, &limits)).collect();
+        if config.emit_features {
+            notes.push(spans::span_features_note(
+                &files,
+                &spans,
+                rank::is_test_path,
+            ));
+        }
+        if let Some(model) = &self.span_ranker {
+            for (file, spans) in files.iter().zip(&mut spans) {
+                if !rank::is_test_path(&file.path) {
+                    *spans = model.order(file, std::mem::take(spans));
+                }
+            }
+        }
         if config.debug {
             for (file, spans) in files.iter().zip(&spans) {
                 debug_notes.push(

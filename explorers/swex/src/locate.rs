@@ -28,6 +28,12 @@ use swex_plugin::text::subjects::names_subject;
 use swex_plugin::types::{DefinitionEntry, SearchHit};
 use swex_rankkit::localize::{Chunk, FileEvidence, Mark};
 
+/// The kinds of marks (their [`Mark::kind`]), one per weight of [`MarkWeights`].
+pub const LEXICAL: &str = "lexical";
+pub const DEFINITION: &str = "definition";
+pub const USE: &str = "use";
+pub const FRAME: &str = "frame";
+
 /// Weights of the evidence marks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -167,7 +173,7 @@ pub fn gather(
         let mut marks = Vec::new();
         for hit in inputs.hits.iter().filter(|h| h.path == path) {
             let weight = config.marks.lexical * hit.score / best_hit.max(f64::MIN_POSITIVE);
-            marks.push(Mark::new(hit.start, hit.end, weight, "lexical"));
+            marks.push(Mark::new(hit.start, hit.end, weight, "lexical").of_kind(LEXICAL));
         }
         for (name, defs) in inputs.definitions {
             let files = defs
@@ -179,12 +185,10 @@ pub fn gather(
             let segment = names.get(name.as_str()).copied().unwrap_or(1.0);
             for def in defs.iter().filter(|d| d.path == path) {
                 let weight = config.marks.definition * segment.ln_1p() / files as f64;
-                marks.push(Mark::new(
-                    def.start,
-                    def.end,
-                    weight,
-                    format!("defines {}", def.name),
-                ));
+                marks.push(
+                    Mark::new(def.start, def.end, weight, format!("defines {}", def.name))
+                        .of_kind(DEFINITION),
+                );
             }
         }
         marks.extend(use_marks(&lines, &names, config.marks.uses));
@@ -193,12 +197,15 @@ pub fn gather(
             if let Some(line) = frame.line
                 && ends_with_path(frame_path, &path)
             {
-                marks.push(Mark::new(
-                    line,
-                    line,
-                    config.marks.frame,
-                    format!("traceback line {line}"),
-                ));
+                marks.push(
+                    Mark::new(
+                        line,
+                        line,
+                        config.marks.frame,
+                        format!("traceback line {line}"),
+                    )
+                    .of_kind(FRAME),
+                );
             }
         }
         out.push(FileEvidence {
@@ -248,12 +255,15 @@ fn use_marks(lines: &[String], names: &HashMap<&str, f64>, weight: f64) -> Vec<M
         }
         if total > 0.0 {
             let line_number = index as u32 + 1;
-            marks.push(Mark::new(
-                line_number,
-                line_number,
-                weight * total,
-                format!("uses {}", found.join(", ")),
-            ));
+            marks.push(
+                Mark::new(
+                    line_number,
+                    line_number,
+                    weight * total,
+                    format!("uses {}", found.join(", ")),
+                )
+                .of_kind(USE),
+            );
         }
     }
     marks
