@@ -91,7 +91,7 @@ impl Default for LocateConfig {
             marks: MarkWeights::default(),
             temperature: 1.0,
             test_confidence: 0.2,
-            whole_confidence: 0.25,
+            whole_confidence: 0.15,
             small_file_lines: 0,
             lead_focus_lines: 100,
             pointer_lines: 5,
