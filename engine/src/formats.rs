@@ -20,7 +20,7 @@ use crate::lang::AnalyzeOptions;
 use serde::Serialize;
 
 /// The cache layout and entry formats.
-pub const CACHE_FORMAT_VERSION: u32 = 1;
+pub const CACHE_FORMAT_VERSION: u32 = 2;
 
 /// The analysis output: bump on every change that alters what [`crate::lang::analyze`] returns
 /// for some input.

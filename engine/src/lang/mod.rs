@@ -173,7 +173,7 @@ fn analyze_source(
         chunks,
         definitions: extraction.definitions,
         imports: extraction.findings.imports,
-        references: extraction.findings.references,
+        references: extraction.findings.references.into(),
         package: extraction.findings.package,
         has_syntax_errors: root.has_error(),
     })
