@@ -216,11 +216,21 @@ pub fn file_stem(path: &str, extension: Extension) -> &str {
     }
 }
 
-/// The name a module is known by: its [`file_stem`] up to the first dot, and for a Python
-/// package's `__init__` file the name of its folder (`sympy/sets/__init__.py` → `sets`).
+/// The name a module is known by: its [`file_stem`] up to the first dot, and for the entry file
+/// of a folder the name of that folder — a Python package's `__init__` (`sympy/sets/__init__.py`
+/// → `sets`), a JavaScript or TypeScript `index` (`src/plugin/utc/index.js` → `utc`), a Rust
+/// `mod.rs` (`tokio/src/io/mod.rs` → `io`). An issue names the folder, never `index`.
 pub fn module_stem(path: &str) -> &str {
     let stem = file_stem(path, Extension::All);
-    if stem == "__init__" {
+    let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
+    let entry = stem == "__init__"
+        || stem == "index"
+            && matches!(
+                extension,
+                "js" | "mjs" | "cjs" | "jsx" | "ts" | "tsx" | "mts" | "cts"
+            )
+        || stem == "mod" && extension == "rs";
+    if entry {
         path.rsplit('/').nth(1).unwrap_or(stem)
     } else {
         stem
@@ -316,6 +326,13 @@ mod tests {
             ("sympy/sets/__init__.py", "__init__", "__init__", "sets"),
             ("__init__.py", "__init__", "__init__", "__init__"),
             ("k_means_.py", "k_means_", "k_means_", "k_means_"),
+            // Entry files of JavaScript, TypeScript and Rust stand for their folder too.
+            ("src/plugin/utc/index.js", "index", "index", "utc"),
+            ("packages/ui/src/index.tsx", "index", "index", "src"),
+            ("tokio/src/io/mod.rs", "mod", "mod", "io"),
+            ("web/index.py", "index", "index", "index"),
+            ("docs/index.md", "index", "index", "index"),
+            ("src/mod.js", "mod", "mod", "mod"),
         ] {
             assert_eq!(file_stem(path, Extension::Last), last, "{path} last");
             assert_eq!(file_stem(path, Extension::All), all, "{path} all");
