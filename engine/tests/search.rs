@@ -1,7 +1,7 @@
 //! Ranked code search ([`swex_engine::search`]) on a small repository written here: one span per
 //! file, definitions for symbol queries (also one-letter names), files named after the query,
-//! tests and docs demoted unless asked for, and the grep fallback. One `check(query, expected)`
-//! per behaviour.
+//! tests and docs demoted unless asked for, auxiliary copies always, and the grep fallback. One
+//! `check(query, expected)` per behaviour.
 
 use std::path::Path;
 use swex_engine::index::{Engine, EngineConfig, SnapshotIndex};
@@ -28,6 +28,12 @@ const FILES: &[(&str, &str)] = &[
     (
         "docs/retry.md",
         "# Retry backoff\n\nThe retry backoff delay doubles with every attempt.\n",
+    ),
+    // A port of the library kept in a top-level `contrib/` (auxiliary): the same words, sorted
+    // before `src/`, ranked after it.
+    (
+        "contrib/kernel/retry.py",
+        "\"\"\"Retry policies.\"\"\"\n\n\nclass Backoff:\n    \"\"\"Exponential retry backoff with jitter.\"\"\"\n\n    def delay(self, attempt):\n        return min(2 ** attempt, 60)\n\n\ndef retry(call, backoff):\n    for attempt in range(5):\n        try:\n            return call()\n        except IOError:\n            backoff.delay(attempt)\n\n\ndef jitter(delay):\n    return delay / 2\n",
     ),
     (
         "src/notes.txt",
@@ -116,6 +122,10 @@ fn ranked_search_behaviours() {
     );
     assert!(
         position("src/retry.py") < position("docs/retry.md"),
+        "{retry:?}"
+    );
+    assert!(
+        position("src/retry.py") < position("contrib/kernel/retry.py"),
         "{retry:?}"
     );
 

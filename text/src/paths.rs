@@ -1,10 +1,11 @@
 //! What a repository path says about a file: its role (source, test, documentation, example,
-//! vendored, generated or bundled, declaration stub, re-export barrel), from folder names and the
-//! file-name conventions of the common languages — never from contents, so it costs nothing.
+//! vendored, generated or bundled, declaration stub, re-export barrel, auxiliary), from folder
+//! names and the file-name conventions of the common languages — never from contents, so it costs
+//! nothing.
 //!
 //! One rule for every reader: the engine's ranked code search demotes by it, and the `swex`
-//! explorer ranks by it (through the SDK, `swex_plugin::text::paths`). Vendored, generated and
-//! bundled files stay searchable; rankers only weigh them down.
+//! explorer ranks by it (through the SDK, `swex_plugin::text::paths`). Vendored, generated,
+//! bundled and auxiliary files stay searchable; rankers only weigh them down.
 //!
 //! ```
 //! use swex_text::paths::path_role;
@@ -13,6 +14,8 @@
 //! assert!(path_role("third_party/zlib/inflate.c").vendored);
 //! assert!(path_role("single_include/nlohmann/json.hpp").generated);
 //! assert!(path_role("package-lock.json").generated);
+//! assert!(path_role(".github/ISSUE_TEMPLATE/bug_report.md").auxiliary);
+//! assert!(path_role("contrib/linux-kernel/decompress.c").auxiliary);
 //! assert_eq!(path_role("src/click/core.py"), Default::default());
 //! ```
 
@@ -29,6 +32,11 @@ pub struct PathRole {
     /// Package re-export and metadata files (`__init__.py`, `package-info.java`, `mod.rs` is not
     /// one: it usually holds code).
     pub barrel: bool,
+    /// Kept beside the project rather than in it: the repository's own tooling (`.github/`,
+    /// `.gitlab/`, `.circleci/`: CI files, issue and pull-request templates) and code contributed
+    /// around it in a top-level `contrib/` (ports, integrations, side tools). An issue written
+    /// from a template repeats the template's words; a port repeats the library's.
+    pub auxiliary: bool,
 }
 
 const TEST_DIRS: [&str; 8] = [
@@ -73,6 +81,13 @@ const GENERATED_DIRS: [&str; 3] = ["dist", "single_include", "amalgamation"];
 /// real code often enough (`pip/_internal/operations/build/`), and build output below the top is
 /// almost always ignored by the checkout's own rules, which the index respects.
 const TOP_GENERATED_DIRS: [&str; 2] = ["build", "_build"];
+/// The repository's own tooling, wherever it sits: CI configuration and issue or pull-request
+/// templates.
+const TOOLING_DIRS: [&str; 3] = [".github", ".gitlab", ".circleci"];
+/// Code contributed around the project (ports to other build systems or kernels, integrations,
+/// side tools), counted only at the top of a checkout: deeper down `contrib` is often the
+/// project's own code (Django's `django/contrib/`).
+const TOP_AUXILIARY_DIRS: [&str; 1] = ["contrib"];
 /// Lock files: written by package managers, never by hand.
 const LOCK_FILES: [&str; 9] = [
     "package-lock.json",
@@ -167,6 +182,10 @@ pub fn path_role(path: &str) -> PathRole {
             || is_generated_name(name),
         declaration: name.ends_with(".d.ts"),
         barrel: matches!(name, "__init__.py" | "package-info.java"),
+        auxiliary: in_dir(&TOOLING_DIRS)
+            || dirs_lower
+                .first()
+                .is_some_and(|d| TOP_AUXILIARY_DIRS.contains(&d.as_str())),
     }
 }
 
@@ -197,11 +216,21 @@ pub fn file_stem(path: &str, extension: Extension) -> &str {
     }
 }
 
-/// The name a module is known by: its [`file_stem`] up to the first dot, and for a Python
-/// package's `__init__` file the name of its folder (`sympy/sets/__init__.py` → `sets`).
+/// The name a module is known by: its [`file_stem`] up to the first dot, and for the entry file
+/// of a folder the name of that folder — a Python package's `__init__` (`sympy/sets/__init__.py`
+/// → `sets`), a JavaScript or TypeScript `index` (`src/plugin/utc/index.js` → `utc`), a Rust
+/// `mod.rs` (`tokio/src/io/mod.rs` → `io`). An issue names the folder, never `index`.
 pub fn module_stem(path: &str) -> &str {
     let stem = file_stem(path, Extension::All);
-    if stem == "__init__" {
+    let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
+    let entry = stem == "__init__"
+        || stem == "index"
+            && matches!(
+                extension,
+                "js" | "mjs" | "cjs" | "jsx" | "ts" | "tsx" | "mts" | "cts"
+            )
+        || stem == "mod" && extension == "rs";
+    if entry {
         path.rsplit('/').nth(1).unwrap_or(stem)
     } else {
         stem
@@ -297,6 +326,13 @@ mod tests {
             ("sympy/sets/__init__.py", "__init__", "__init__", "sets"),
             ("__init__.py", "__init__", "__init__", "__init__"),
             ("k_means_.py", "k_means_", "k_means_", "k_means_"),
+            // Entry files of JavaScript, TypeScript and Rust stand for their folder too.
+            ("src/plugin/utc/index.js", "index", "index", "utc"),
+            ("packages/ui/src/index.tsx", "index", "index", "src"),
+            ("tokio/src/io/mod.rs", "mod", "mod", "io"),
+            ("web/index.py", "index", "index", "index"),
+            ("docs/index.md", "index", "index", "index"),
+            ("src/mod.js", "mod", "mod", "mod"),
         ] {
             assert_eq!(file_stem(path, Extension::Last), last, "{path} last");
             assert_eq!(file_stem(path, Extension::All), all, "{path} all");
@@ -317,6 +353,7 @@ mod tests {
                 (r.generated, "generated"),
                 (r.declaration, "declaration"),
                 (r.barrel, "barrel"),
+                (r.auxiliary, "auxiliary"),
             ] {
                 if flag {
                     got.push(name);
@@ -371,5 +408,14 @@ mod tests {
         check("web/app.bundle.js", "generated");
         check("lib/vendors.py", "");
         check("src/builder.py", "");
+        // Issue templates repeat the words of every issue written from them; CI files and
+        // contributed ports or tools sit beside the code a fix edits.
+        check(".github/ISSUE_TEMPLATE/bug_report.md", "docs,auxiliary");
+        check(".github/workflows/ci.yml", "auxiliary");
+        check(".gitlab/issue_templates/Bug.md", "docs,auxiliary");
+        check("contrib/linux-kernel/lib/zstd/decompress.c", "auxiliary");
+        check("contrib/pzstd/Pzstd.cpp", "auxiliary");
+        check("django/contrib/admin/options.py", "");
+        check("src/github/client.js", "");
     }
 }

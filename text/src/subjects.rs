@@ -255,6 +255,13 @@ mod tests {
             ("src/test/java/FooTest.java", "src/main/java/Foo.java", true),
             ("tests/test_blueprints.py", "src/flask/blueprints.py", true),
             ("tests/test_sets.py", "sympy/sets/__init__.py", true),
+            ("test/plugin/utc_test.js", "src/plugin/utc/index.js", true),
+            (
+                "tokio/tests/io_split.rs",
+                "tokio/src/io/split/mod.rs",
+                false,
+            ),
+            ("tests/shapes_test.rs", "src/shapes/mod.rs", true),
             ("tests/test_utils.py", "requests/models.py", false),
             (
                 "xarray/tests/test_dataset.py",

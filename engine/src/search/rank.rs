@@ -41,8 +41,8 @@ fn kind_factor(kind: ChunkKind, config: &RankConfig) -> f32 {
 
 /// The multiplier of a file's score for its role: tests, docs and examples are demoted unless
 /// the query asks for them, and when it does, the files that are not are demoted instead
-/// (`tests of the retry logic` wants the tests first). Vendored, generated and stub files are
-/// always demoted (unless `demote` is `Some(false)`).
+/// (`tests of the retry logic` wants the tests first). Vendored, generated, auxiliary and stub
+/// files are always demoted (unless `demote` is `Some(false)`).
 fn role_multiplier(
     role: &super::paths::PathRole,
     info: &QueryInfo,
@@ -66,7 +66,7 @@ fn role_multiplier(
             config.docs_penalty
         };
     }
-    if role.vendored || role.generated {
+    if role.vendored || role.generated || role.auxiliary {
         m *= config.example_penalty;
     }
     if role.declaration || role.barrel {

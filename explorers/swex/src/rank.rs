@@ -121,12 +121,13 @@ pub fn is_doc_path(path: &str) -> bool {
 /// Code a fix never edits, kept in the repository for other reasons: vendored copies of other
 /// projects (`vendor/`, `third_party/`, `node_modules/`, a top-level `deps/` or `dependencies/`,
 /// versioned copies in `static/`) and generated or bundled files (`dist/`, a top-level `build/`,
-/// `*.min.js`, bundles, `single_include/`, amalgamations, lock files). Their words match issues by
-/// accident (a bundled `underscore-1.13.1.js` mentions every common identifier). Demoted, still
-/// searchable.
+/// `*.min.js`, bundles, `single_include/`, amalgamations, lock files), and auxiliary files: the
+/// repository's tooling (`.github/` issue templates and CI files) and a top-level `contrib/`.
+/// Their words match issues by accident (a bundled `underscore-1.13.1.js` mentions every common
+/// identifier; an issue written from a template repeats it). Demoted, still searchable.
 pub fn is_vendored_path(path: &str) -> bool {
     let role = path_role(path);
-    role.vendored || role.generated
+    role.vendored || role.generated || role.auxiliary
 }
 
 /// Files an explorer may return as code to read: source files of any parsed language plus
@@ -646,6 +647,9 @@ mod tests {
             ("dist/zod.min.js", true),
             ("single_include/nlohmann/json.hpp", true),
             ("Cargo.lock", true),
+            (".github/ISSUE_TEMPLATE/feature_request.md", true),
+            ("contrib/adaptive-compression/adapt.c", true),
+            ("django/contrib/auth/models.py", false),
         ] {
             assert_eq!(is_vendored_path(path), expected, "{path}");
         }
