@@ -101,34 +101,18 @@ pub fn span_rows(file: &FileEvidence, spans: &[Span]) -> Vec<Vec<f64>> {
     let spans_log = (1.0 + spans.len() as f64).ln();
     let file_lines_log = (1.0 + f64::from(file.line_count)).ln();
     let chunked = if file.chunks.is_empty() { 0.0 } else { 1.0 };
+    let (sum, count, lexical_best) = marks_by_span(file, spans);
     spans
         .iter()
         .enumerate()
         .map(|(rank, span)| {
-            let inside = file
-                .marks
-                .iter()
-                .filter(|m| m.start <= span.end && span.start <= m.end);
-            let mut sum = [0.0f64; 4];
-            let mut count = [0usize; 4];
-            let mut lexical_best = 0.0f64;
-            for mark in inside {
-                let Some(k) = [LEXICAL, DEFINITION, USE, FRAME]
-                    .iter()
-                    .position(|kind| *kind == mark.kind)
-                else {
-                    continue;
-                };
-                sum[k] += mark.weight;
-                count[k] += 1;
-                if mark.kind == LEXICAL {
-                    lexical_best = lexical_best.max(mark.weight);
-                }
-            }
-            let kind = file
-                .chunks
-                .iter()
-                .find(|c| c.start <= span.start && span.start <= c.end)
+            let (sum, count, lexical_best) = (sum[rank], count[rank], lexical_best[rank]);
+            // The chunk the span starts on (chunks are in order and do not overlap).
+            let at = file.chunks.partition_point(|c| c.start <= span.start);
+            let kind = at
+                .checked_sub(1)
+                .map(|i| &file.chunks[i])
+                .filter(|c| span.start <= c.end)
                 .map_or("", |c| c.kind.as_str());
             let flag = |b: bool| if b { 1.0 } else { 0.0 };
             let row = vec![
@@ -166,6 +150,51 @@ pub fn span_rows(file: &FileEvidence, spans: &[Span]) -> Vec<Vec<f64>> {
             row
         })
         .collect()
+}
+
+/// Per span: the summed weight and the number of the marks it overlaps, by kind
+/// (`[lexical, definition, use, frame]`), and its best lexical mark. Each mark visits only the
+/// spans it can overlap (spans by start, with the running maximum of their ends), so a file
+/// with hundreds of marked spans costs marks × overlaps, not marks × spans.
+#[allow(clippy::type_complexity)]
+fn marks_by_span(
+    file: &FileEvidence,
+    spans: &[Span],
+) -> (Vec<[f64; 4]>, Vec<[usize; 4]>, Vec<f64>) {
+    let mut sum = vec![[0.0f64; 4]; spans.len()];
+    let mut count = vec![[0usize; 4]; spans.len()];
+    let mut lexical_best = vec![0.0f64; spans.len()];
+    let mut by_start: Vec<usize> = (0..spans.len()).collect();
+    by_start.sort_by_key(|&i| spans[i].start);
+    let reach: Vec<u32> = by_start
+        .iter()
+        .scan(0u32, |reach, &i| {
+            *reach = (*reach).max(spans[i].end);
+            Some(*reach)
+        })
+        .collect();
+    for mark in &file.marks {
+        let Some(k) = [LEXICAL, DEFINITION, USE, FRAME]
+            .iter()
+            .position(|kind| *kind == mark.kind)
+        else {
+            continue;
+        };
+        // Spans before `first` all end before the mark; spans from `last` on start after it.
+        let first = reach.partition_point(|&end| end < mark.start);
+        let last = by_start.partition_point(|&i| spans[i].start <= mark.end);
+        for &i in &by_start[first..last.max(first)] {
+            if spans[i].end < mark.start {
+                continue;
+            }
+            sum[i][k] += mark.weight;
+            count[i][k] += 1;
+            if k == 0 {
+                lexical_best[i] = lexical_best[i].max(mark.weight);
+            }
+        }
+    }
+    (sum, count, lexical_best)
 }
 
 /// The span features note of the planned files (`is_test` says which to leave out): each file's
@@ -259,6 +288,62 @@ mod tests {
         assert_eq!(value(function, "evidence_rank_log"), 2f64.ln());
         assert_eq!(value(function, "lines_log"), 41f64.ln());
         assert!(rows.iter().all(|r| r.len() == SPAN_FEATURES.len()));
+    }
+
+    #[test]
+    fn marks_reach_exactly_the_spans_they_overlap() {
+        // Spans in evidence order, one overlapping another (as a joined head gap can), marks
+        // long and short, before, between and after them.
+        let spans: Vec<Span> = [(40, 60), (1, 10), (8, 20), (70, 70), (100, 140)]
+            .iter()
+            .map(|&(start, end)| Span {
+                start,
+                end,
+                evidence: 1.0,
+                why: String::new(),
+            })
+            .collect();
+        let mut file = file();
+        file.line_count = 150;
+        file.marks = vec![
+            Mark::new(5, 9, 1.0, "l").of_kind(LEXICAL),
+            Mark::new(9, 45, 2.0, "d").of_kind(DEFINITION),
+            Mark::new(21, 39, 4.0, "l").of_kind(LEXICAL),
+            Mark::new(70, 70, 0.5, "u").of_kind(USE),
+            Mark::new(141, 150, 8.0, "f").of_kind(FRAME),
+            Mark::new(1, 150, 16.0, "x").of_kind("other"),
+        ];
+        let (sum, count, best) = marks_by_span(&file, &spans);
+        for (i, span) in spans.iter().enumerate() {
+            let mut naive = [0.0; 4];
+            let mut naive_count = [0; 4];
+            let mut naive_best = 0.0f64;
+            for m in file
+                .marks
+                .iter()
+                .filter(|m| m.start <= span.end && span.start <= m.end)
+            {
+                if let Some(k) = [LEXICAL, DEFINITION, USE, FRAME]
+                    .iter()
+                    .position(|k| *k == m.kind)
+                {
+                    naive[k] += m.weight;
+                    naive_count[k] += 1;
+                    if k == 0 {
+                        naive_best = naive_best.max(m.weight);
+                    }
+                }
+            }
+            assert_eq!(
+                (sum[i], count[i], best[i]),
+                (naive, naive_count, naive_best),
+                "{span:?}"
+            );
+        }
+        assert_eq!(sum[1], [1.0, 2.0, 0.0, 0.0]);
+        assert_eq!(sum[2], [1.0, 2.0, 0.0, 0.0]);
+        assert_eq!(sum[0], [0.0, 2.0, 0.0, 0.0]);
+        assert_eq!(sum[4], [0.0; 4]);
     }
 
     /// A one-split model: spans holding a definition score 1, others 0.
