@@ -451,9 +451,7 @@ fn add_names(features: &mut FeatureMap, candidates: &Candidates<'_>, issue: &Iss
 
 /// Tests that match the issue point at the files they test. Sources are found by their subject
 /// key (one hash look-up per test, not a scan of every file per test), then checked with the
-/// exact naming rule. A test whose name fits several sources splits its `lexical` between them:
-/// the name rule is blind to folders, so `tests/auth_tests/test_models.py` fits every `models.py`
-/// of a repository and says little about any one of them.
+/// exact naming rule.
 fn add_partner_tests(features: &mut FeatureMap, candidates: &Candidates<'_>) {
     let mut by_subject: HashMap<String, Vec<&str>> = HashMap::new();
     for path in candidates.paths().filter(|p| !is_test_path(p)) {
@@ -464,17 +462,13 @@ fn add_partner_tests(features: &mut FeatureMap, candidates: &Candidates<'_>) {
         .iter()
         .filter(|(p, f)| f.lexical > 0.0 && is_test_path(p))
     {
-        // Both keys of a plural name can find the same source: count each source once.
-        let sources: BTreeSet<&str> = subject_keys(test)
-            .iter()
-            .flat_map(|key| by_subject.get(key).into_iter().flatten())
-            .copied()
-            .filter(|source| names_subject(test, source))
-            .collect();
-        let share = f.lexical / sources.len().max(1) as f64;
-        for source in sources {
-            let best = partner.entry(source.to_owned()).or_default();
-            *best = best.max(share);
+        for key in subject_keys(test) {
+            for source in by_subject.get(&key).into_iter().flatten() {
+                if names_subject(test, source) {
+                    let best = partner.entry((*source).to_owned()).or_default();
+                    *best = best.max(f.lexical);
+                }
+            }
         }
     }
     for (path, best) in partner {
@@ -637,52 +631,6 @@ mod tests {
         .into_iter()
         .collect();
         assert_eq!(found, expected);
-    }
-
-    /// A test named for one source points at it with its whole `lexical`; a test whose name fits
-    /// several sources (`test_models.py` and every `models.py` of the repository) splits it
-    /// between them, like a file name shared by many counts little in `names`.
-    #[test]
-    fn a_partner_test_shared_by_sources_splits_its_lexical() {
-        let files: Vec<FileEntry> = [
-            "src/pkg/capture.py",
-            "tests/test_capture.py",
-            "app/auth/models.py",
-            "app/sites/models.py",
-            "app/db/models/base.py",
-            "tests/auth_tests/test_models.py",
-        ]
-        .iter()
-        .map(|p| FileEntry::new(*p, 10))
-        .collect();
-        let hits = [
-            SearchHit::new("tests/test_capture.py", 1, 9, 4.0),
-            SearchHit::new("tests/auth_tests/test_models.py", 1, 9, 8.0),
-        ];
-        let issue = Issue::default();
-        let ranked = rank_files(
-            &Evidence {
-                issue: &issue,
-                files: &files,
-                hits: &hits,
-                title_hits: &[],
-                definitions: &[],
-            },
-            &Weights::default(),
-        );
-        let partner: BTreeMap<&str, f64> = ranked
-            .iter()
-            .filter(|f| f.features.partner_test > 0.0)
-            .map(|f| (f.path.as_str(), f.features.partner_test))
-            .collect();
-        let expected: BTreeMap<&str, f64> = [
-            ("src/pkg/capture.py", 0.5),
-            ("app/auth/models.py", 0.5),
-            ("app/sites/models.py", 0.5),
-        ]
-        .into_iter()
-        .collect();
-        assert_eq!(partner, expected);
     }
 
     #[test]
