@@ -102,6 +102,18 @@ const LOCK_FILES: [&str; 9] = [
 ];
 const DOC_EXTENSIONS: [&str; 6] = ["md", "rst", "txt", "adoc", "markdown", "org"];
 
+/// A folder of tests by name: one of [`TEST_DIRS`], or tests of a kind or a language named with
+/// an affix (`js_tests`, `tests-integration`, `test_examples`). Not `<x>-test` or `<x>_test`: a
+/// crate or package so named is usually a library of test helpers (`tokio-test`) that fixes edit.
+fn is_test_dir(dir_lower: &str) -> bool {
+    TEST_DIRS.contains(&dir_lower)
+        || dir_lower.ends_with("_tests")
+        || dir_lower.ends_with("-tests")
+        || ["test_", "test-", "tests_", "tests-"]
+            .iter()
+            .any(|prefix| dir_lower.starts_with(prefix))
+}
+
 /// Test files by name, across languages: `test_x.py`, `x_test.go`, `XTest.java`, `XTests.cs`,
 /// `x.test.ts`, `x.spec.js`, `x_spec.rb`, `XSpec.scala`, `XSuite.scala`, `x_test.exs`, `x.bats`.
 fn is_test_file_name(name: &str) -> bool {
@@ -166,7 +178,9 @@ pub fn path_role(path: &str) -> PathRole {
     let in_dir = |names: &[&str]| dirs_lower.iter().any(|d| names.contains(&d.as_str()));
     let extension = name.rsplit_once('.').map_or("", |(_, e)| e);
     PathRole {
-        test: in_dir(&TEST_DIRS) || is_test_file_name(name) || name == "conftest.py",
+        test: dirs_lower.iter().any(|d| is_test_dir(d))
+            || is_test_file_name(name)
+            || name == "conftest.py",
         docs: in_dir(&DOC_DIRS)
             || DOC_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str()),
         example: in_dir(&EXAMPLE_DIRS),
@@ -417,5 +431,14 @@ mod tests {
         check("contrib/pzstd/Pzstd.cpp", "auxiliary");
         check("django/contrib/admin/options.py", "");
         check("src/github/client.js", "");
+        // Folders named as tests of a kind or a language hold tests and their harness (a
+        // bundled QUnit in `js_tests/`); a crate named `<x>-test` is a library of test helpers
+        // that fixes edit, and stays a source.
+        check("js_tests/qunit/qunit.js", "test");
+        check("tests-integration/src/bin/test-mem.rs", "test");
+        check("pkg/parsing/test_examples/ruletest1.py", "test");
+        check("test-examples/ruletest9.py", "test");
+        check("tokio-test/src/macros.rs", "");
+        check("src/contests/score.py", "");
     }
 }
