@@ -169,27 +169,7 @@ fn a_fitted_model_reports_held_out_folds_and_serves_the_explorer() {
     assert!(model["temperature"].as_f64().unwrap() > 0.0);
 
     // The explorer takes the model as its config and answers with it.
-    let explore_with = |model: &serde_json::Value| {
-        let config = serde_json::json!({ "model": model }).to_string();
-        std::fs::write(dir.path().join("config.json"), config).unwrap();
-        swex(
-            dir.path(),
-            &[
-                "explore",
-                "--repo",
-                "repos/org__alpha-1",
-                "--cache-dir",
-                "cache",
-                "-e",
-                "swex",
-                "--config",
-                "@config.json",
-                "--json",
-                "compute_alpha_1 returns the wrong total",
-            ],
-            None,
-        )
-    };
+    let explore_with = |model: &serde_json::Value| explore_with_config(dir.path(), "model", model);
     let out = explore_with(&model);
     assert_ok(&out);
     let answer = String::from_utf8_lossy(&out.stdout);
@@ -251,27 +231,8 @@ fn span_examples_are_the_gold_files_spans_labelled_by_the_edited_lines_and_fit_a
     .unwrap();
     assert_eq!(model["training"]["instances"], 24);
     assert!(dir.path().join("work/span-report.json").is_file());
-    let explore_with = |model: &serde_json::Value| {
-        let config = serde_json::json!({ "span_model": model }).to_string();
-        std::fs::write(dir.path().join("config.json"), config).unwrap();
-        swex(
-            dir.path(),
-            &[
-                "explore",
-                "--repo",
-                "repos/org__alpha-1",
-                "--cache-dir",
-                "cache",
-                "-e",
-                "swex",
-                "--config",
-                "@config.json",
-                "--json",
-                "compute_alpha_1 returns the wrong total",
-            ],
-            None,
-        )
-    };
+    let explore_with =
+        |model: &serde_json::Value| explore_with_config(dir.path(), "span_model", model);
     let out = explore_with(&model);
     assert_ok(&out);
     assert!(String::from_utf8_lossy(&out.stdout).contains("pkg/mod_1.py"));
@@ -281,6 +242,30 @@ fn span_examples_are_the_gold_files_spans_labelled_by_the_edited_lines_and_fit_a
     let out = explore_with(&file_model);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("span_model"));
+}
+
+/// `swex explore` of the fixture's `org__alpha-1` with the swex explorer configured
+/// `{key: model}`.
+fn explore_with_config(dir: &Path, key: &str, model: &serde_json::Value) -> Output {
+    let config = serde_json::json!({ key: model }).to_string();
+    std::fs::write(dir.join("config.json"), config).unwrap();
+    swex(
+        dir,
+        &[
+            "explore",
+            "--repo",
+            "repos/org__alpha-1",
+            "--cache-dir",
+            "cache",
+            "-e",
+            "swex",
+            "--config",
+            "@config.json",
+            "--json",
+            "compute_alpha_1 returns the wrong total",
+        ],
+        None,
+    )
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {

@@ -371,22 +371,28 @@ mod tests {
     }
 
     #[test]
-    fn the_shipped_model_reproduces_its_trainers_scores() {
+    fn the_shipped_models_reproduce_their_trainers_scores() {
         // The trainer stores rows with LightGBM's own predictions next to the model: the pure
-        // Rust inference must give the same numbers.
-        let ranker = FileRanker::shipped();
-        let checks = ranker.training["checks"]
-            .as_array()
-            .expect("the shipped model carries checks");
-        assert!(checks.len() >= 10);
-        for check in checks {
-            let row: Vec<f64> = serde_json::from_value(check["row"].clone()).unwrap();
-            let expected = check["score"].as_f64().unwrap();
-            let got = ranker.ensemble.score(&row);
-            assert!(
-                (got - expected).abs() <= 1e-9 * expected.abs().max(1.0),
-                "{row:?}: {got} vs LightGBM {expected}"
-            );
+        // Rust inference must give the same numbers, for the file and the span model alike.
+        let files = FileRanker::shipped();
+        let spans = crate::spans::SpanRanker::shipped();
+        for (name, ensemble, training) in [
+            ("file", &files.ensemble, &files.training),
+            ("span", &spans.ensemble, &spans.training),
+        ] {
+            let checks = training["checks"]
+                .as_array()
+                .unwrap_or_else(|| panic!("the shipped {name} model carries checks"));
+            assert!(checks.len() >= 10, "{name}");
+            for check in checks {
+                let row: Vec<f64> = serde_json::from_value(check["row"].clone()).unwrap();
+                let expected = check["score"].as_f64().unwrap();
+                let got = ensemble.score(&row);
+                assert!(
+                    (got - expected).abs() <= 1e-9 * expected.abs().max(1.0),
+                    "{name} model, {row:?}: {got} vs LightGBM {expected}"
+                );
+            }
         }
     }
 
