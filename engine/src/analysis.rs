@@ -173,9 +173,9 @@ impl Serialize for References {
         if serializer.is_human_readable() {
             return self.as_slice().serialize(serializer);
         }
-        match (&self.encoded, self.decoded.get()) {
-            (Some(bytes), _) => serializer.serialize_bytes(bytes),
-            (None, _) => {
+        match &self.encoded {
+            Some(bytes) => serializer.serialize_bytes(bytes),
+            None => {
                 let bytes =
                     postcard::to_allocvec(self.as_slice()).map_err(serde::ser::Error::custom)?;
                 serializer.serialize_bytes(&bytes)

@@ -35,6 +35,26 @@ pub enum Task {
     Codesearch,
 }
 
+/// Where a run's snapshots are, and where to make the missing ones from (`swex bench`,
+/// `swex train`).
+#[derive(Args, Debug, Clone)]
+pub struct SnapshotArgs {
+    /// Snapshot folder: repos/<instance_id> (code search: repos/<repository name>). With
+    /// --git-dir or --mirrors, missing snapshots are materialised here on the fly.
+    #[arg(long, value_name = "DIR", default_value = "repos")]
+    pub repos: PathBuf,
+    /// A git directory for a repository, `owner/name=DIR`, to materialise missing snapshots from.
+    /// Repeatable.
+    #[arg(long = "git-dir", value_name = "OWNER/NAME=DIR")]
+    pub git_dirs: Vec<String>,
+    /// A folder of git mirrors (layouts as in `swex snapshot`). Repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub mirrors: Vec<PathBuf>,
+    /// JSON object {"owner/name": "holder/name"}: which repository holds a repository's commits.
+    #[arg(long, value_name = "FILE")]
+    pub sources: Option<PathBuf>,
+}
+
 #[derive(Args, Debug)]
 pub struct BenchArgs {
     /// The benchmark: a bench.jsonl (the reference's schema), or with `--task codesearch` the
@@ -51,20 +71,8 @@ pub struct BenchArgs {
     /// JSON object {instance_id: issue text}; its texts take precedence over problem_statement.
     #[arg(long, value_name = "FILE")]
     pub issue_map: Option<PathBuf>,
-    /// Snapshot folder: repos/<instance_id> (code search: repos/<repository name>). With
-    /// --git-dir or --mirrors, missing snapshots are materialised here on the fly.
-    #[arg(long, value_name = "DIR", default_value = "repos")]
-    pub repos: PathBuf,
-    /// A git directory for a repository, `owner/name=DIR`, to materialise missing snapshots from.
-    /// Repeatable.
-    #[arg(long = "git-dir", value_name = "OWNER/NAME=DIR")]
-    pub git_dirs: Vec<String>,
-    /// A folder of git mirrors (layouts as in `swex snapshot`). Repeatable.
-    #[arg(long, value_name = "DIR")]
-    pub mirrors: Vec<PathBuf>,
-    /// JSON object {"owner/name": "holder/name"}: which repository holds a repository's commits.
-    #[arg(long, value_name = "FILE")]
-    pub sources: Option<PathBuf>,
+    #[command(flatten)]
+    pub snapshots: SnapshotArgs,
     /// Explorers to run, comma-separated (see `swex explorers`).
     #[arg(long, short = 'e', value_delimiter = ',', required = true)]
     pub explorers: Vec<String>,
@@ -246,7 +254,7 @@ pub(super) fn engine_opener<'a>(
     }
 }
 
-pub(super) fn build_locator(args: &BenchArgs) -> anyhow::Result<Option<RepoLocator>> {
+pub(super) fn build_locator(args: &SnapshotArgs) -> anyhow::Result<Option<RepoLocator>> {
     if args.git_dirs.is_empty() && args.mirrors.is_empty() {
         return Ok(None);
     }
@@ -322,14 +330,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let explorers = make_explorers(&args, &bench_path)?;
 
     let snapshots = SnapshotSource {
-        repos: args.repos.clone(),
-        locator: build_locator(&args)?,
+        repos: args.snapshots.repos.clone(),
+        locator: build_locator(&args.snapshots)?,
     };
-    if snapshots.locator.is_none() && !args.repos.is_dir() {
+    if snapshots.locator.is_none() && !args.snapshots.repos.is_dir() {
         bail!(
             "--repos {}: not a folder (make snapshots with `swex snapshot`, or pass --git-dir / \
              --mirrors to make them on the fly)",
-            args.repos.display()
+            args.snapshots.repos.display()
         );
     }
     let workers = args.workers.unwrap_or_else(|| {

@@ -45,11 +45,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         .transpose()?;
 
     let explorers = make_explorers(args, &bench_path)?;
-    let locator = build_locator(args)?;
-    if locator.is_none() && !args.repos.is_dir() {
+    let locator = build_locator(&args.snapshots)?;
+    if locator.is_none() && !args.snapshots.repos.is_dir() {
         bail!(
             "--repos {}: not a folder (pass --mirrors or --git-dir to make the checkouts)",
-            args.repos.display()
+            args.snapshots.repos.display()
         );
     }
     // Explorers that search need the engine's indexes: code search always serves them.
@@ -59,7 +59,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     let run = CodeSearchRun {
         data: &data,
         explorers: &explorers,
-        checkouts: args.repos.clone(),
+        checkouts: args.snapshots.repos.clone(),
         locator: locator.as_ref(),
         services: &services,
         scope: if args.whole_checkout {

@@ -26,16 +26,8 @@ pub struct TrainArgs {
     /// `read_core_files` are the files a good ranking puts first.
     #[arg(long, value_name = "FILE")]
     pub bench: PathBuf,
-    /// Snapshot folder `repos/<instance_id>` (as for `swex bench`).
-    #[arg(long, value_name = "DIR", default_value = "repos")]
-    pub repos: PathBuf,
-    /// A git directory for a repository, `owner/name=DIR`, to materialise missing snapshots from.
-    /// Repeatable.
-    #[arg(long = "git-dir", value_name = "OWNER/NAME=DIR")]
-    pub git_dirs: Vec<String>,
-    /// A folder of git mirrors (layouts as in `swex snapshot`). Repeatable.
-    #[arg(long, value_name = "DIR")]
-    pub mirrors: Vec<PathBuf>,
+    #[command(flatten)]
+    pub snapshots: super::bench::SnapshotArgs,
     /// Work folder: the explorer's answers (`run/`), the dataset (`dataset.jsonl`) and the
     /// metrics (`report.json`). A second run resumes the answers already there.
     #[arg(long, value_name = "DIR", default_value = "train-work")]
@@ -85,6 +77,14 @@ pub enum UnitArg {
     Spans,
 }
 
+/// What the work folder holds for a unit, and the explorer's note it learns from.
+struct UnitFiles {
+    dataset: &'static str,
+    report: &'static str,
+    default_model: &'static str,
+    note_prefix: &'static str,
+}
+
 impl UnitArg {
     fn unit(self) -> Unit {
         match self {
@@ -93,21 +93,20 @@ impl UnitArg {
         }
     }
 
-    /// The work folder's files of this unit, and the explorer's note it learns from.
-    fn names(self) -> (&'static str, &'static str, &'static str, &'static str) {
+    fn files(self) -> UnitFiles {
         match self {
-            UnitArg::Files => (
-                "dataset.jsonl",
-                "report.json",
-                "file-ranker.json",
-                FEATURES_NOTE_PREFIX,
-            ),
-            UnitArg::Spans => (
-                "span-dataset.jsonl",
-                "span-report.json",
-                "span-ranker.json",
-                SPAN_FEATURES_NOTE_PREFIX,
-            ),
+            UnitArg::Files => UnitFiles {
+                dataset: "dataset.jsonl",
+                report: "report.json",
+                default_model: "file-ranker.json",
+                note_prefix: FEATURES_NOTE_PREFIX,
+            },
+            UnitArg::Spans => UnitFiles {
+                dataset: "span-dataset.jsonl",
+                report: "span-report.json",
+                default_model: "span-ranker.json",
+                note_prefix: SPAN_FEATURES_NOTE_PREFIX,
+            },
         }
     }
 }
@@ -119,7 +118,7 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
         Some(answers) => answers.clone(),
         None => run_explorer(&args)?,
     };
-    let dataset = args.work.join(args.unit.names().0);
+    let dataset = args.work.join(args.unit.files().dataset);
     write_dataset(&args, &answers, &dataset)?;
     if args.dataset_only {
         return Ok(ExitCode::SUCCESS);
@@ -138,10 +137,7 @@ fn run_explorer(args: &TrainArgs) -> anyhow::Result<PathBuf> {
         task: super::bench::Task::SweExplore,
         whole_checkout: false,
         issue_map: None,
-        repos: args.repos.clone(),
-        git_dirs: args.git_dirs.clone(),
-        mirrors: args.mirrors.clone(),
-        sources: None,
+        snapshots: args.snapshots.clone(),
         explorers: vec!["swex".into()],
         top_k: Some("10".into()),
         budget: None,
@@ -181,7 +177,7 @@ fn write_dataset(args: &TrainArgs, answers: &Path, dataset: &Path) -> anyhow::Re
         &bench,
         &ids,
         &results,
-        args.unit.names().3,
+        args.unit.files().note_prefix,
         args.unit.unit(),
         swex_explorer_swex::rank::is_test_path,
     );
@@ -221,12 +217,12 @@ fn write_dataset(args: &TrainArgs, answers: &Path, dataset: &Path) -> anyhow::Re
 fn fit(args: &TrainArgs, dataset: &Path) -> anyhow::Result<()> {
     let script = args.work.join("train_ranker.py");
     std::fs::write(&script, TRAINER).with_context(|| script.display().to_string())?;
-    let (_, report, default_output, _) = args.unit.names();
-    let report = args.work.join(report);
+    let files = args.unit.files();
+    let report = args.work.join(files.report);
     let output = args
         .output
         .clone()
-        .unwrap_or_else(|| PathBuf::from(default_output));
+        .unwrap_or_else(|| PathBuf::from(files.default_model));
     let status = std::process::Command::new(&args.python)
         .arg(&script)
         .arg(dataset)
