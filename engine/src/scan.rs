@@ -693,70 +693,121 @@ pub fn walk(root: &Path, options: &ScanOptions) -> Result<WalkResult, ScanError>
             });
         }
     }
-    let mut pending: Vec<(PathBuf, String)> = vec![(canonical_root.clone(), String::new())];
-    while let Some((dir, relative_dir)) = pending.pop() {
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
+    let listing = Mutex::new(result);
+    rayon::scope(|scope| {
+        list_dir(
+            scope,
+            (&checkout, &rules),
+            (canonical_root.clone(), String::new()),
+            options,
+            &listing,
+        )
+    });
+    let mut result = listing.into_inner().unwrap_or_else(|p| p.into_inner());
+    result.ignored = rules.report();
+    // Directories are listed in parallel: what they found comes in any order.
+    result.files.sort_by(|a, b| a.path.cmp(&b.path));
+    result
+        .diagnostics
+        .sort_by(|a, b| (&a.path, a.kind, &a.message).cmp(&(&b.path, b.kind, &b.message)));
+    result.watched.sort_by(|a, b| a.abs_path.cmp(&b.abs_path));
+    Ok(result)
+}
+
+/// Lists the directory `dir` (`relative_dir` in the checkout) into `listing`, each of its
+/// subdirectories as a task of its own: a walk's time is mostly `stat` calls, one per entry,
+/// which run in parallel. (The order of what is found differs from run to run; [`walk`] sorts.)
+fn list_dir<'s>(
+    scope: &rayon::Scope<'s>,
+    rules: (&'s CheckoutRoot, &'s CheckoutRules),
+    (dir, relative_dir): (PathBuf, String),
+    options: &'s ScanOptions,
+    listing: &'s Mutex<WalkResult>,
+) {
+    let mut found = WalkResult::default();
+    let mut subdirs: Vec<(PathBuf, String)> = Vec::new();
+    match std::fs::read_dir(&dir) {
+        Ok(entries) => list_entries(
+            rules,
+            (entries, &relative_dir),
+            options,
+            &mut subdirs,
+            &mut found,
+        ),
+        Err(err) => found.diagnostics.push(Diagnostic {
+            path: relative_dir.to_string(),
+            kind: DiagnosticKind::Unreadable,
+            message: format!("directory not readable: {err}"),
+        }),
+    }
+    {
+        let mut listing = listing.lock().unwrap_or_else(|p| p.into_inner());
+        listing.files.append(&mut found.files);
+        listing.diagnostics.append(&mut found.diagnostics);
+        listing.watched.append(&mut found.watched);
+    }
+    for subdir in subdirs {
+        scope.spawn(move |scope| list_dir(scope, rules, subdir, options, listing));
+    }
+}
+
+/// The entries of one directory: files and diagnostics into `found`, subdirectories to list
+/// into `subdirs`.
+fn list_entries(
+    (checkout, rules): (&CheckoutRoot, &CheckoutRules),
+    (entries, relative_dir): (std::fs::ReadDir, &str),
+    options: &ScanOptions,
+    subdirs: &mut Vec<(PathBuf, String)>,
+    found: &mut WalkResult,
+) {
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
             Err(err) => {
-                result.diagnostics.push(Diagnostic {
-                    path: relative_dir.clone(),
+                found.diagnostics.push(Diagnostic {
+                    path: relative_dir.to_string(),
                     kind: DiagnosticKind::Unreadable,
-                    message: format!("directory not readable: {err}"),
+                    message: format!("directory listing failed: {err}"),
                 });
                 continue;
             }
         };
-        for entry in entries {
-            let entry = match entry {
-                Ok(entry) => entry,
-                Err(err) => {
-                    result.diagnostics.push(Diagnostic {
-                        path: relative_dir.clone(),
-                        kind: DiagnosticKind::Unreadable,
-                        message: format!("directory listing failed: {err}"),
-                    });
-                    continue;
-                }
-            };
-            let name = entry.file_name();
-            let relative = |name: &str| {
-                if relative_dir.is_empty() {
-                    name.to_string()
-                } else {
-                    format!("{relative_dir}/{name}")
-                }
-            };
-            let Some(name) = name.to_str() else {
-                result.diagnostics.push(Diagnostic {
-                    path: relative(&name.to_string_lossy()),
-                    kind: DiagnosticKind::NonUtf8Path,
-                    message: "file name is not valid UTF-8".into(),
-                });
-                continue;
-            };
-            let path = relative(name);
-            let abs_path = entry.path();
-            visit(
-                (&checkout, &rules),
-                abs_path,
-                path,
-                options,
-                &mut pending,
-                &mut result,
-            );
-        }
+        let name = entry.file_name();
+        let relative = |name: &str| {
+            if relative_dir.is_empty() {
+                name.to_string()
+            } else {
+                format!("{relative_dir}/{name}")
+            }
+        };
+        let Some(name) = name.to_str() else {
+            found.diagnostics.push(Diagnostic {
+                path: relative(&name.to_string_lossy()),
+                kind: DiagnosticKind::NonUtf8Path,
+                message: "file name is not valid UTF-8".into(),
+            });
+            continue;
+        };
+        let path = relative(name);
+        let abs_path = entry.path();
+        // Stat through the directory's handle (`fstatat`): the kernel resolves one name,
+        // not every component of the absolute path again.
+        let metadata = entry.metadata();
+        visit(
+            (checkout, rules),
+            (abs_path, metadata),
+            path,
+            options,
+            subdirs,
+            found,
+        );
     }
-    result.ignored = rules.report();
-    result.files.sort_by(|a, b| a.path.cmp(&b.path));
-    result
-        .diagnostics
-        .sort_by(|a, b| a.path.cmp(&b.path).then(a.kind.cmp(&b.kind)));
-    Ok(result)
 }
 
+/// One entry of a listed directory, with its own metadata (a symlink's, not its target's).
 fn visit(
     (checkout, rules): (&CheckoutRoot, &CheckoutRules),
-    abs_path: PathBuf,
+    (abs_path, metadata): (PathBuf, std::io::Result<std::fs::Metadata>),
     path: String,
     options: &ScanOptions,
     pending: &mut Vec<(PathBuf, String)>,
@@ -769,7 +820,7 @@ fn visit(
             message,
         })
     };
-    let metadata = match std::fs::symlink_metadata(&abs_path) {
+    let metadata = match metadata {
         Ok(m) => m,
         Err(err) => return diagnose(DiagnosticKind::Unreadable, format!("cannot stat: {err}")),
     };
@@ -1402,6 +1453,32 @@ mod tests {
         let paths: Vec<&str> = result.files.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(paths, ["a-b/x.py", "a/z.md", "b.py"]);
         assert!(result.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn a_walk_of_many_folders_is_the_same_every_time() {
+        // Folders are listed in parallel; what the walk returns must not depend on which
+        // thread finished first.
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for a in 0..6 {
+            for b in 0..6 {
+                write(root, &format!("d{a}/e{b}/f.py"), b"x = 1\n");
+                write(root, &format!("d{a}/e{b}/big.txt"), &[b'a'; 64]);
+            }
+            write(root, &format!("d{a}/g.py"), b"");
+        }
+        let options = ScanOptions { max_file_size: 32 };
+        let summary =
+            |result: &WalkResult| (result.files.clone(), result.watched.clone(), kinds(result));
+        let first = walk(root, &options).unwrap();
+        assert_eq!(first.files.len(), 6 * 6 + 6);
+        assert_eq!(kinds(&first).len(), 6 * 6, "every big.txt is diagnosed");
+        // The root, 6 + 36 folders and 36 files left out for their size.
+        assert_eq!(first.watched.len(), 1 + 6 + 36 + 36);
+        for _ in 0..8 {
+            assert_eq!(summary(&walk(root, &options).unwrap()), summary(&first));
+        }
     }
 
     #[test]

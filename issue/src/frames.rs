@@ -76,7 +76,15 @@ pub fn extract_frames(text: &str) -> Vec<Frame> {
             },
         );
     }
-    for caps in JAVA_FRAME.captures_iter(text) {
+    // Every JVM frame names its source file, so text without one of these never compiles the
+    // pattern (its Unicode classes cost about a millisecond, once per process).
+    let jvm_sources = [".java:", ".kt:", ".scala:", ".groovy:"];
+    let may_have_jvm_frames = jvm_sources.iter().any(|s| text.contains(s));
+    for caps in may_have_jvm_frames
+        .then(|| JAVA_FRAME.captures_iter(text))
+        .into_iter()
+        .flatten()
+    {
         let m = caps.get(0).expect("group 0");
         let qualified = caps["func"]
             .rsplit('/')

@@ -9,8 +9,10 @@ use clap::Args as ClapArgs;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 use swex_bench::input::{MAX_DOCUMENT_BYTES, into_text, read_capped, read_text};
+use swex_engine::index::SnapshotIndex;
 use swex_plugin::Request;
 use swex_plugin_host::{
     EngineBackend, ExplorerHandle, FsBackend, IsolatedExplorer, IsolatedOptions, PluginTarget,
@@ -144,17 +146,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("--repo {} is not a directory", repo.display());
     }
     let handle = open_explorer(&args, config)?;
-    let backend = open_services(&args, &repo)?;
+    let services = open_services(&args, &repo)?;
     let mut request = Request::new(args.instance_id.clone(), issue, args.top_k);
     request.repo_root = Some(repo.display().to_string());
     request.line_budget = args.budget.0;
-    let answer = handle.explore_validated(&request, backend.as_ref())?;
+    let answer = handle.explore_validated(&request, services.backend.as_ref())?;
     if args.json {
         print_json(&handle, &answer)?;
     } else {
         print_regions(&answer);
         print_notes(&handle, &answer, args.budget);
     }
+    services.release_at_exit();
     Ok(ExitCode::SUCCESS)
 }
 
@@ -206,19 +209,43 @@ fn open_explorer(args: &Args, config: serde_json::Value) -> anyhow::Result<Explo
     )
 }
 
+/// What the explorer reads the checkout through.
+struct Services {
+    backend: Box<dyn RawServices>,
+    /// The engine's index behind `backend`, unless `--no-index`.
+    index: Option<Arc<SnapshotIndex>>,
+}
+
+impl Services {
+    /// The process ends after the answer: the index is left to the operating system
+    /// ([`SnapshotIndex::release_at_exit`]), not freed piece by piece.
+    fn release_at_exit(self) {
+        drop(self.backend);
+        if let Some(index) = self.index {
+            SnapshotIndex::release_at_exit(index);
+        }
+    }
+}
+
 /// The services of the checkout: the engine's index, or the plain files with `--no-index`.
-fn open_services(args: &Args, repo: &Path) -> anyhow::Result<Box<dyn RawServices>> {
+fn open_services(args: &Args, repo: &Path) -> anyhow::Result<Services> {
     if !args.no_index {
         let index = args.engine.open(repo)?;
         args.engine.build_dense(&index)?;
-        return Ok(Box::new(EngineBackend::new(index)));
+        return Ok(Services {
+            backend: Box::new(EngineBackend::new(index.clone())),
+            index: Some(index),
+        });
     }
     // The same size limit as the index (`--max-file-size`).
     let files = FsBackend::with_max_file_size(repo, args.engine.cache.max_file_size);
     for diagnostic in files.diagnostics() {
         errln!("warning: {}", shown(diagnostic));
     }
-    Ok(Box::new(files))
+    Ok(Services {
+        backend: Box::new(files),
+        index: None,
+    })
 }
 
 /// `--json`: the validated response.

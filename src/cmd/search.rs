@@ -172,6 +172,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             );
         }
     }
+    SnapshotIndex::release_at_exit(index);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -39,9 +39,17 @@ use crate::analysis::{FileAnalysis, Language};
 use crate::formats::CACHE_FORMAT_VERSION;
 use crate::scan::{ContentHash, FileStamp};
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
+
+/// A set of the engine's 64-bit content keys (a file's [`FileKey::pool_key`], a chunk's lexical
+/// key). The keys are slices of cryptographic hashes already: hashing them again with the
+/// standard library's SipHash only costs time, and opening a warm index looks up every key of
+/// the snapshot, and of its pool, in such tables.
+pub type KeySet = rustc_hash::FxHashSet<u64>;
+
+/// A map from the engine's 64-bit content keys ([`KeySet`]).
+pub type KeyMap<V> = rustc_hash::FxHashMap<u64, V>;
 
 const KIND_MANIFEST: [u8; 4] = *b"ROOT";
 const KIND_POOL_KEYS: [u8; 4] = *b"KEYS";
@@ -259,7 +267,7 @@ impl AnalysisPacks {
             return Ok(false);
         }
         let mut values: Vec<([u8; 32], Vec<u8>)> = Vec::new();
-        let mut seen = HashSet::new();
+        let mut seen = std::collections::HashSet::new();
         for key in set.keys() {
             if seen.insert(*key)
                 && let Lookup::Hit(value) = set.get(key)
@@ -471,18 +479,18 @@ impl PoolRegistry {
 
     /// The file keys recorded for pool `id` (empty when missing or invalid: the keys only guide
     /// the choice of a pool; the pool itself is the truth).
-    pub fn keys(&self, id: &str) -> HashSet<u64> {
+    pub fn keys(&self, id: &str) -> KeySet {
         let path = self.dir.join(format!("{id}.keys"));
         match entry::read_entry(&path, KIND_POOL_KEYS, self.format_version) {
             Ok(Some(payload)) => payload
                 .chunks_exact(8)
                 .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
                 .collect(),
-            _ => HashSet::new(),
+            _ => KeySet::default(),
         }
     }
 
-    pub fn write_keys(&self, id: &str, keys: &HashSet<u64>) -> std::io::Result<()> {
+    pub fn write_keys(&self, id: &str, keys: &KeySet) -> std::io::Result<()> {
         let mut sorted: Vec<u64> = keys.iter().copied().collect();
         sorted.sort_unstable();
         let payload: Vec<u8> = sorted.iter().flat_map(|k| k.to_le_bytes()).collect();
@@ -649,7 +657,7 @@ mod tests {
         let pools = CacheLayout::new(dir.path(), "a1", 1).pools();
         let id = pools.new_pool_id();
         assert!(pools.pool_ids().is_empty());
-        let keys: HashSet<u64> = [3, 1, 2].into_iter().collect();
+        let keys: KeySet = [3, 1, 2].into_iter().collect();
         pools.write_keys(&id, &keys).unwrap();
         assert_eq!(pools.pool_ids(), vec![id.clone()]);
         assert_eq!(pools.keys(&id), keys);

@@ -525,14 +525,33 @@ impl EmbeddingCache {
     }
 }
 
+impl EmbeddingCache {
+    /// Seals the segment this cache has been writing, as dropping the cache does: a process that
+    /// leaves its memory to the operating system at exit instead of dropping (see
+    /// [`crate::index::SnapshotIndex::release_at_exit`]) seals here. Vectors embedded later go to
+    /// a new segment.
+    pub fn seal(&self) {
+        let writer = self.writer.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(w) = writer {
+            w.seal();
+        }
+    }
+}
+
+impl SegmentWriter {
+    fn seal(self) {
+        let _ = self.file.sync_data();
+        let sealed = self.open_path.with_extension("seg");
+        // If the rename fails the `.open` file is still read by everyone; nothing is lost.
+        let _ = std::fs::rename(&self.open_path, sealed);
+    }
+}
+
 impl Drop for EmbeddingCache {
     fn drop(&mut self) {
         let writer = self.writer.get_mut().unwrap_or_else(|p| p.into_inner());
         if let Some(w) = writer.take() {
-            let _ = w.file.sync_data();
-            let sealed = w.open_path.with_extension("seg");
-            // If the rename fails the `.open` file is still read by everyone; nothing is lost.
-            let _ = std::fs::rename(&w.open_path, sealed);
+            w.seal();
         }
     }
 }
@@ -702,6 +721,36 @@ mod tests {
         assert_eq!(&vectors[..4], fake_vector("b", 4).as_slice());
         assert_eq!(cache.get("c"), Some(fake_vector("c", 4)));
         assert_eq!(cache.get("zzz"), None);
+    }
+
+    #[test]
+    fn seal_closes_the_segment_while_the_cache_lives_on() {
+        let root = tempfile::tempdir().unwrap();
+        let id = identity("m", 4);
+        let cache = EmbeddingCache::open(root.path(), &id).unwrap();
+        let extensions = |cache: &EmbeddingCache| -> Vec<String> {
+            let mut found: Vec<String> = std::fs::read_dir(cache.dir())
+                .unwrap()
+                .filter_map(|e| Some(e.ok()?.path().extension()?.to_str()?.to_owned()))
+                .filter(|e| e == "seg" || e == "open")
+                .collect();
+            found.sort();
+            found
+        };
+        embed(&cache, &["a"]);
+        assert_eq!(extensions(&cache), ["open"]);
+        cache.seal();
+        assert_eq!(extensions(&cache), ["seg"]);
+        // Sealing twice, or with nothing written, does nothing; later vectors start a segment.
+        cache.seal();
+        embed(&cache, &["b"]);
+        assert_eq!(extensions(&cache), ["open", "seg"]);
+        // A process that never drops its cache (it sealed instead) loses nothing.
+        cache.seal();
+        std::mem::forget(cache);
+        let reopened = EmbeddingCache::open(root.path(), &id).unwrap();
+        assert_eq!(reopened.get("a"), Some(fake_vector("a", 4)));
+        assert_eq!(reopened.get("b"), Some(fake_vector("b", 4)));
     }
 
     #[test]

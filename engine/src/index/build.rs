@@ -38,8 +38,8 @@ use super::{
 };
 use crate::analysis::{Chunk, FileAnalysis, Language};
 use crate::cache::{
-    AnalysisPacks, FileKey, Lookup, MAX_PACKS, ManifestFile, RootManifest, StoredAnalysis,
-    is_read_only,
+    AnalysisPacks, FileKey, KeyMap, KeySet, Lookup, MAX_PACKS, ManifestFile, RootManifest,
+    StoredAnalysis, is_read_only,
 };
 use crate::lexical::LexicalError;
 use crate::lexical::pool::{ChunkDoc, LexicalPool, PoolView};
@@ -48,7 +48,7 @@ use crate::scan::{
 };
 use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -113,7 +113,7 @@ pub(crate) struct ChunkTable {
     /// Lexical key of every chunk ([`NO_DOCUMENT`] for blank ones), by chunk id.
     pub(crate) keys: Vec<u64>,
     /// Chunk id of every key but [`NO_DOCUMENT`].
-    pub(crate) ids: HashMap<u64, u32>,
+    pub(crate) ids: KeyMap<u32>,
 }
 
 /// What [`Engine::read_one`] made of one listed file (with whether the manifest answered).
@@ -281,7 +281,7 @@ impl<'e> Build<'e> {
         manifest: Option<&RootManifest>,
     ) -> Result<ChosenPool, IndexError> {
         let t = Instant::now();
-        let file_keys: HashSet<u64> = read
+        let file_keys: KeySet = read
             .text
             .iter()
             .map(|f| FileKey::new(&f.entry.path, &f.content_hash).pool_key())
@@ -412,7 +412,7 @@ impl<'e> Build<'e> {
             pool.reload()?;
             view = engine.view_or_repair(id, pool, &table.ids, &mut stats.cache)?;
             if !view.missing_chunks().is_empty() {
-                let missing: HashSet<u64> = view.missing_chunks().iter().copied().collect();
+                let missing: KeySet = view.missing_chunks().iter().copied().collect();
                 // Write through a handle opened under the lock: tantivy's list of managed files
                 // is read at open, and another process may have committed since ours was opened.
                 let writer_pool = LexicalPool::open_or_create(pool.dir())?;
@@ -574,7 +574,7 @@ impl ChunkTable {
         let mut table = ChunkTable {
             first_chunk: Vec::with_capacity(files.len()),
             keys: Vec::new(),
-            ids: HashMap::new(),
+            ids: KeyMap::default(),
         };
         for (path, keys) in files {
             table.first_chunk.push(table.keys.len() as u32);
@@ -715,7 +715,7 @@ impl Engine {
     fn choose_pool(
         &self,
         previous: Option<&str>,
-        keys: &HashSet<u64>,
+        keys: &KeySet,
         cache_stats: &mut CacheStats,
     ) -> Result<(String, Arc<LexicalPool>), IndexError> {
         let registry = self.layout.pools();
@@ -725,7 +725,7 @@ impl Engine {
         };
         let ids = registry.pool_ids();
         // An empty snapshot matches any pool (it adds nothing to it).
-        let overlaps_enough = |recorded: &HashSet<u64>| {
+        let overlaps_enough = |recorded: &KeySet| {
             let overlap = keys.iter().filter(|k| recorded.contains(k)).count();
             keys.is_empty()
                 || overlap > 0 && overlap as f64 >= POOL_REUSE_MIN_OVERLAP * keys.len() as f64
@@ -766,7 +766,7 @@ impl Engine {
                     Err(err) if is_read_only(&err) => Err(err),
                     Err(err) => return Err(cache_err(err)),
                 };
-                let mut best: Option<(usize, String, HashSet<u64>)> = None;
+                let mut best: Option<(usize, String, KeySet)> = None;
                 for id in registry.pool_ids() {
                     let recorded = registry.keys(&id);
                     let overlap = keys.iter().filter(|k| recorded.contains(k)).count();
@@ -776,7 +776,7 @@ impl Engine {
                 }
                 let (id, mut recorded, new) = match best {
                     Some((_, id, recorded)) if overlaps_enough(&recorded) => (id, recorded, false),
-                    _ => (registry.new_pool_id(), HashSet::new(), true),
+                    _ => (registry.new_pool_id(), KeySet::default(), true),
                 };
                 match lock {
                     // A new pool exists from the moment its keys file does.
@@ -866,7 +866,7 @@ impl Engine {
         &self,
         id: &str,
         pool: &Arc<LexicalPool>,
-        chunks: &HashMap<u64, u32>,
+        chunks: &KeyMap<u32>,
         cache_stats: &mut CacheStats,
     ) -> Result<PoolView, IndexError> {
         match pool.view(chunks) {
@@ -890,7 +890,7 @@ impl Engine {
         checkout: &CheckoutRoot,
         pool: &LexicalPool,
         files: &mut [(TextFile, StoredAnalysis)],
-        missing: &HashSet<u64>,
+        missing: &KeySet,
         progress: &dyn Progress,
     ) -> Result<u64, IndexError> {
         let wanted: Vec<usize> = files
@@ -953,7 +953,7 @@ impl PreparedChunkDoc<'_> {
 /// name, symbols, text) and of its rank among identical chunks of the file, so a chunk keeps
 /// its key when other parts of the file change. Blank chunks get [`NO_DOCUMENT`].
 fn chunk_keys(path: &str, text: &str, lines: &LineIndex, analysis: &FileAnalysis) -> Vec<u64> {
-    let mut seen: HashMap<u64, u32> = HashMap::new();
+    let mut seen: KeyMap<u32> = KeyMap::default();
     analysis
         .chunks
         .iter()
@@ -995,7 +995,7 @@ fn chunk_keys(path: &str, text: &str, lines: &LineIndex, analysis: &FileAnalysis
 fn chunk_documents<'f>(
     file: &'f TextFile,
     stored: &StoredAnalysis,
-    wanted: &HashSet<u64>,
+    wanted: &KeySet,
 ) -> Vec<PreparedChunkDoc<'f>> {
     let text = file.text.as_deref().unwrap_or("");
     let lines = LineIndex::new(text);

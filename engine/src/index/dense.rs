@@ -257,6 +257,15 @@ impl DenseRuntime {
         Ok(model)
     }
 
+    /// Seals what the model's embedding cache has written ([`EmbeddingCache::seal`]); nothing
+    /// when no dense call opened the model.
+    fn seal(&self) {
+        let model = self.model.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some(model) = model {
+            model.cache.seal();
+        }
+    }
+
     /// The cache domain of chunk keys: the text unit changes the text, so it is part of the key.
     fn domain(&self) -> String {
         match self.config.text_unit {
@@ -285,6 +294,21 @@ impl DenseSlot {
 }
 
 impl SnapshotIndex {
+    /// Ends `index` at the end of a one-shot process without freeing its memory: the embedding
+    /// cache's segment is sealed (the one thing dropping it does beyond freeing), and the rest —
+    /// tens of thousands of small allocations, which took a tenth of a one-shot `swex explore` to
+    /// free one by one — is left to the operating system, which reclaims it at exit at once.
+    /// Another holder of the index keeps it alive as usual.
+    pub fn release_at_exit(index: Arc<SnapshotIndex>) {
+        match Arc::try_unwrap(index) {
+            Ok(index) => {
+                index.dense.runtime.seal();
+                std::mem::forget(index);
+            }
+            Err(shared) => drop(shared),
+        }
+    }
+
     fn dense_keys(&self, cache: &EmbeddingCache) -> &(Vec<u32>, Vec<TextKey>) {
         self.dense.keys.get_or_init(|| {
             let domain = self.dense.runtime.domain();

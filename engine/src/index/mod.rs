@@ -192,10 +192,9 @@ pub struct SnapshotIndex {
     lexical_config: LexicalConfig,
     /// Built on first use: only some explorers need it.
     graph: OnceLock<CodeGraph>,
-    /// Definitions by bare name, `(file, definition)` indexes into `analyses`; built on first use.
-    /// Much cheaper than the graph (no reference resolution), so name look-ups need not wait for
-    /// the graph.
-    definition_table: OnceLock<HashMap<String, Vec<(u32, u32)>>>,
+    /// Definitions by bare name, indexes into `analyses`; built on first use. Much cheaper than
+    /// the graph (no reference resolution), so name look-ups need not wait for the graph.
+    definition_table: OnceLock<snapshot::DefinitionTable>,
     /// Tables of ranked search ([`crate::search`]), built on the first search.
     search_aids: OnceLock<crate::search::SearchAids>,
     /// The engine's dense layer and this snapshot's full dense index, on first use.

@@ -47,7 +47,7 @@ use super::{
     SnapshotIndex, Stage, stop_if_cancelled,
 };
 use crate::analysis::FileAnalysis;
-use crate::cache::{RACY_WINDOW_NS, StoredAnalysis};
+use crate::cache::{KeySet, RACY_WINDOW_NS, StoredAnalysis};
 use crate::lexical::LexicalError;
 use crate::lexical::pool::{LexicalPool, PoolView};
 use crate::scan::{
@@ -587,8 +587,8 @@ impl Engine {
         let mut view = pool.view_with(&table.ids, Some(&overlay.pool))?;
         let mut docs_added = 0;
         if !view.missing_chunks().is_empty() {
-            let missing: HashSet<u64> = view.missing_chunks().iter().copied().collect();
-            let new_keys: HashSet<u64> = analysed
+            let missing: KeySet = view.missing_chunks().iter().copied().collect();
+            let new_keys: KeySet = analysed
                 .iter()
                 .flat_map(|(_, stored)| stored.chunk_keys.iter().copied())
                 .collect();

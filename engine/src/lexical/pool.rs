@@ -26,6 +26,7 @@ use super::tokenizer::{
     CJK_TOKENIZER, CODE_TOKENIZER, CjkTokenizer, CodeTokenizer, count_cjk_bigrams, count_tokens,
 };
 use super::{LexicalConfig, LexicalError, LexicalQuery};
+use crate::cache::KeyMap;
 use rayon::prelude::*;
 use std::collections::{BinaryHeap, HashMap};
 use std::path::{Path, PathBuf};
@@ -376,7 +377,7 @@ impl LexicalPool {
 
     /// The view of one snapshot: `chunks` maps the key of each of the snapshot's chunks to its
     /// chunk id. Keys the pool lacks are listed by [`PoolView::missing_chunks`].
-    pub fn view(&self, chunks: &HashMap<u64, u32>) -> Result<PoolView, LexicalError> {
+    pub fn view(&self, chunks: &KeyMap<u32>) -> Result<PoolView, LexicalError> {
         self.view_with(chunks, None)
     }
 
@@ -384,7 +385,7 @@ impl LexicalPool {
     /// taken from the first that has it.
     pub fn view_with(
         &self,
-        chunks: &HashMap<u64, u32>,
+        chunks: &KeyMap<u32>,
         overlay: Option<&LexicalPool>,
     ) -> Result<PoolView, LexicalError> {
         let mut found = vec![

@@ -220,8 +220,10 @@ pub fn gather(
 }
 
 /// The issue's names worth finding in code, with their segment weights: identifiers of three
-/// characters or more that are not stop words.
-fn weighted_names(issue: &Issue) -> HashMap<&str, f64> {
+/// characters or more that are not stop words. Looked up for every word of every line read, so
+/// hashed with FxHash rather than SipHash (the names are the issue's, not an attacker's keys
+/// into a long-lived table).
+fn weighted_names(issue: &Issue) -> NameWeights<'_> {
     issue
         .identifiers
         .iter()
@@ -233,8 +235,10 @@ fn weighted_names(issue: &Issue) -> HashMap<&str, f64> {
         .collect()
 }
 
+type NameWeights<'i> = rustc_hash::FxHashMap<&'i str, f64>;
+
 /// One mark per line that writes an issue name as a whole word, weighted by the names' weights.
-fn use_marks(lines: &[String], names: &HashMap<&str, f64>, weight: f64) -> Vec<Mark> {
+fn use_marks(lines: &[String], names: &NameWeights, weight: f64) -> Vec<Mark> {
     if names.is_empty() || weight <= 0.0 {
         return Vec::new();
     }
@@ -245,7 +249,8 @@ fn use_marks(lines: &[String], names: &HashMap<&str, f64>, weight: f64) -> Vec<M
         }
         let mut total = 0.0;
         let mut found: Vec<&str> = Vec::new();
-        for word in line.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+        let words = line.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+        for word in words.filter(|w| w.len() >= 3) {
             if let Some((name, w)) = names.get_key_value(word)
                 && !found.contains(name)
             {
@@ -344,7 +349,9 @@ mod tests {
 
     #[test]
     fn uses_are_whole_words_counted_once_per_line() {
-        let names: HashMap<&str, f64> = [("is_subset", 3.0), ("ProductSet", 2.0)].into();
+        let names: NameWeights = [("is_subset", 3.0), ("ProductSet", 2.0)]
+            .into_iter()
+            .collect();
         let lines: Vec<String> = [
             "def is_subset(self, other):",
             "    return self.is_subsetx(other)",
