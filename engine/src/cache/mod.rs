@@ -202,7 +202,7 @@ pub struct AnalysisPacks {
 impl AnalysisPacks {
     pub fn get(&self, key: &FileKey) -> Lookup<StoredAnalysis> {
         match self.set.get(&key.0) {
-            Lookup::Hit(bytes) => match postcard::from_bytes::<StoredAnalysis>(&bytes) {
+            Lookup::Hit(bytes) => match postcard::from_bytes::<StoredAnalysis>(bytes) {
                 Ok(stored) => Lookup::Hit(stored),
                 Err(err) => Lookup::Invalid(format!(
                     "{}: undecodable analysis {}: {err}",
@@ -272,7 +272,7 @@ impl AnalysisPacks {
             if seen.insert(*key)
                 && let Lookup::Hit(value) = set.get(key)
             {
-                values.push((*key, value));
+                values.push((*key, value.to_vec()));
             }
         }
         values.sort_by_key(|(key, _)| *key);

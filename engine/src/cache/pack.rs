@@ -11,13 +11,15 @@
 //! ```
 //!
 //! Packs are written to a temporary name and renamed to the hash of their content, so they are
-//! immutable and concurrent writers never collide. A reader checks the header and the index hash
+//! immutable and concurrent writers never collide. Readers map them into memory: a look-up is a
+//! slice of the map, not a read (a warm open of a large snapshot looks up thousands of values). A reader checks the header and the index hash
 //! when it opens a pack (a pack failing them is *damaged* and ignored as a whole) and each value's
 //! hash when it reads it (a value failing it is [`super::Lookup::Invalid`]).
 
 use super::Lookup;
 use super::entry::write_atomically;
-use std::collections::HashMap;
+use memmap2::Mmap;
+use rustc_hash::FxHashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -65,7 +67,7 @@ pub fn write_pack(
 pub fn verify(path: &Path, format_version: u32) -> Result<(), String> {
     let mut set = PackSet {
         files: Vec::new(),
-        index: HashMap::new(),
+        index: FxHashMap::default(),
         damaged: Mutex::new(Vec::new()),
         damaged_at_open: 0,
     };
@@ -88,8 +90,10 @@ struct Location {
 
 /// The packs of a directory, opened for lookups.
 pub struct PackSet {
-    files: Vec<(PathBuf, File)>,
-    index: HashMap<[u8; 32], Location>,
+    /// Each pack's path and map; every [`Location`] lies within its pack's map (checked at open).
+    files: Vec<(PathBuf, Mmap)>,
+    /// The keys are blake3 hashes already: FxHash is enough to spread them.
+    index: FxHashMap<[u8; 32], Location>,
     /// Packs that failed their checks at open or, for a value, at a lookup.
     damaged: Mutex<Vec<(PathBuf, String)>>,
     damaged_at_open: usize,
@@ -101,7 +105,7 @@ impl PackSet {
     pub fn open(dir: &Path, format_version: u32) -> PackSet {
         let mut set = PackSet {
             files: Vec::new(),
-            index: HashMap::new(),
+            index: FxHashMap::default(),
             damaged: Mutex::new(Vec::new()),
             damaged_at_open: 0,
         };
@@ -127,8 +131,15 @@ impl PackSet {
     fn add(&mut self, path: &Path, format_version: u32) -> Result<(), String> {
         let file = File::open(path).map_err(|e| e.to_string())?;
         let size = file.metadata().map_err(|e| e.to_string())?.len();
-        let mut header = [0u8; HEADER_LEN];
-        read_exact_at(&file, &mut header, 0).map_err(|_| "shorter than its header".to_string())?;
+        if size < HEADER_LEN as u64 {
+            return Err("shorter than its header".to_string());
+        }
+        // SAFETY: a pack is never written after it is renamed into place (packs are immutable,
+        // see the module docs), and removing one (compaction, repair) unlinks it, which leaves an
+        // existing map valid. Only a file truncated in place by something else would fault a
+        // reader — the exposure tantivy's memory-mapped lexical pools in the same cache have.
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| e.to_string())?;
+        let header: &[u8] = &map[..HEADER_LEN];
         if &header[0..4] != MAGIC {
             return Err("bad magic".into());
         }
@@ -143,9 +154,8 @@ impl PackSet {
             .checked_mul(INDEX_ENTRY_LEN)
             .filter(|&n| (HEADER_LEN + n) as u64 <= size)
             .ok_or("index runs past the end (truncated)")?;
-        let mut index = vec![0u8; index_len];
-        read_exact_at(&file, &mut index, HEADER_LEN as u64).map_err(|e| e.to_string())?;
-        if blake3::hash(&index).as_bytes() != &header[16..48] {
+        let index = &map[HEADER_LEN..HEADER_LEN + index_len];
+        if blake3::hash(index).as_bytes() != &header[16..48] {
             return Err("index checksum mismatch".into());
         }
         let pack = self.files.len();
@@ -169,7 +179,7 @@ impl PackSet {
             ));
         }
         self.index.extend(entries);
-        self.files.push((path.to_path_buf(), file));
+        self.files.push((path.to_path_buf(), map));
         Ok(())
     }
 
@@ -184,7 +194,7 @@ impl PackSet {
         self.damaged_at_open
     }
 
-    fn note_damage(&self, path: &Path, reason: String) -> Lookup<Vec<u8>> {
+    fn note_damage<T>(&self, path: &Path, reason: String) -> Lookup<T> {
         let mut damaged = self.damaged.lock().expect("damaged");
         if !damaged.iter().any(|(p, _)| p == path) {
             damaged.push((path.to_path_buf(), reason.clone()));
@@ -202,16 +212,14 @@ impl PackSet {
     }
 
     /// The value stored under `key`.
-    pub fn get(&self, key: &[u8; 32]) -> Lookup<Vec<u8>> {
+    pub fn get(&self, key: &[u8; 32]) -> Lookup<&[u8]> {
         let Some(location) = self.index.get(key) else {
             return Lookup::Miss;
         };
-        let (path, file) = &self.files[location.pack];
-        let mut value = vec![0u8; location.length as usize];
-        if let Err(err) = read_exact_at(file, &mut value, location.offset) {
-            return self.note_damage(path, err.to_string());
-        }
-        if blake3::hash(&value).as_bytes()[..16] != location.checksum {
+        let (path, map) = &self.files[location.pack];
+        let start = location.offset as usize;
+        let value = &map[start..start + location.length as usize];
+        if blake3::hash(value).as_bytes()[..16] != location.checksum {
             return self.note_damage(path, "value checksum mismatch".into());
         }
         Lookup::Hit(value)
@@ -226,20 +234,6 @@ impl PackSet {
     pub fn paths(&self) -> impl Iterator<Item = &Path> {
         self.files.iter().map(|(p, _)| p.as_path())
     }
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    use std::os::unix::fs::FileExt;
-    file.read_exact_at(buf, offset)
-}
-
-#[cfg(not(unix))]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = file.try_clone()?;
-    file.seek(SeekFrom::Start(offset))?;
-    file.read_exact(buf)
 }
 
 #[cfg(test)]

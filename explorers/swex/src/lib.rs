@@ -147,9 +147,26 @@ pub fn definition_names(issue: &issue::Issue, config: &SwexConfig) -> Vec<String
 pub struct Swex {
     config: SwexConfig,
     /// The learned ranker, when `ranker` is `learned`.
-    learned: Option<learned::FileRanker>,
+    learned: Option<FileModel>,
     /// The learned span ranker, when `span_ranker` is `learned`.
     span_ranker: Option<spans::SpanRanker>,
+}
+
+/// The learned file ranker: the one a config gave (read, and checked, when the explorer is
+/// created), or the shipped one, read on first use — a one-shot process whose issue is in one of
+/// `linear_languages` never consults it, and reading it is about a millisecond.
+enum FileModel {
+    Given(learned::FileRanker),
+    Shipped(std::sync::OnceLock<learned::FileRanker>),
+}
+
+impl FileModel {
+    fn get(&self) -> &learned::FileRanker {
+        match self {
+            FileModel::Given(model) => model,
+            FileModel::Shipped(model) => model.get_or_init(learned::FileRanker::shipped),
+        }
+    }
 }
 
 impl Swex {
@@ -230,11 +247,11 @@ impl Explorer for Swex {
         }
         let learned = match (config.ranker, &config.model) {
             (RankerKind::Linear, _) => None,
-            (RankerKind::Learned, None) => Some(learned::FileRanker::shipped()),
-            (RankerKind::Learned, Some(model)) => Some(
+            (RankerKind::Learned, None) => Some(FileModel::Shipped(Default::default())),
+            (RankerKind::Learned, Some(model)) => Some(FileModel::Given(
                 learned::FileRanker::from_json(model)
                     .map_err(|e| ExplorerError::InvalidConfig(format!("model: {e}")))?,
-            ),
+            )),
         };
         let span_ranker = match (config.span_ranker, &config.span_model) {
             (RankerKind::Linear, _) => None,
@@ -269,7 +286,9 @@ impl Explorer for Swex {
             .emit_features
             .then(|| learned::features_note(&ranked, &gathered.hits));
         let ranked = match &self.learned {
-            Some(model) if !self.linear_language(&ranked) => model.rerank(ranked, &gathered.hits),
+            Some(model) if !self.linear_language(&ranked) => {
+                model.get().rerank(ranked, &gathered.hits)
+            }
             _ => ranked,
         };
         let tests = self.order_tests(&ranked, &gathered.files);
@@ -564,5 +583,25 @@ mod tests {
         // The list is a config: empty sends every query to the trees.
         let trees = Swex::create(&serde_json::json!({"linear_languages": []})).unwrap();
         assert!(!trees.linear_language(&query("python", "py")));
+    }
+
+    #[test]
+    fn the_shipped_file_model_is_read_on_first_use_and_once() {
+        let swex = Swex::create(&serde_json::json!({})).unwrap();
+        let Some(FileModel::Shipped(cell)) = &swex.learned else {
+            panic!("the default ranks with the shipped model");
+        };
+        assert!(
+            cell.get().is_none(),
+            "not read when the explorer is created"
+        );
+        let model = swex.learned.as_ref().unwrap().get();
+        assert_eq!(model.training, learned::FileRanker::shipped().training);
+        assert!(std::ptr::eq(model, swex.learned.as_ref().unwrap().get()));
+        // A model given in the config is read (and checked) at once.
+        let linear = Swex::create(&serde_json::json!({"ranker": "linear"})).unwrap();
+        assert!(linear.learned.is_none());
+        let bad = Swex::create(&serde_json::json!({"model": {"format": "nonsense"}}));
+        assert!(bad.is_err());
     }
 }
