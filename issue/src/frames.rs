@@ -49,6 +49,56 @@ static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
     )
     .expect("valid regex")
 });
+/// JVM frames (`at a.b.C.m(C.java:42)`) with their spans in `text`; the path is the package's
+/// folders and the file.
+fn jvm_frames(text: &str) -> Vec<(usize, usize, Frame)> {
+    // Every JVM frame names its source file, so text without one of these never compiles the
+    // pattern (its Unicode classes cost about a millisecond, once per process).
+    let jvm_sources = [".java:", ".kt:", ".scala:", ".groovy:"];
+    if !jvm_sources.iter().any(|s| text.contains(s)) {
+        return Vec::new();
+    }
+    let mut frames = Vec::new();
+    for caps in JAVA_FRAME.captures_iter(text) {
+        let m = caps.get(0).expect("group 0");
+        let qualified = caps["func"]
+            .rsplit('/')
+            .next()
+            .unwrap_or(&caps["func"])
+            .to_string();
+        // `a.b.C.m` (or `a.b.C$Inner.m`): the package is every segment before the class.
+        let segments: Vec<&str> = qualified.split('.').collect();
+        let file = &caps["file"];
+        let (package, function) = if segments.len() >= 2 {
+            let class = segments[segments.len() - 2].split('$').next().unwrap_or("");
+            let method = segments[segments.len() - 1];
+            (
+                segments[..segments.len() - 2].join("/"),
+                format!("{class}.{method}"),
+            )
+        } else {
+            (String::new(), qualified.clone())
+        };
+        let path = if package.is_empty() {
+            file.to_string()
+        } else {
+            format!("{package}/{file}")
+        };
+        frames.push((
+            m.start(),
+            m.end(),
+            Frame {
+                style: FrameStyle::Java,
+                path,
+                line: parse_u32(caps.name("line")),
+                column: None,
+                function: Some(function),
+            },
+        ));
+    }
+    frames
+}
+
 fn parse_u32(m: Option<regex::Match>) -> Option<u32> {
     m.and_then(|m| m.as_str().parse().ok())
 }
@@ -76,50 +126,8 @@ pub fn extract_frames(text: &str) -> Vec<Frame> {
             },
         );
     }
-    // Every JVM frame names its source file, so text without one of these never compiles the
-    // pattern (its Unicode classes cost about a millisecond, once per process).
-    let jvm_sources = [".java:", ".kt:", ".scala:", ".groovy:"];
-    let may_have_jvm_frames = jvm_sources.iter().any(|s| text.contains(s));
-    for caps in may_have_jvm_frames
-        .then(|| JAVA_FRAME.captures_iter(text))
-        .into_iter()
-        .flatten()
-    {
-        let m = caps.get(0).expect("group 0");
-        let qualified = caps["func"]
-            .rsplit('/')
-            .next()
-            .unwrap_or(&caps["func"])
-            .to_string();
-        // `a.b.C.m` (or `a.b.C$Inner.m`): the package is every segment before the class.
-        let segments: Vec<&str> = qualified.split('.').collect();
-        let file = &caps["file"];
-        let (package, function) = if segments.len() >= 2 {
-            let class = segments[segments.len() - 2].split('$').next().unwrap_or("");
-            let method = segments[segments.len() - 1];
-            (
-                segments[..segments.len() - 2].join("/"),
-                format!("{class}.{method}"),
-            )
-        } else {
-            (String::new(), qualified.clone())
-        };
-        let path = if package.is_empty() {
-            file.to_string()
-        } else {
-            format!("{package}/{file}")
-        };
-        add(
-            m.start(),
-            m.end(),
-            Frame {
-                style: FrameStyle::Java,
-                path,
-                line: parse_u32(caps.name("line")),
-                column: None,
-                function: Some(function),
-            },
-        );
+    for (start, end, frame) in jvm_frames(text) {
+        add(start, end, frame);
     }
     for caps in RUST_PANIC.captures_iter(text) {
         let m = caps.get(0).expect("group 0");
