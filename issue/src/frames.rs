@@ -16,48 +16,95 @@ use regex::Regex;
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-static PY_FRAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[^\s]+))?"#)
-        .expect("valid regex")
-});
-static JAVA_FRAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?m)^\s*at (?P<func>[\w$.<>/]+)\((?P<file>[\w$-]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)",
-    )
-    .expect("valid regex")
-});
-static AT_FRAME: LazyLock<Regex> = LazyLock::new(|| {
+/// A pattern with a cheap test that every text it can match passes: text failing the test is
+/// not searched, so the pattern is never compiled for it. Compiling these patterns (Unicode
+/// classes) costs up to a millisecond each, once per process, and most issues hold no traceback
+/// of most kinds; a one-shot `swex explore` pays it on every issue.
+struct Gated {
+    /// True for every text the pattern can match (false positives only cost the compile).
+    may_match: fn(&str) -> bool,
+    regex: LazyLock<Regex>,
+}
+
+impl Gated {
+    fn captures_iter<'t>(&self, text: &'t str) -> impl Iterator<Item = regex::Captures<'t>> {
+        (self.may_match)(text)
+            .then(|| self.regex.captures_iter(text))
+            .into_iter()
+            .flatten()
+    }
+}
+
+fn compile(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("valid regex")
+}
+
+static PY_FRAME: Gated = Gated {
+    may_match: |text| text.contains("File \""),
+    regex: LazyLock::new(|| {
+        compile(r#"File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[^\s]+))?"#)
+    }),
+};
+static JAVA_FRAME: Gated = Gated {
+    // Every JVM frame names its source file.
+    may_match: |text| {
+        [".java:", ".kt:", ".scala:", ".groovy:"]
+            .iter()
+            .any(|source| text.contains(source))
+    },
+    regex: LazyLock::new(|| {
+        compile(
+            r"(?m)^\s*at (?P<func>[\w$.<>/]+)\((?P<file>[\w$-]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)",
+        )
+    }),
+};
+static AT_FRAME: Gated = Gated {
+    // `^\s*at `: some line is `at ` after white space (`\s` and `trim_start` agree on what that
+    // is; a run of `\s` across line ends leaves a line that starts so).
+    may_match: |text| {
+        text.lines()
+            .any(|line| line.trim_start().starts_with("at "))
+    },
     // `at f (path:L:C)`, `at path:L:C`; Rust backtraces use the second form too.
-    Regex::new(r"(?m)^\s*at (?:(?P<func>[^\n(]+?) \()?(?P<path>[^\s()]+?):(?P<line>\d+):(?P<col>\d+)\)?\s*$")
-        .expect("valid regex")
-});
-static RUST_PANIC: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"panicked at (?:'[^'\n]*', )?(?P<path>[^\s:]+\.rs):(?P<line>\d+):(?P<col>\d+)")
-        .expect("valid regex")
-});
+    regex: LazyLock::new(|| {
+        compile(
+            r"(?m)^\s*at (?:(?P<func>[^\n(]+?) \()?(?P<path>[^\s()]+?):(?P<line>\d+):(?P<col>\d+)\)?\s*$",
+        )
+    }),
+};
+static RUST_PANIC: Gated = Gated {
+    may_match: |text| text.contains("panicked at "),
+    regex: LazyLock::new(|| {
+        compile(r"panicked at (?:'[^'\n]*', )?(?P<path>[^\s:]+\.rs):(?P<line>\d+):(?P<col>\d+)")
+    }),
+};
 static RUST_BACKTRACE_FUNC: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*\d+:\s+(?P<func>\S+)\s*$").expect("valid regex"));
-static GO_LOCATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^\s*(?P<path>[^\s:]+\.go):(?P<line>\d+)(?: \+0x[0-9a-f]+)?\s*$")
-        .expect("valid regex")
-});
+    LazyLock::new(|| compile(r"^\s*\d+:\s+(?P<func>\S+)\s*$"));
+static GO_LOCATION: Gated = Gated {
+    may_match: |text| text.contains(".go:"),
+    regex: LazyLock::new(|| {
+        compile(r"(?m)^\s*(?P<path>[^\s:]+\.go):(?P<line>\d+)(?: \+0x[0-9a-f]+)?\s*$")
+    }),
+};
 static GO_FUNC: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(?P<func>[\w./*()\[\]-]+)\(.*\)\s*$").expect("valid regex"));
-static LOCATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?P<path>(?:[A-Za-z]:)?[\w./\\-]*\w\.[A-Za-z0-9]+):(?P<line>\d+)(?::(?P<col>\d+))?",
-    )
-    .expect("valid regex")
-});
+    LazyLock::new(|| compile(r"^(?P<func>[\w./*()\[\]-]+)\(.*\)\s*$"));
+static LOCATION: Gated = Gated {
+    // `:` then a digit (`\d` is Unicode decimal digits, all of them `char::is_numeric`).
+    may_match: |text| {
+        text.split(':')
+            .skip(1)
+            .any(|after| after.chars().next().is_some_and(char::is_numeric))
+    },
+    regex: LazyLock::new(|| {
+        compile(
+            r"(?P<path>(?:[A-Za-z]:)?[\w./\\-]*\w\.[A-Za-z0-9]+):(?P<line>\d+)(?::(?P<col>\d+))?",
+        )
+    }),
+};
+
 /// JVM frames (`at a.b.C.m(C.java:42)`) with their spans in `text`; the path is the package's
 /// folders and the file.
 fn jvm_frames(text: &str) -> Vec<(usize, usize, Frame)> {
-    // Every JVM frame names its source file, so text without one of these never compiles the
-    // pattern (its Unicode classes cost about a millisecond, once per process).
-    let jvm_sources = [".java:", ".kt:", ".scala:", ".groovy:"];
-    if !jvm_sources.iter().any(|s| text.contains(s)) {
-        return Vec::new();
-    }
     let mut frames = Vec::new();
     for caps in JAVA_FRAME.captures_iter(text) {
         let m = caps.get(0).expect("group 0");
@@ -471,5 +518,57 @@ ValueError: boom"#,
         spans.insert(40, 41, f("after b"));
         let paths: Vec<String> = spans.into_frames().into_iter().map(|f| f.path).collect();
         assert_eq!(paths, ["before a", "a", "between", "b", "after b"]);
+    }
+
+    /// A gate never hides a match: every text a pattern matches passes its gate (edge cases of
+    /// white space, line ends and Unicode digits included), and prose without frames passes
+    /// none, so their patterns are not compiled for it.
+    #[test]
+    fn gates_pass_every_text_their_pattern_matches() {
+        let gated: [(&str, &Gated); 6] = [
+            ("python", &PY_FRAME),
+            ("jvm", &JAVA_FRAME),
+            ("at", &AT_FRAME),
+            ("rust panic", &RUST_PANIC),
+            ("go", &GO_LOCATION),
+            ("location", &LOCATION),
+        ];
+        let texts = [
+            r#"  File "a/b.py", line 3, in f"#,
+            "\tat org.x.Y.run(Y.java:12)",
+            "Exception\n\tat com.a.B$C.m(B.kt:7)",
+            "    at f (src/a.js:1:2)",
+            "x\r\n  \r\n\u{2003}at src/main.rs:4:9",
+            "\n\n\tat f (a.js:1:2)\r",
+            "thread 'main' panicked at 'boom', src/lib.rs:10:5",
+            "thread 'main' panicked at src/lib.rs:10:5:",
+            "main.main()\n\t/home/u/app/main.go:12 +0x1d",
+            "src/x.c:12:5: error",
+            "tests/test_x.py:\u{663}\u{664}: AssertionError",
+            "C:\\proj\\a.cpp:9",
+        ];
+        for text in texts {
+            for (name, gate) in &gated {
+                assert!(
+                    !gate.regex.is_match(text) || (gate.may_match)(text),
+                    "the {name} gate hides a match in {text:?}"
+                );
+            }
+        }
+        // Each text above is matched by some pattern (the check is not vacuous).
+        for text in texts {
+            assert!(
+                gated.iter().any(|(_, gate)| gate.regex.is_match(text)),
+                "no pattern matches {text:?}"
+            );
+        }
+        let prose =
+            "The plot is wrong at times when the axis is shared.\nSee the docs: 3 examples.";
+        for (name, gate) in &gated {
+            assert!(
+                !(gate.may_match)(prose),
+                "the {name} gate passes plain prose"
+            );
+        }
     }
 }
