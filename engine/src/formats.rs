@@ -19,8 +19,8 @@
 use crate::lang::AnalyzeOptions;
 use serde::Serialize;
 
-/// The cache layout and entry formats.
-pub const CACHE_FORMAT_VERSION: u32 = 2;
+/// The cache layout and entry formats. 3: analysis pack values are checked with XXH3-128.
+pub const CACHE_FORMAT_VERSION: u32 = 3;
 
 /// The analysis output: bump on every change that alters what [`crate::lang::analyze`] returns
 /// for some input.

@@ -11,7 +11,8 @@
 //!    hash without being read (the stat fast path); others are read, checked for binary content
 //!    and hashed → [`ReadFiles`].
 //! 4. [`Build::pool`]: the snapshot joins the repository's pool — the one whose recorded file
-//!    versions overlap most with its own, or a new one ([`crate::cache`]) → [`ChosenPool`].
+//!    versions overlap most with its own, or a new one ([`crate::cache`]). The pool's lexical
+//!    index is opened (and verified) while step 5 runs → [`ChosenPool`].
 //! 5. [`Build::analyse`]: analyses are looked up in the pool's packs by file key (path + content
 //!    hash) and computed only on a miss ([`crate::lang::analyze`]); new ones go into one new pack.
 //!    Each chunk gets a content key (path, kind, name, symbols, text).
@@ -193,8 +194,27 @@ impl<'e> Build<'e> {
         manifest: Option<RootManifest>,
         read: ReadFiles,
     ) -> Result<SnapshotIndex, IndexError> {
-        let pool = self.pool(&read, manifest.as_ref())?;
-        let mut files = self.analyse(&pool, read.text)?;
+        let id = self.pool(&read, manifest.as_ref())?;
+        // The pool is opened (its tantivy checksums verified: every file of it read whole) while
+        // the analyses are read: in a warm open both are a few milliseconds of work, neither
+        // needs the other, and the pool's verification would otherwise leave a core idle.
+        let engine = self.engine;
+        let (opened, files) = rayon::join(
+            || {
+                let mut open_stats = CacheStats::default();
+                engine
+                    .open_pool(&id, &mut open_stats)
+                    .map(|pool| (pool, open_stats))
+            },
+            || self.analyse(&id, read.text),
+        );
+        let (pool, open_stats) = opened?;
+        self.stats
+            .cache
+            .pool_repairs
+            .extend(open_stats.pool_repairs);
+        let mut files = files?;
+        let pool = ChosenPool { id, pool };
         let table = ChunkTable::of(&pool, &files)?;
         let view = self.lexical(&pool, &mut files, &table)?;
         self.write_manifest(
@@ -273,39 +293,40 @@ impl<'e> Build<'e> {
         read
     }
 
-    /// Step 4: the repository's pool (analyses and lexical documents live there). Its time counts
-    /// as analysis time, as the pool is chosen for the analyses.
+    /// Step 4: the id of the repository's pool (analyses and lexical documents live there),
+    /// opened by the caller. Its time counts as analysis time, as the pool is chosen for the
+    /// analyses.
     pub(crate) fn pool(
         &mut self,
         read: &ReadFiles,
         manifest: Option<&RootManifest>,
-    ) -> Result<ChosenPool, IndexError> {
+    ) -> Result<String, IndexError> {
         let t = Instant::now();
         let file_keys: KeySet = read
             .text
             .iter()
             .map(|f| FileKey::new(&f.entry.path, &f.content_hash).pool_key())
             .collect();
-        let (id, pool) = self.engine.choose_pool(
+        let id = self.engine.choose_pool(
             manifest.and_then(|m| m.pool.as_deref()),
             &file_keys,
             &mut self.stats.cache,
         )?;
         self.stats.timings_ms.analyze += ms_since(t);
-        Ok(ChosenPool { id, pool })
+        Ok(id)
     }
 
     /// Step 5: the analysis of every text file, from the pool's packs or computed (and stored).
     pub(crate) fn analyse(
         &mut self,
-        pool: &ChosenPool,
+        pool_id: &str,
         text_files: Vec<TextFile>,
     ) -> Result<Vec<AnalysedFile>, IndexError> {
         let t = Instant::now();
         let engine = self.engine;
         let checkout = &self.checkout;
         let registry = engine.layout.pools();
-        let packs = registry.analyses(&pool.id);
+        let packs = registry.analyses(pool_id);
         let invalid = AtomicUsize::new(0);
         let ticker = Ticker::new(self.progress, Stage::Analyze, text_files.len());
         let analysed: Vec<Result<(TextFile, StoredAnalysis, bool), IndexError>> = text_files
@@ -374,9 +395,9 @@ impl<'e> Build<'e> {
         self.stats.cache.invalid_entries += packs.damaged_at_open();
         if !damaged.is_empty() || packs.pack_count() + 1 > MAX_PACKS {
             // Tidying only helps later opens: a cache that cannot be written skips it.
-            let tidied = match registry.lock_pool(&pool.id) {
+            let tidied = match registry.lock_pool(pool_id) {
                 Ok(_lock) => packs.remove_damaged().and_then(|()| {
-                    AnalysisPacks::compact(&registry.packs_dir(&pool.id), registry.format_version())
+                    AnalysisPacks::compact(&registry.packs_dir(pool_id), registry.format_version())
                         .map(drop)
                 }),
                 Err(err) if is_read_only(&err) => Err(err),
@@ -717,7 +738,7 @@ impl Engine {
         previous: Option<&str>,
         keys: &KeySet,
         cache_stats: &mut CacheStats,
-    ) -> Result<(String, Arc<LexicalPool>), IndexError> {
+    ) -> Result<String, IndexError> {
         let registry = self.layout.pools();
         let cache_err = |source| IndexError::Cache {
             path: registry.dir().display().to_string(),
@@ -791,8 +812,7 @@ impl Engine {
                 id
             }
         };
-        let pool = self.open_pool(&id, cache_stats)?;
-        Ok((id, pool))
+        Ok(id)
     }
 
     /// Opens pool `id` (once per engine), verifying its checksums when configured; a pool that
