@@ -7,13 +7,19 @@
 //! # checkouts first: swex bench --task codesearch ... --repos /work/cs-repos
 //! cargo run --release -p swex-bench --example codesearch_tune -- \
 //!     --data ../shared/data/codesearch --checkouts /work/cs-repos --cache-dir /work/cs-cache \
-//!     [--config '{"path": 0.8}'] [--dense] [--tune] [--loo] [--show-misses]
+//!     [--config '{"path": 0.8}' | --config @file.json] [--dense] [--tune] [--loo] \
+//!     [--folds 6] [--rounds 1] [--knobs coherence,path,...] [--show-misses] [--dump top50.jsonl]
 //! ```
 //!
 //! - default: NDCG@10 of the configuration (overall, per category, per repository);
 //! - `--tune`: coordinate descent over the weights on all repositories (in-sample);
 //! - `--loo`: leave-one-repository-out: for each repository, tune on the other 23 and score it
-//!   with that configuration, which says how much of the tuned gain is fitted to the data.
+//!   with that configuration, which says how much of the tuned gain is fitted to the data
+//!   (`--folds N`: N folds of repositories instead of one per repository; overall and
+//!   per-category means of the held-out scores);
+//! - `--knobs`: the `RankConfig` fields the descent tries (default [`KNOBS`]); to measure a new
+//!   signal, cross-validate with and without its weight in the list;
+//! - `--dump FILE`: every query's top 50 files with their signals, as JSON lines.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -44,6 +50,11 @@ struct Args {
     folds: usize,
     /// Coordinate-descent rounds.
     rounds: usize,
+    /// Where to write every query's top 50 files with their signals (JSON lines), for studying
+    /// what ranks above the targets.
+    dump: Option<PathBuf>,
+    /// The weights `--tune` and `--loo` descend over (default [`KNOBS`]).
+    knobs: Vec<String>,
 }
 
 fn parse_args() -> Args {
@@ -59,6 +70,8 @@ fn parse_args() -> Args {
         repos: Vec::new(),
         folds: 0,
         rounds: 2,
+        dump: None,
+        knobs: KNOBS.iter().map(|k| k.to_string()).collect(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -82,6 +95,8 @@ fn parse_args() -> Args {
             "--show-misses" => args.show_misses = true,
             "--folds" => args.folds = value().parse().expect("--folds N"),
             "--rounds" => args.rounds = value().parse().expect("--rounds N"),
+            "--dump" => args.dump = Some(value().into()),
+            "--knobs" => args.knobs = value().split(',').map(String::from).collect(),
             other => panic!("unknown argument {other}"),
         }
     }
@@ -161,6 +176,41 @@ fn evaluate(repos: &[Repo], config: &RankConfig, dense: bool, show_misses: bool)
     scores
 }
 
+/// One JSON line per query: its targets and the top 50 hits (one per file) with their signals.
+fn dump(repos: &[Repo], config: &RankConfig, dense: bool, out: &std::path::Path) {
+    use std::io::Write;
+    let options = SearchOptions {
+        limit: 50,
+        dense: if dense { DenseUse::On } else { DenseUse::Off },
+        config: config.clone(),
+        ..SearchOptions::default()
+    };
+    let mut file = std::io::BufWriter::new(std::fs::File::create(out).expect("dump file"));
+    for repo in repos {
+        for query in &repo.queries {
+            let results = repo.index.search(&query.text, &options).expect("search");
+            let hits: Vec<serde_json::Value> = results
+                .hits
+                .iter()
+                .map(|h| {
+                    serde_json::json!({
+                        "path": format!("{}{}", repo.prefix, h.path),
+                        "start": h.start, "end": h.end, "kind": h.kind, "name": h.name,
+                        "score": h.score, "signals": h.signals,
+                    })
+                })
+                .collect();
+            let line = serde_json::json!({
+                "repo": repo.name, "query": query.text, "category": query.category.as_str(),
+                "kind": results.kind.as_str(),
+                "targets": query.targets().map(|t| t.to_string()).collect::<Vec<_>>(),
+                "hits": hits,
+            });
+            writeln!(file, "{line}").expect("write dump");
+        }
+    }
+}
+
 fn mean(values: &[f64]) -> f64 {
     if values.is_empty() {
         0.0
@@ -207,27 +257,38 @@ fn with(config: &RankConfig, knob: &str, value: f64) -> RankConfig {
 fn get(config: &RankConfig, knob: &str) -> f64 {
     serde_json::to_value(config).expect("serialise")[knob]
         .as_f64()
-        .expect("number")
+        .unwrap_or_else(|| panic!("{knob} is not a numeric RankConfig field"))
 }
 
-/// Coordinate descent: each knob tried at ×0.5, ×0.75, ×1.33, ×2 of its value (0 → 0.1), kept
-/// when the mean over repositories improves by more than 1e-4; two rounds.
-fn tune(repos: &[Repo], start: &RankConfig, dense: bool, rounds: usize) -> (RankConfig, f64) {
+/// Coordinate descent: each knob tried at ×0.5, ×0.75, ×1.33, ×2 of its value (0 → 0.1, 0.3, 1;
+/// penalties at most 1), kept when the mean over repositories improves by more than 1e-4;
+/// `rounds` rounds.
+fn tune(
+    repos: &[Repo],
+    start: &RankConfig,
+    knobs: &[String],
+    dense: bool,
+    rounds: usize,
+) -> (RankConfig, f64) {
     let mut best = start.clone();
     let mut best_score = mean(&evaluate(repos, &best, dense, false).per_repo);
     for _round in 0..rounds {
         let mut improved = false;
-        for knob in KNOBS {
+        for knob in knobs.iter().map(String::as_str) {
             if knob == "dense" && !dense {
                 continue;
             }
             let current = get(&best, knob);
             let candidates: Vec<f64> = if current == 0.0 {
-                vec![0.1, 0.3]
+                vec![0.1, 0.3, 1.0]
             } else {
                 [0.5, 0.75, 1.33, 2.0].iter().map(|f| current * f).collect()
             };
             for value in candidates {
+                // A penalty or a mismatch multiplier above 1 would promote what it demotes.
+                if (knob.ends_with("_penalty") || knob == "case_mismatch") && value > 1.0 {
+                    continue;
+                }
                 let trial = with(&best, knob, value);
                 let s = mean(&evaluate(repos, &trial, dense, false).per_repo);
                 if s > best_score + 1e-4 {
@@ -277,6 +338,9 @@ fn main() {
         repos.len(),
         started.elapsed().as_secs_f64()
     );
+    if let Some(out) = &args.dump {
+        dump(&repos, &args.config, args.dense, out);
+    }
     let scores = evaluate(&repos, &args.config, args.dense, args.show_misses);
     let start_scores = evaluate(&repos, &args.config, args.dense, false);
     let mut ms = scores.query_ms.clone();
@@ -291,7 +355,7 @@ fn main() {
         println!("  {:<20} {s:.3}", repo.name);
     }
     if args.tune {
-        let (best, s) = tune(&repos, &args.config, args.dense, args.rounds);
+        let (best, s) = tune(&repos, &args.config, &args.knobs, args.dense, args.rounds);
         println!(
             "tuned in-sample: {s:.4}  {}",
             serde_json::to_string(&best).expect("json")
@@ -309,6 +373,7 @@ fn main() {
             args.folds.min(repos.len())
         };
         let mut held_out = vec![0.0; repos.len()];
+        let mut held_out_categories: BTreeMap<Category, Vec<f64>> = BTreeMap::new();
         let clone = |r: &Repo| Repo {
             name: r.name.clone(),
             prefix: r.prefix.clone(),
@@ -319,10 +384,16 @@ fn main() {
             let (test, train): (Vec<usize>, Vec<usize>) =
                 (0..repos.len()).partition(|&j| j % folds == fold);
             let train: Vec<Repo> = train.iter().map(|&j| clone(&repos[j])).collect();
-            let (config, _) = tune(&train, &args.config, args.dense, args.rounds);
+            let (config, _) = tune(&train, &args.config, &args.knobs, args.dense, args.rounds);
             let test_repos: Vec<Repo> = test.iter().map(|&j| clone(&repos[j])).collect();
-            let scores = evaluate(&test_repos, &config, args.dense, false).per_repo;
-            for (&j, s) in test.iter().zip(scores) {
+            let fold_scores = evaluate(&test_repos, &config, args.dense, false);
+            for (category, values) in fold_scores.per_category {
+                held_out_categories
+                    .entry(category)
+                    .or_default()
+                    .extend(values);
+            }
+            for (&j, s) in test.iter().zip(fold_scores.per_repo) {
                 println!(
                     "  held out {:<20} start config {:.3} tuned without it {s:.3}",
                     repos[j].name, start_scores.per_repo[j]
@@ -334,6 +405,14 @@ fn main() {
             "cross-validated ({folds} folds) mean {:.4}; start config {:.4}",
             mean(&held_out),
             mean(&start_scores.per_repo)
+        );
+        println!(
+            "cross-validated: {}",
+            summary(&Scores {
+                per_repo: held_out,
+                per_category: held_out_categories,
+                query_ms: Vec::new(),
+            })
         );
     }
 }
