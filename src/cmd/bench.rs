@@ -43,16 +43,8 @@ pub struct SnapshotArgs {
     /// --git-dir or --mirrors, missing snapshots are materialised here on the fly.
     #[arg(long, value_name = "DIR", default_value = "repos")]
     pub repos: PathBuf,
-    /// A git directory for a repository, `owner/name=DIR`, to materialise missing snapshots from.
-    /// Repeatable.
-    #[arg(long = "git-dir", value_name = "OWNER/NAME=DIR")]
-    pub git_dirs: Vec<String>,
-    /// A folder of git mirrors (layouts as in `swex snapshot`). Repeatable.
-    #[arg(long, value_name = "DIR")]
-    pub mirrors: Vec<PathBuf>,
-    /// JSON object {"owner/name": "holder/name"}: which repository holds a repository's commits.
-    #[arg(long, value_name = "FILE")]
-    pub sources: Option<PathBuf>,
+    #[command(flatten)]
+    pub from: super::snapshot::RepoSourceArgs,
 }
 
 #[derive(Args, Debug)]
@@ -254,35 +246,12 @@ pub(super) fn engine_opener<'a>(
     }
 }
 
+/// The locator missing snapshots are made from; none without a git directory or mirror folder.
 pub(super) fn build_locator(args: &SnapshotArgs) -> anyhow::Result<Option<RepoLocator>> {
-    if args.git_dirs.is_empty() && args.mirrors.is_empty() {
+    if args.from.is_empty() {
         return Ok(None);
     }
-    let mut locator = RepoLocator {
-        mirror_dirs: args.mirrors.clone(),
-        ..RepoLocator::default()
-    };
-    for item in &args.git_dirs {
-        let (repo, dir) = item
-            .split_once('=')
-            .with_context(|| format!("--git-dir {item:?}: expected OWNER/NAME=DIR"))?;
-        if !repo.contains('/') {
-            bail!("--git-dir {item:?}: expected OWNER/NAME=DIR");
-        }
-        locator
-            .git_dirs
-            .insert(repo.to_string(), PathBuf::from(dir));
-    }
-    if let Some(path) = &args.sources {
-        let text = read_text(path, MAX_DOCUMENT_BYTES)?;
-        locator.sources = serde_json::from_str(&text).with_context(|| {
-            format!(
-                "{}: expected a JSON object {{\"owner/name\": \"holder/name\"}}",
-                path.display()
-            )
-        })?;
-    }
-    Ok(Some(locator))
+    args.from.locator().map(Some)
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {

@@ -16,11 +16,10 @@ use swex_engine::snapshot::{
     SnapshotJob, run_batch,
 };
 
-#[derive(Args, Debug)]
-pub struct SnapshotArgs {
-    /// Benchmark JSONL; each row needs `instance_id`, `repo` (owner/name) and `base_commit`.
-    #[arg(long, value_name = "FILE")]
-    pub bench: PathBuf,
+/// Where repositories' commits are found locally: the arguments `swex snapshot`, `swex bench`
+/// and `swex train` share, and the one place they become a [`RepoLocator`].
+#[derive(Args, Debug, Clone)]
+pub struct RepoSourceArgs {
     /// A git directory (bare, or a work tree) for a repository: `owner/name=GITDIR`. Repeatable.
     #[arg(long = "git-dir", value_name = "OWNER/NAME=GITDIR")]
     pub git_dirs: Vec<String>,
@@ -31,6 +30,52 @@ pub struct SnapshotArgs {
     /// JSON object `{"owner/name": "holder-owner/holder-name"}`: where a repository's commits live.
     #[arg(long, value_name = "FILE")]
     pub sources: Option<PathBuf>,
+}
+
+impl RepoSourceArgs {
+    /// True when no git directory or mirror folder was given.
+    pub fn is_empty(&self) -> bool {
+        self.git_dirs.is_empty() && self.mirrors.is_empty()
+    }
+
+    /// The locator of these git directories, mirrors and sources (without GitHub).
+    pub fn locator(&self) -> anyhow::Result<RepoLocator> {
+        let mut git_dirs = BTreeMap::new();
+        for spec in &self.git_dirs {
+            let (repo, dir) = spec
+                .split_once('=')
+                .filter(|(repo, _)| repo.contains('/'))
+                .with_context(|| format!("--git-dir {spec:?}: expected OWNER/NAME=GITDIR"))?;
+            git_dirs.insert(repo.to_string(), PathBuf::from(dir));
+        }
+        let sources = match &self.sources {
+            Some(path) => {
+                let text = read_text(path, MAX_DOCUMENT_BYTES)?;
+                serde_json::from_str(&text).with_context(|| {
+                    format!(
+                        "{}: expected a JSON object of \"owner/name\": \"owner/name\"",
+                        path.display()
+                    )
+                })?
+            }
+            None => BTreeMap::new(),
+        };
+        Ok(RepoLocator {
+            git_dirs,
+            mirror_dirs: self.mirrors.clone(),
+            sources,
+            github: None,
+        })
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct SnapshotArgs {
+    /// Benchmark JSONL; each row needs `instance_id`, `repo` (owner/name) and `base_commit`.
+    #[arg(long, value_name = "FILE")]
+    pub bench: PathBuf,
+    #[command(flatten)]
+    pub from: RepoSourceArgs,
     /// Output folder: snapshots go to `OUT/<instance_id>`, markers to `OUT/.swex/`.
     #[arg(long, value_name = "DIR", default_value = "repos")]
     pub out: PathBuf,
@@ -133,41 +178,16 @@ fn read_jobs(path: &Path) -> anyhow::Result<Vec<SnapshotJob>> {
 }
 
 fn build_locator(args: &SnapshotArgs) -> anyhow::Result<RepoLocator> {
-    let mut git_dirs = BTreeMap::new();
-    for spec in &args.git_dirs {
-        let (repo, dir) = spec
-            .split_once('=')
-            .with_context(|| format!("--git-dir {spec:?}: expected OWNER/NAME=GITDIR"))?;
-        git_dirs.insert(repo.to_string(), PathBuf::from(dir));
-    }
-    let sources = match &args.sources {
-        Some(path) => {
-            let text = read_text(path, MAX_DOCUMENT_BYTES)?;
-            serde_json::from_str(&text).with_context(|| {
-                format!(
-                    "{}: expected a JSON object of \"owner/name\": \"owner/name\"",
-                    path.display()
-                )
-            })?
-        }
-        None => BTreeMap::new(),
-    };
-    let github = if args.from_github {
+    let mut locator = args.from.locator()?;
+    if args.from_github {
         let cache = match &args.github_cache {
             Some(dir) => dir.clone(),
             None => GithubFetcher::default_cache()
                 .context("no user cache folder here; pass --github-cache DIR")?,
         };
-        Some(GithubFetcher::new(cache))
-    } else {
-        None
-    };
-    Ok(RepoLocator {
-        git_dirs,
-        mirror_dirs: args.mirrors.clone(),
-        sources,
-        github,
-    })
+        locator.github = Some(GithubFetcher::new(cache));
+    }
+    Ok(locator)
 }
 
 fn print_progress(event: Progress<'_>) {
