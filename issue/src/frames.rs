@@ -146,6 +146,16 @@ fn jvm_frames(text: &str) -> Vec<(usize, usize, Frame)> {
     frames
 }
 
+/// The last non-empty line of `text` before byte `at` (where Rust and Go name a frame's
+/// function, above its location).
+fn line_before(text: &str, at: usize) -> &str {
+    text[..at]
+        .trim_end_matches(['\n', '\r'])
+        .rsplit('\n')
+        .next()
+        .unwrap_or("")
+}
+
 fn parse_u32(m: Option<regex::Match>) -> Option<u32> {
     m.and_then(|m| m.as_str().parse().ok())
 }
@@ -195,12 +205,7 @@ pub fn extract_frames(text: &str) -> Vec<Frame> {
         let path = caps["path"].to_string();
         let (style, function) = if path.ends_with(".rs") {
             // Rust backtraces put the function on the line above: `  12: crate::module::f`.
-            let before = &text[..m.start()];
-            let previous = before
-                .trim_end_matches(['\n', '\r'])
-                .rsplit('\n')
-                .next()
-                .unwrap_or("");
+            let previous = line_before(text, m.start());
             let function = RUST_BACKTRACE_FUNC
                 .captures(previous)
                 .map(|c| c["func"].trim_end_matches("::{{closure}}").to_string());
@@ -223,12 +228,7 @@ pub fn extract_frames(text: &str) -> Vec<Frame> {
     }
     for caps in GO_LOCATION.captures_iter(text) {
         let m = caps.get(0).expect("group 0");
-        let before = &text[..m.start()];
-        let previous = before
-            .trim_end_matches(['\n', '\r'])
-            .rsplit('\n')
-            .next()
-            .unwrap_or("");
+        let previous = line_before(text, m.start());
         let function = GO_FUNC
             .captures(previous.trim())
             .map(|c| clean_go_function(&c["func"]));

@@ -523,9 +523,7 @@ impl EmbeddingCache {
         }
         Ok(())
     }
-}
 
-impl EmbeddingCache {
     /// Seals the segment this cache has been writing, as dropping the cache does: a process that
     /// leaves its memory to the operating system at exit instead of dropping (see
     /// [`crate::index::SnapshotIndex::release_at_exit`]) seals here. Vectors embedded later go to
