@@ -183,6 +183,45 @@ fn a_fitted_model_reports_held_out_folds_and_serves_the_explorer() {
 }
 
 #[test]
+fn features_left_out_are_not_in_the_model_and_it_still_serves_the_explorer() {
+    let Some(python) = available(Needs::RankerPython, ranker_python()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path(), 8);
+    let mut args = TRAIN.to_vec();
+    args.extend(["-o", "model.json", "--without", "graph_issue,graph_top"]);
+    let out = swex(dir.path(), &args, Some(&python));
+    assert_ok(&out);
+    let model: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("model.json")).unwrap())
+            .unwrap();
+    let features: Vec<&str> = model["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    let computed = swex_explorer_swex::learned::FEATURES;
+    assert_eq!(features.len(), computed.len() - 2);
+    assert!(!features.contains(&"graph_issue") && !features.contains(&"graph_top"));
+    assert_eq!(
+        model["training"]["features_left_out"],
+        serde_json::json!(["graph_issue", "graph_top"])
+    );
+    // The explorer reads the model's features by name, the graph's among them or not.
+    let out = explore_with_config(dir.path(), "model", &model);
+    assert_ok(&out);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("pkg/mod_1.py"));
+    // A name the dataset does not have is refused, naming it.
+    let mut args = TRAIN.to_vec();
+    args.extend(["-o", "other.json", "--without", "graph_moon"]);
+    let out = swex(dir.path(), &args, Some(&python));
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("graph_moon"));
+}
+
+#[test]
 fn span_examples_are_the_gold_files_spans_labelled_by_the_edited_lines_and_fit_a_span_model() {
     let dir = tempfile::tempdir().unwrap();
     fixture(dir.path(), 8);

@@ -8,6 +8,11 @@ ranker is fitted the same way: its instances are a gold file's candidate spans (
 `swex train` runs this (docs/ranker.md); it can also be run alone on a dataset it wrote:
 
     train_ranker.py DATASET.jsonl -o MODEL.json [--folds repo,language] [--report REPORT.json]
+        [--without FEATURE,...]
+
+`--without` leaves features out (ablations; a dataset written before a feature was added gives
+the same model as this dataset without it): the model names the features it was fitted on, and
+the explorer reads those by name.
 
 DATASET: one JSON object per instance, as `swex train` writes them:
     {"id", "repo", "language", "features": [names], "gold": [paths],
@@ -74,6 +79,19 @@ def read_dataset(path):
         if inst["features"] != names:
             sys.exit(f"{path}: instance {inst['id']} has other features than the first")
     return names, instances
+
+
+def without(names, instances, dropped):
+    """The dataset with the features `dropped` left out of every row (unknown names refused)."""
+    unknown = [d for d in dropped if d not in names]
+    if unknown:
+        sys.exit(f"--without: no feature {unknown[0]!r} in the dataset (it has {names})")
+    keep = [i for i, n in enumerate(names) if n not in dropped]
+    for inst in instances:
+        inst["features"] = [names[i] for i in keep]
+        for c in inst["candidates"]:
+            c["row"] = [c["row"][i] for i in keep]
+    return [names[i] for i in keep], instances
 
 
 def digest(path):
@@ -218,11 +236,14 @@ def main():
     ap.add_argument("--calibrate-on", default="repo",
                     help="the fold whose out-of-fold scores choose the temperature")
     ap.add_argument("--report", help="also write the metrics as JSON here")
+    ap.add_argument("--without", default="", metavar="FEATURE,...",
+                    help="leave these features out of the rows (ablations)")
     ap.add_argument("--test", action="append", default=[], metavar="DATASET",
                     help="also report the final model (and the linear score) on this dataset, which it did not see; repeatable")
     args = ap.parse_args()
 
-    names, instances = read_dataset(args.dataset)
+    dropped = [d for d in args.without.split(",") if d]
+    names, instances = without(*read_dataset(args.dataset), dropped)
     folds = [k for k in args.folds.split(",") if k]
     if args.calibrate_on not in folds:
         folds.append(args.calibrate_on)
@@ -255,7 +276,7 @@ def main():
     final = {i["id"]: predict(booster, i) for i in instances}
     report["in_sample"] = {"all": metrics(instances, lambda i: final[i["id"]])}
     for path in args.test:
-        test_names, test_instances = read_dataset(path)
+        test_names, test_instances = without(*read_dataset(path), dropped)
         if test_names != names:
             sys.exit(f"{path}: other features than the training dataset")
         seen = {i["id"] for i in instances} & {i["id"] for i in test_instances}
@@ -287,6 +308,7 @@ def main():
         "temperature": t,
         "training": {
             "dataset_digest": digest(args.dataset),
+            "features_left_out": dropped,
             "instances": len(instances),
             "instances_with_gold_candidate": sum(
                 1 for i in instances if any(c["path"] in set(i["gold"]) for c in i["candidates"])),

@@ -50,6 +50,11 @@ pub struct TrainArgs {
     /// empty for none. The temperature is always chosen on leave-one-repository-out scores.
     #[arg(long, default_value = "repo,language")]
     pub folds: String,
+    /// Features to leave out of the fit, comma-separated (ablations; the shipped file model leaves
+    /// out `graph_issue,graph_top`, which gained nothing on held-out folds and would make the
+    /// explorer build the code graph on a snapshot's first query: docs/ranker.md).
+    #[arg(long, value_name = "FEATURE,…", default_value = "")]
+    pub without: String,
     /// Take the explorer's answers from this result file instead of running it: a `swex bench`
     /// run (shards merged with `swex merge`) of `swex` with the config
     /// `{"emit_features": true, "ranker": "linear", "span_ranker": "linear"}`.
@@ -230,6 +235,8 @@ fn fit(args: &TrainArgs, dataset: &Path) -> anyhow::Result<()> {
         .arg(&output)
         .arg("--folds")
         .arg(&args.folds)
+        .arg("--without")
+        .arg(&args.without)
         .arg("--report")
         .arg(&report)
         .status()

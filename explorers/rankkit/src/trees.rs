@@ -83,6 +83,51 @@ impl TreeEnsemble {
         Ok(())
     }
 
+    /// The same model over the rows of a producer that computes the features `computed`, in that
+    /// order: every split is re-pointed, by name, at the feature's place in `computed`, so a model
+    /// may read any subset of a producer's features in any order (a producer can add features
+    /// without invalidating the models trained before them). Refused, naming them, when the model
+    /// reads features the producer does not compute, or when `computed` names one twice.
+    pub fn over(&self, computed: &[&str]) -> Result<TreeEnsemble, ModelError> {
+        let mut place: std::collections::HashMap<&str, usize> = Default::default();
+        for (i, name) in computed.iter().enumerate() {
+            if place.insert(name, i).is_some() {
+                return Err(ModelError(format!(
+                    "the feature {name:?} is computed twice"
+                )));
+            }
+        }
+        let unknown: Vec<&str> = self
+            .features
+            .iter()
+            .map(String::as_str)
+            .filter(|name| !place.contains_key(name))
+            .collect();
+        if !unknown.is_empty() {
+            return Err(ModelError(format!(
+                "trained on the features {unknown:?}, which are not computed here (computed: {computed:?})"
+            )));
+        }
+        let column: Vec<usize> = self
+            .features
+            .iter()
+            .map(|name| place[name.as_str()])
+            .collect();
+        let trees = self
+            .trees
+            .iter()
+            .map(|tree| Tree {
+                split_feature: tree.split_feature.iter().map(|&f| column[f]).collect(),
+                ..tree.clone()
+            })
+            .collect();
+        Ok(TreeEnsemble {
+            format: self.format.clone(),
+            features: computed.iter().map(|&name| name.to_owned()).collect(),
+            trees,
+        })
+    }
+
     /// The model's score of one row; `row` holds one value per feature, in order.
     ///
     /// # Panics
@@ -205,6 +250,27 @@ mod tests {
         ] {
             assert_eq!(m.score(&row), expected, "{row:?}");
         }
+    }
+
+    #[test]
+    fn a_model_reads_its_features_by_name_from_a_producers_rows() {
+        // Tree: a <= 0.5 ? (b <= 2 ? 1 : 2) : 3, over rows [a, b]; the producer computes
+        // [x, b, y, a]: the same scores from the re-ordered, wider rows.
+        let m = model(json!([
+            {"split_feature": [0, 1], "threshold": [0.5, 2.0],
+             "left_child": [1, -1], "right_child": [-3, -2], "leaf_value": [1.0, 2.0, 3.0]}
+        ]))
+        .unwrap();
+        let wide = m.over(&["x", "b", "y", "a"]).unwrap();
+        assert_eq!(wide.features, ["x", "b", "y", "a"]);
+        for [a, b] in [[0.0, 0.0], [0.5, 2.5], [0.6, 0.0], [0.4, 9.0]] {
+            assert_eq!(wide.score(&[7.0, b, -7.0, a]), m.score(&[a, b]), "{a} {b}");
+        }
+        // A feature the producer does not compute, or one computed twice, is refused by name.
+        let missing = m.over(&["b", "x"]).unwrap_err();
+        assert!(missing.0.contains("[\"a\"]"), "{missing}");
+        let twice = m.over(&["a", "b", "a"]).unwrap_err();
+        assert!(twice.0.contains("\"a\""), "{twice}");
     }
 
     #[test]

@@ -48,7 +48,7 @@ fn main() {
             .map(|_| {
                 let input = ranked.clone();
                 let start = Instant::now();
-                let out = ranker.rerank(input, &hits);
+                let out = ranker.rerank(input, &hits, &Default::default());
                 let elapsed = start.elapsed().as_secs_f64() * 1e6;
                 std::hint::black_box(out);
                 elapsed

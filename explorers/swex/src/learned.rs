@@ -13,6 +13,7 @@
 //! sources. The learned scores are divided by the model's `temperature`, calibrated on held-out
 //! folds so that the planner's softmax over them ([`crate::locate`]) gives probabilities.
 
+use crate::proximity::Proximity;
 use crate::rank::{RankedFile, is_doc_path, is_header_path, is_vendored_path};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -51,7 +52,14 @@ pub const FEATURES: &[&str] = &[
     "symbols_rank_log",
     "directory_lexical",
     "directory_of_top_source",
+    "graph_issue",
+    "graph_top",
 ];
+
+/// The features read from the code graph ([`crate::proximity`]), last in [`FEATURES`]: the graph
+/// is built for them on a snapshot's first query, so they are computed only when the model reads
+/// one or the features are emitted for training, and are 0 otherwise.
+pub const GRAPH_FEATURES: &[&str] = &["graph_issue", "graph_top"];
 
 /// The model shipped with the explorer (trained on `../shared/data/train`; its `training` field
 /// says on what, and its held-out metrics).
@@ -77,7 +85,8 @@ impl FileRanker {
         FileRanker::from_json(&value).expect("the shipped model is valid")
     }
 
-    /// Reads a model: a `swex-trees/1` ensemble over exactly [`FEATURES`], with a positive
+    /// Reads a model: a `swex-trees/1` ensemble over features among [`FEATURES`] (by name, in any
+    /// order: models trained before a feature was added keep working), with a positive
     /// temperature.
     pub fn from_json(value: &serde_json::Value) -> Result<FileRanker, ModelError> {
         let (ensemble, temperature, training) = read_model(value, FEATURES)?;
@@ -88,10 +97,27 @@ impl FileRanker {
         })
     }
 
+    /// Whether the model reads any of the graph's features ([`GRAPH_FEATURES`]).
+    pub fn reads_graph(&self) -> bool {
+        let graph: Vec<usize> = GRAPH_FEATURES
+            .iter()
+            .filter_map(|g| FEATURES.iter().position(|f| f == g))
+            .collect();
+        self.ensemble
+            .trees
+            .iter()
+            .any(|t| t.split_feature.iter().any(|f| graph.contains(f)))
+    }
+
     /// Re-ranks the source files of a linear ranking by the model: sources first, by calibrated
     /// learned score (ties by path), then the tests in their linear order.
-    pub fn rerank(&self, ranked: Vec<RankedFile>, hits: &[SearchHit]) -> Vec<RankedFile> {
-        let rows = feature_rows(&ranked, hits);
+    pub fn rerank(
+        &self,
+        ranked: Vec<RankedFile>,
+        hits: &[SearchHit],
+        proximity: &Proximity,
+    ) -> Vec<RankedFile> {
+        let rows = feature_rows(&ranked, hits, proximity);
         let (mut sources, tests): (Vec<RankedFile>, Vec<RankedFile>) =
             ranked.into_iter().partition(|f| !f.is_test);
         for file in &mut sources {
@@ -103,19 +129,14 @@ impl FileRanker {
     }
 }
 
-/// A `swex-trees/1` model over exactly the features `expected` (in order): its ensemble, its
-/// positive temperature (1 when it has none) and its training record.
+/// A `swex-trees/1` model over features among `computed`: its ensemble re-pointed at rows of
+/// `computed` ([`TreeEnsemble::over`]), its positive temperature (1 when it has none) and its
+/// training record.
 pub fn read_model(
     value: &serde_json::Value,
-    expected: &[&str],
+    computed: &[&str],
 ) -> Result<(TreeEnsemble, f64, serde_json::Value), ModelError> {
-    let ensemble = TreeEnsemble::from_json(value)?;
-    if ensemble.features != expected {
-        return Err(ModelError(format!(
-            "trained on the features {:?}; this explorer computes {:?}",
-            ensemble.features, expected
-        )));
-    }
+    let ensemble = TreeEnsemble::from_json(value)?.over(computed)?;
     let temperature = value
         .get("temperature")
         .and_then(serde_json::Value::as_f64)
@@ -158,8 +179,13 @@ fn lexical_sources(ranked: &[RankedFile]) -> Vec<&RankedFile> {
     lexical
 }
 
-/// One feature row per candidate source file of a ranking, by path (see [`FEATURES`]).
-pub fn feature_rows(ranked: &[RankedFile], hits: &[SearchHit]) -> HashMap<String, Vec<f64>> {
+/// One feature row per candidate source file of a ranking, by path (see [`FEATURES`]); the graph
+/// features from `proximity` (empty: 0).
+pub fn feature_rows(
+    ranked: &[RankedFile],
+    hits: &[SearchHit],
+    proximity: &Proximity,
+) -> HashMap<String, Vec<f64>> {
     let sources: Vec<&RankedFile> = ranked.iter().filter(|f| !f.is_test).collect();
     // A rank among sources, not among all files (tests and docs crowd the top of a lexical list
     // in some repositories and not in others).
@@ -256,6 +282,8 @@ pub fn feature_rows(ranked: &[RankedFile], hits: &[SearchHit]) -> HashMap<String
                 log_rank(symbols_rank.get(path)),
                 folder_lexical[folder(path)] - f.lexical,
                 flag(top_folder == Some(folder(path))),
+                proximity.from_issue(path),
+                proximity.from_top(path),
             ];
             debug_assert_eq!(row.len(), FEATURES.len());
             (file.path.clone(), row)
@@ -279,8 +307,8 @@ fn extension(path: &str) -> &str {
 pub const FEATURES_NOTE_PREFIX: &str = "swex-features ";
 
 /// The features note of a ranking (sources only, in the linear order).
-pub fn features_note(ranked: &[RankedFile], hits: &[SearchHit]) -> String {
-    let rows = feature_rows(ranked, hits);
+pub fn features_note(ranked: &[RankedFile], hits: &[SearchHit], proximity: &Proximity) -> String {
+    let rows = feature_rows(ranked, hits, proximity);
     let candidates: Vec<serde_json::Value> = ranked
         .iter()
         .filter(|f| !f.is_test)
@@ -333,7 +361,7 @@ mod tests {
             ranked_in("c", "include/core.h", 1.0, Some(2)),
             ranked("docs/core.rst", 0.5, None),
         ];
-        let rows = feature_rows(&list, &[]);
+        let rows = feature_rows(&list, &[], &Proximity::default());
         assert!(!rows.contains_key("tests/test_core.py"), "tests get no row");
         let value = |path: &str, feature: &str| {
             rows[path][FEATURES.iter().position(|f| *f == feature).unwrap()]
@@ -374,12 +402,21 @@ mod tests {
     fn the_shipped_models_reproduce_their_trainers_scores() {
         // The trainer stores rows with LightGBM's own predictions next to the model: the pure
         // Rust inference must give the same numbers, for the file and the span model alike.
+        // The rows are in the order of the model's features; the explorer scores rows of every
+        // feature it computes, so each value is put at its feature's place there by name.
         let files = FileRanker::shipped();
         let spans = crate::spans::SpanRanker::shipped();
-        for (name, ensemble, training) in [
-            ("file", &files.ensemble, &files.training),
-            ("span", &spans.ensemble, &spans.training),
+        for (name, ensemble, training, json) in [
+            ("file", &files.ensemble, &files.training, DEFAULT_MODEL),
+            (
+                "span",
+                &spans.ensemble,
+                &spans.training,
+                crate::spans::DEFAULT_MODEL,
+            ),
         ] {
+            let trained: serde_json::Value = serde_json::from_str(json).unwrap();
+            let trained: Vec<String> = serde_json::from_value(trained["features"].clone()).unwrap();
             let checks = training["checks"]
                 .as_array()
                 .unwrap_or_else(|| panic!("the shipped {name} model carries checks"));
@@ -387,7 +424,12 @@ mod tests {
             for check in checks {
                 let row: Vec<f64> = serde_json::from_value(check["row"].clone()).unwrap();
                 let expected = check["score"].as_f64().unwrap();
-                let got = ensemble.score(&row);
+                let wide: Vec<f64> = ensemble
+                    .features
+                    .iter()
+                    .map(|f| trained.iter().position(|t| t == f).map_or(0.0, |i| row[i]))
+                    .collect();
+                let got = ensemble.score(&wide);
                 assert!(
                     (got - expected).abs() <= 1e-9 * expected.abs().max(1.0),
                     "{name} model, {row:?}: {got} vs LightGBM {expected}"
@@ -405,7 +447,7 @@ mod tests {
             ranked("tests/test_a.py", 3.0, Some(2)),
             ranked("pkg/b.py", 2.0, Some(3)),
         ];
-        let out = ranker.rerank(list, &[]);
+        let out = ranker.rerank(list, &[], &Proximity::default());
         let paths: Vec<&str> = out.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(&paths[2..], ["tests/test_b.py", "tests/test_a.py"]);
         assert!(out[0].score >= out[1].score);

@@ -11,7 +11,9 @@
 //! 3. [`rank`]: one feature vector per touched file (lexical, symbols, mentions, frames, file and
 //!    directory names, partner tests, kind priors) and a linear score; then [`learned`]: the
 //!    source files re-ranked by gradient-boosted trees trained on real fixes (`swex train`),
-//!    except for queries in the `linear_languages`, where the linear score held up better.
+//!    except for queries in the `linear_languages`, where the linear score held up better. When
+//!    the model reads them (or features are emitted), [`proximity`] adds each file's nearness in
+//!    the code graph to the issue's names and to the best-ranked sources.
 //! 4. [`locate`]: the top source files and their partner tests (tests named for them, by
 //!    `swex_text::subjects`), each with its chunks, evidence marks and a belief.
 //! 5. [`swex_rankkit::localize`]: candidate spans within each file, then the plan for the line
@@ -28,6 +30,7 @@
 pub use swex_issue::ranking as issue;
 pub mod learned;
 pub mod locate;
+pub mod proximity;
 pub mod rank;
 pub mod spans;
 
@@ -281,15 +284,24 @@ impl Explorer for Swex {
         stages.lap("parse");
         let gathered = self.gather(&issue, services, &mut stages)?;
         let ranked = rank::rank_files(&gathered.evidence(&issue), &self.config.weights);
+        let model = match &self.learned {
+            Some(model) if !self.linear_language(&ranked) => Some(model.get()),
+            _ => None,
+        };
+        // The graph is built on a snapshot's first walk: only when something reads the walks.
+        let proximity =
+            if self.config.emit_features || model.is_some_and(learned::FileRanker::reads_graph) {
+                proximity::Proximity::measure(services, &gathered.definitions, &ranked)
+            } else {
+                proximity::Proximity::default()
+            };
         let features_note = self
             .config
             .emit_features
-            .then(|| learned::features_note(&ranked, &gathered.hits));
-        let ranked = match &self.learned {
-            Some(model) if !self.linear_language(&ranked) => {
-                model.get().rerank(ranked, &gathered.hits)
-            }
-            _ => ranked,
+            .then(|| learned::features_note(&ranked, &gathered.hits, &proximity));
+        let ranked = match model {
+            Some(model) => model.rerank(ranked, &gathered.hits, &proximity),
+            None => ranked,
         };
         let tests = self.order_tests(&ranked, &gathered.files);
         stages.lap("rank");

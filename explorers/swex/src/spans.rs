@@ -53,7 +53,7 @@ const NOTE_SPANS_PER_FILE: usize = 40;
 
 /// The model shipped with the explorer (trained on `../shared/data/train`; its `training` field
 /// says on what, and its held-out metrics).
-const DEFAULT_MODEL: &str = include_str!("../model/span-ranker.json");
+pub(crate) const DEFAULT_MODEL: &str = include_str!("../model/span-ranker.json");
 
 /// A learned span ranker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,7 +73,7 @@ impl SpanRanker {
         SpanRanker::from_json(&value).expect("the shipped span model is valid")
     }
 
-    /// Reads a model: a `swex-trees/1` ensemble over exactly [`SPAN_FEATURES`].
+    /// Reads a model: a `swex-trees/1` ensemble over features among [`SPAN_FEATURES`], by name.
     pub fn from_json(value: &serde_json::Value) -> Result<SpanRanker, ModelError> {
         let (ensemble, _temperature, training) = read_model(value, SPAN_FEATURES)?;
         Ok(SpanRanker { ensemble, training })
@@ -378,14 +378,24 @@ mod tests {
     }
 
     #[test]
-    fn a_span_model_over_other_features_is_refused() {
-        let error = SpanRanker::from_json(&serde_json::json!({
-            "format": "swex-trees/1", "features": ["lexical"],
-            "trees": [{"split_feature": [], "threshold": [], "left_child": [],
-                       "right_child": [], "leaf_value": [0.0]}],
-        }))
-        .unwrap_err();
-        assert!(error.0.contains("lexical_best"), "{error}");
+    fn a_span_model_over_features_not_computed_is_refused() {
+        let model = |features: serde_json::Value| {
+            SpanRanker::from_json(&serde_json::json!({
+                "format": "swex-trees/1", "features": features,
+                "trees": [{"split_feature": [0], "threshold": [0.5], "left_child": [-1],
+                           "right_child": [-2], "leaf_value": [0.0, 1.0]}],
+            }))
+        };
+        let error = model(serde_json::json!(["lexical", "moon_phase"])).unwrap_err();
+        assert!(error.0.contains("[\"moon_phase\"]"), "{error}");
+        // A subset of the computed features, in another order, is read by name.
+        let last = SPAN_FEATURES[SPAN_FEATURES.len() - 1];
+        let subset = model(serde_json::json!([last, SPAN_FEATURES[0]])).unwrap();
+        assert_eq!(subset.ensemble.features, SPAN_FEATURES);
+        assert_eq!(
+            subset.ensemble.trees[0].split_feature,
+            [SPAN_FEATURES.len() - 1]
+        );
     }
 
     #[test]

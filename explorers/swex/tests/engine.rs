@@ -226,3 +226,44 @@ fn short_queries_are_answered_by_ranked_code_search() {
             .all(|n| !n.contains("ranked code search"))
     );
 }
+
+#[test]
+fn emitted_features_carry_each_files_nearness_in_the_code_graph() {
+    // The issue names `DiscountRule`, `apply_discount` and `round_price` (shop/pricing.py);
+    // shop/cart.py calls `round_price`; shop/shipping.py only shares a word with the issue.
+    let answer = explore(serde_json::json!({"emit_features": true}), 5);
+    let note = answer
+        .notes
+        .iter()
+        .find_map(|n| n.strip_prefix(swex_explorer_swex::learned::FEATURES_NOTE_PREFIX))
+        .expect("a features note");
+    let note: serde_json::Value = serde_json::from_str(note).unwrap();
+    let features: Vec<&str> = note["features"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert_eq!(features, swex_explorer_swex::learned::FEATURES);
+    let value = |path: &str, feature: &str| -> f64 {
+        let at = features.iter().position(|f| *f == feature).unwrap();
+        let candidate = note["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["path"] == path)
+            .unwrap_or_else(|| panic!("{path} is not a candidate: {note}"));
+        candidate["row"][at].as_f64().unwrap()
+    };
+    assert_eq!(value("shop/pricing.py", "graph_issue"), 1.0, "{note}");
+    let cart = value("shop/cart.py", "graph_issue");
+    let shipping = value("shop/shipping.py", "graph_issue");
+    assert!(0.0 < cart && cart < 1.0, "{note}");
+    assert!(shipping < cart, "{note}");
+    // The walk from the top: the first sources seed it, and the values are normalised.
+    assert_eq!(value("shop/pricing.py", "graph_top"), 1.0, "{note}");
+    assert!(value("shop/cart.py", "graph_top") > value("shop/shipping.py", "graph_top"));
+    // Without the note the shipped model, which reads no graph feature, answers the same.
+    let plain = explore(serde_json::Value::Null, 5);
+    assert_eq!(spans(&plain), spans(&answer));
+}
