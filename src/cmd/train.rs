@@ -50,9 +50,10 @@ pub struct TrainArgs {
     /// empty for none. The temperature is always chosen on leave-one-repository-out scores.
     #[arg(long, default_value = "repo,language")]
     pub folds: String,
-    /// Features to leave out of the fit, comma-separated (ablations; the shipped file model leaves
-    /// out `graph_issue,graph_top`, which gained nothing on held-out folds and would make the
-    /// explorer build the code graph on a snapshot's first query: docs/ranker.md).
+    /// Features to leave out of the fit, comma-separated (ablations). The shipped file model does
+    /// not read `graph_issue,graph_top`: they gained nothing on held-out folds, and a model that
+    /// reads them makes the explorer build the code graph on a snapshot's first query
+    /// (docs/ranker.md).
     #[arg(long, value_name = "FEATURE,…", default_value = "")]
     pub without: String,
     /// Take the explorer's answers from this result file instead of running it: a `swex bench`
