@@ -211,3 +211,85 @@ fn one_shot_search_loads_the_model_only_when_asked() {
     assert!(!search(&[]).contains("dense scores fused"));
     assert!(search(&["--dense-scores", "on"]).contains("dense scores fused"));
 }
+
+/// The `swex` explorer's features note for `issue` (`--config {"emit_features": true}`): the
+/// candidates' rows by path, and the other notes.
+fn swex_features(
+    repo: &Path,
+    cache: &Path,
+    isolated_models: bool,
+    issue: &str,
+) -> (
+    Vec<String>,
+    std::collections::HashMap<String, Vec<f64>>,
+    String,
+) {
+    let answer = stdout_json(&swex(
+        &[
+            "explore",
+            "--repo",
+            repo.to_str().unwrap(),
+            "-q",
+            "--json",
+            "--config",
+            r#"{"emit_features": true}"#,
+            issue,
+        ],
+        cache,
+        isolated_models,
+    ));
+    let notes: Vec<&str> = answer["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let note = notes
+        .iter()
+        .find_map(|n| n.strip_prefix(swex_explorer_swex::learned::FEATURES_NOTE_PREFIX))
+        .expect("a features note");
+    let note: serde_json::Value = serde_json::from_str(note).unwrap();
+    let features = serde_json::from_value(note["features"].clone()).unwrap();
+    let rows = note["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let row = serde_json::from_value(c["row"].clone()).unwrap();
+            (c["path"].as_str().unwrap().to_owned(), row)
+        })
+        .collect();
+    (features, rows, notes.join("\n"))
+}
+
+#[test]
+fn the_swex_explorers_dense_features_are_each_files_best_chunk_similarity() {
+    let issue = "parse_url gives the wrong host when the URL has a port\n\n\
+                 Calling `parse_url('http://example.com:8080/a')` returns `example.com:8080` as \
+                 the host instead of `example.com`; the port is lost.";
+    let repo = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let at = |features: &[String], name: &str| features.iter().position(|f| f == name).unwrap();
+
+    // Without the model: the absent values, and a note that says why.
+    let cache = tempfile::tempdir().unwrap();
+    let (features, rows, notes) = swex_features(repo.path(), cache.path(), true, issue);
+    assert!(notes.contains("dense features absent"), "{notes}");
+    let urls = &rows["pkg/urls.py"];
+    let dense = at(&features, "dense");
+    assert_eq!(urls[dense..dense + 3], [0.0, 0.0, 10.0], "{features:?}");
+
+    if !model_present() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let (features, rows, notes) = swex_features(repo.path(), cache.path(), false, issue);
+    assert!(!notes.contains("dense features absent"), "{notes}");
+    let urls = &rows["pkg/urls.py"];
+    assert!(urls[dense] > 0.2, "{urls:?}");
+    assert_eq!(urls[at(&features, "dense_relative")], 1.0);
+    assert_eq!(urls[at(&features, "dense_rank_log")], 0.0);
+    if let Some(matrix) = rows.get("pkg/matrix.py") {
+        assert!(matrix[dense] < urls[dense], "{matrix:?}");
+    }
+}

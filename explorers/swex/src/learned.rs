@@ -15,6 +15,7 @@
 
 use crate::proximity::Proximity;
 use crate::rank::{RankedFile, is_doc_path, is_header_path, is_vendored_path};
+use crate::similarity::Similarity;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use swex_plugin::text::paths::path_role;
@@ -54,12 +55,28 @@ pub const FEATURES: &[&str] = &[
     "directory_of_top_source",
     "graph_issue",
     "graph_top",
+    "dense",
+    "dense_relative",
+    "dense_rank_log",
 ];
 
 /// The features read from the code graph ([`crate::proximity`]), last in [`FEATURES`]: the graph
 /// is built for them on a snapshot's first query, so they are computed only when the model reads
 /// one or the features are emitted for training, and are 0 otherwise.
 pub const GRAPH_FEATURES: &[&str] = &["graph_issue", "graph_top"];
+
+/// The features of the dense layer ([`crate::similarity`]), last in [`FEATURES`]: they need the
+/// embedding model and one embedded query per answer, so they are computed only when the model
+/// reads one or the features are emitted, and take their absent values otherwise.
+pub const DENSE_FEATURES: &[&str] = &["dense", "dense_relative", "dense_rank_log"];
+
+/// The evidence that costs more than the ranking's own, asked for only when read: the code
+/// graph's walks and the dense layer's similarities (each absent when not asked for).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ExtraEvidence {
+    pub proximity: Proximity,
+    pub similarity: Similarity,
+}
 
 /// The model shipped with the explorer (trained on `../shared/data/train`; its `training` field
 /// says on what, and its held-out metrics).
@@ -97,16 +114,17 @@ impl FileRanker {
         })
     }
 
-    /// Whether the model reads any of the graph's features ([`GRAPH_FEATURES`]).
-    pub fn reads_graph(&self) -> bool {
-        let graph: Vec<usize> = GRAPH_FEATURES
+    /// Whether the model reads any of `features` (names of [`FEATURES`]), such as
+    /// [`GRAPH_FEATURES`] or [`DENSE_FEATURES`].
+    pub fn reads_any(&self, features: &[&str]) -> bool {
+        let columns: Vec<usize> = features
             .iter()
             .filter_map(|g| FEATURES.iter().position(|f| f == g))
             .collect();
         self.ensemble
             .trees
             .iter()
-            .any(|t| t.split_feature.iter().any(|f| graph.contains(f)))
+            .any(|t| t.split_feature.iter().any(|f| columns.contains(f)))
     }
 
     /// Re-ranks the source files of a linear ranking by the model: sources first, by calibrated
@@ -115,9 +133,9 @@ impl FileRanker {
         &self,
         ranked: Vec<RankedFile>,
         hits: &[SearchHit],
-        proximity: &Proximity,
+        extra: &ExtraEvidence,
     ) -> Vec<RankedFile> {
-        let rows = feature_rows(&ranked, hits, proximity);
+        let rows = feature_rows(&ranked, hits, extra);
         let (mut sources, tests): (Vec<RankedFile>, Vec<RankedFile>) =
             ranked.into_iter().partition(|f| !f.is_test);
         for file in &mut sources {
@@ -180,11 +198,11 @@ fn lexical_sources(ranked: &[RankedFile]) -> Vec<&RankedFile> {
 }
 
 /// One feature row per candidate source file of a ranking, by path (see [`FEATURES`]); the graph
-/// features from `proximity` (empty: 0).
+/// and dense features from `extra` (absent values when it has none).
 pub fn feature_rows(
     ranked: &[RankedFile],
     hits: &[SearchHit],
-    proximity: &Proximity,
+    extra: &ExtraEvidence,
 ) -> HashMap<String, Vec<f64>> {
     let sources: Vec<&RankedFile> = ranked.iter().filter(|f| !f.is_test).collect();
     // A rank among sources, not among all files (tests and docs crowd the top of a lexical list
@@ -282,8 +300,11 @@ pub fn feature_rows(
                 log_rank(symbols_rank.get(path)),
                 folder_lexical[folder(path)] - f.lexical,
                 flag(top_folder == Some(folder(path))),
-                proximity.from_issue(path),
-                proximity.from_top(path),
+                extra.proximity.from_issue(path),
+                extra.proximity.from_top(path),
+                extra.similarity.best(path),
+                extra.similarity.relative(path),
+                extra.similarity.rank_log(path),
             ];
             debug_assert_eq!(row.len(), FEATURES.len());
             (file.path.clone(), row)
@@ -307,8 +328,8 @@ fn extension(path: &str) -> &str {
 pub const FEATURES_NOTE_PREFIX: &str = "swex-features ";
 
 /// The features note of a ranking (sources only, in the linear order).
-pub fn features_note(ranked: &[RankedFile], hits: &[SearchHit], proximity: &Proximity) -> String {
-    let rows = feature_rows(ranked, hits, proximity);
+pub fn features_note(ranked: &[RankedFile], hits: &[SearchHit], extra: &ExtraEvidence) -> String {
+    let rows = feature_rows(ranked, hits, extra);
     let candidates: Vec<serde_json::Value> = ranked
         .iter()
         .filter(|f| !f.is_test)
@@ -361,7 +382,7 @@ mod tests {
             ranked_in("c", "include/core.h", 1.0, Some(2)),
             ranked("docs/core.rst", 0.5, None),
         ];
-        let rows = feature_rows(&list, &[], &Proximity::default());
+        let rows = feature_rows(&list, &[], &ExtraEvidence::default());
         assert!(!rows.contains_key("tests/test_core.py"), "tests get no row");
         let value = |path: &str, feature: &str| {
             rows[path][FEATURES.iter().position(|f| *f == feature).unwrap()]
@@ -447,7 +468,7 @@ mod tests {
             ranked("tests/test_a.py", 3.0, Some(2)),
             ranked("pkg/b.py", 2.0, Some(3)),
         ];
-        let out = ranker.rerank(list, &[], &Proximity::default());
+        let out = ranker.rerank(list, &[], &ExtraEvidence::default());
         let paths: Vec<&str> = out.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(&paths[2..], ["tests/test_b.py", "tests/test_a.py"]);
         assert!(out[0].score >= out[1].score);

@@ -13,7 +13,8 @@
 //!    source files re-ranked by gradient-boosted trees trained on real fixes (`swex train`),
 //!    except for queries in the `linear_languages`, where the linear score held up better. When
 //!    the model reads them (or features are emitted), [`proximity`] adds each file's nearness in
-//!    the code graph to the issue's names and to the best-ranked sources.
+//!    the code graph to the issue's names and to the best-ranked sources, and [`similarity`] its
+//!    best chunk's similarity to the issue in the dense layer.
 //! 4. [`locate`]: the top source files and their partner tests (tests named for them, by
 //!    `swex_text::subjects`), each with its chunks, evidence marks and a belief.
 //! 5. [`swex_rankkit::localize`]: candidate spans within each file, then the plan for the line
@@ -32,6 +33,7 @@ pub mod learned;
 pub mod locate;
 pub mod proximity;
 pub mod rank;
+pub mod similarity;
 pub mod spans;
 
 use serde::Deserialize;
@@ -226,6 +228,36 @@ impl Swex {
             .is_some_and(|l| self.config.linear_languages.iter().any(|x| x == l))
     }
 
+    /// The graph's walks and the dense similarities, each only when the model reads it or the
+    /// features are emitted: the graph is built on a snapshot's first walk, and the dense layer
+    /// loads the embedding model. A host without the dense layer gives its absent values and a
+    /// note saying why.
+    fn extra_evidence(
+        &self,
+        request: &Request,
+        services: &Services<'_>,
+        model: Option<&learned::FileRanker>,
+        gathered: &Gathered,
+        ranked: &[rank::RankedFile],
+        notes: &mut Vec<String>,
+    ) -> learned::ExtraEvidence {
+        let wants = |features: &[&str]| {
+            self.config.emit_features || model.is_some_and(|m| m.reads_any(features))
+        };
+        let mut extra = learned::ExtraEvidence::default();
+        if wants(learned::GRAPH_FEATURES) {
+            extra.proximity =
+                proximity::Proximity::measure(services, &gathered.definitions, ranked);
+        }
+        if wants(learned::DENSE_FEATURES) {
+            match similarity::Similarity::measure(services, &request.issue) {
+                Ok(similarity) => extra.similarity = similarity,
+                Err(e) => notes.push(format!("dense features absent: {e}")),
+            }
+        }
+        extra
+    }
+
     fn unavailable(e: swex_plugin::ServiceError) -> ExplorerError {
         if e.is_unavailable() {
             ExplorerError::failed(format!(
@@ -288,19 +320,14 @@ impl Explorer for Swex {
             Some(model) if !self.linear_language(&ranked) => Some(model.get()),
             _ => None,
         };
-        // The graph is built on a snapshot's first walk: only when something reads the walks.
-        let proximity =
-            if self.config.emit_features || model.is_some_and(learned::FileRanker::reads_graph) {
-                proximity::Proximity::measure(services, &gathered.definitions, &ranked)
-            } else {
-                proximity::Proximity::default()
-            };
-        let features_note = self
-            .config
-            .emit_features
-            .then(|| learned::features_note(&ranked, &gathered.hits, &proximity));
+        let mut notes: Vec<String> = Vec::new();
+        let extra = self.extra_evidence(request, services, model, &gathered, &ranked, &mut notes);
+        stages.lap("extra");
+        if self.config.emit_features {
+            notes.push(learned::features_note(&ranked, &gathered.hits, &extra));
+        }
         let ranked = match model {
-            Some(model) => model.rerank(ranked, &gathered.hits, &proximity),
+            Some(model) => model.rerank(ranked, &gathered.hits, &extra),
             None => ranked,
         };
         let tests = self.order_tests(&ranked, &gathered.files);
@@ -313,7 +340,6 @@ impl Explorer for Swex {
             hits: &gathered.hits,
             definitions: &gathered.definitions,
         };
-        let mut notes: Vec<String> = features_note.into_iter().collect();
         let regions = self.plan_budget(
             request,
             services,

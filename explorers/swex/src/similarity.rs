@@ -1,0 +1,119 @@
+//! Dense similarity: how close each candidate file's best chunk is to the issue in the embedding
+//! space of the engine's dense layer — features of the learned file ranker
+//! ([`crate::learned::DENSE_FEATURES`]).
+//!
+//! One `dense_search` in rerank mode: the engine embeds the issue and the top
+//! [`DENSE_CANDIDATES`] BM25 chunks of the issue text (vectors cached by text, shared with the
+//! `hybrid` explorer, which asks the same) and orders them by cosine similarity. A file's values
+//! are its best chunk's similarity, that similarity over the best file's, and the log of its rank
+//! among the files; a file with no chunk among the candidates has 0, 0 and 10 (the value every
+//! rank feature gives the absent).
+//!
+//! It needs the embedding model (`swex models fetch`) and costs the model's start and one
+//! embedded query per answer (more while the cache is cold), so the explorer asks for it only
+//! when its model reads these features or the features are emitted for training. Without the
+//! model the features are absent (the values above) and a note says so.
+
+use std::collections::HashMap;
+use swex_plugin::Services;
+use swex_plugin::types::{DenseMode, DenseSearchArgs, SearchHit};
+
+/// BM25 chunks of the issue text that are embedded and compared with it (the `hybrid`
+/// explorer's default, so the two share their vectors).
+pub const DENSE_CANDIDATES: usize = 100;
+
+/// The rank value of a file without a scored chunk (as [`crate::learned`]'s rank features).
+const ABSENT_RANK_LOG: f64 = 10.0;
+
+/// Each file's best chunk similarity and its rank among the files (best first).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Similarity {
+    best: HashMap<String, (f64, usize)>,
+    top: f64,
+}
+
+impl Similarity {
+    /// The dense search for `issue`; `Err` with the host's reason when it has no dense layer
+    /// (no embedding model) or the search fails.
+    pub fn measure(services: &Services<'_>, issue: &str) -> Result<Similarity, String> {
+        let mut args = DenseSearchArgs::new(issue, DENSE_CANDIDATES);
+        args.mode = Some(DenseMode::Rerank);
+        args.candidates = Some(DENSE_CANDIDATES);
+        let result = services
+            .dense_search_with(&args)
+            .map_err(|e| e.to_string())?;
+        Ok(Similarity::of_hits(&result.hits))
+    }
+
+    /// From chunk hits scored by similarity, in any order.
+    pub fn of_hits(hits: &[SearchHit]) -> Similarity {
+        let mut best: HashMap<&str, f64> = HashMap::new();
+        for hit in hits {
+            let entry = best.entry(hit.path.as_str()).or_insert(f64::NEG_INFINITY);
+            *entry = entry.max(hit.score);
+        }
+        let mut files: Vec<(&str, f64)> = best.into_iter().collect();
+        files.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+        let top = files.first().map_or(0.0, |f| f.1);
+        Similarity {
+            best: files
+                .into_iter()
+                .enumerate()
+                .map(|(rank, (path, score))| (path.to_owned(), (score, rank)))
+                .collect(),
+            top,
+        }
+    }
+
+    /// The file's best chunk similarity (0 when none was scored).
+    pub fn best(&self, path: &str) -> f64 {
+        self.best.get(path).map_or(0.0, |b| b.0)
+    }
+
+    /// The file's best similarity over the best file's (0 when none was scored, or when the
+    /// best is not positive).
+    pub fn relative(&self, path: &str) -> f64 {
+        if self.top <= 0.0 {
+            return 0.0;
+        }
+        self.best.get(path).map_or(0.0, |b| b.0 / self.top)
+    }
+
+    /// ln(1 + the file's rank among the scored files), [`ABSENT_RANK_LOG`] when it has none.
+    pub fn rank_log(&self, path: &str) -> f64 {
+        self.best
+            .get(path)
+            .map_or(ABSENT_RANK_LOG, |b| (1.0 + b.1 as f64).ln())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_valued_by_its_best_chunk() {
+        let hits = [
+            SearchHit::new("a.py", 1, 5, 0.25),
+            SearchHit::new("b.py", 1, 5, 0.5),
+            SearchHit::new("a.py", 10, 20, 0.4),
+            SearchHit::new("c.py", 1, 5, -0.1),
+        ];
+        let s = Similarity::of_hits(&hits);
+        assert_eq!(s.best("a.py"), 0.4);
+        assert_eq!(s.relative("a.py"), 0.8);
+        assert_eq!(s.relative("b.py"), 1.0);
+        assert_eq!(s.rank_log("b.py"), 0.0);
+        assert_eq!(s.rank_log("a.py"), 2f64.ln());
+        assert_eq!(s.rank_log("c.py"), 3f64.ln());
+        assert_eq!(s.best("c.py"), -0.1);
+        // Not scored: the absent values.
+        assert_eq!(
+            (s.best("d.py"), s.relative("d.py"), s.rank_log("d.py")),
+            (0.0, 0.0, 10.0)
+        );
+        let none = Similarity::of_hits(&[]);
+        assert_eq!(none.relative("a.py"), 0.0);
+        assert_eq!(none, Similarity::default());
+    }
+}
