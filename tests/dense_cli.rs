@@ -293,3 +293,37 @@ fn the_swex_explorers_dense_features_are_each_files_best_chunk_similarity() {
         assert!(matrix[dense] < urls[dense], "{matrix:?}");
     }
 }
+
+#[test]
+fn the_dense_model_needs_the_embedding_model_and_says_so() {
+    let issue = "parse_url gives the wrong host when the URL has a port\n\n\
+                 Calling `parse_url('http://example.com:8080/a')` returns `example.com:8080` as \
+                 the host instead of `example.com`.";
+    let repo = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let repo_arg = repo.path().to_str().unwrap();
+    let args = [
+        "explore",
+        "--repo",
+        repo_arg,
+        "-q",
+        "--json",
+        "--config",
+        r#"{"dense": true}"#,
+        issue,
+    ];
+    let cache = tempfile::tempdir().unwrap();
+    let output = swex(&args, cache.path(), true);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("dense similarities") && stderr.contains("swex models fetch"),
+        "{stderr}"
+    );
+    if !model_present() {
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let answer = stdout_json(&swex(&args, cache.path(), false));
+    assert_eq!(answer["regions"][0]["path"], "pkg/urls.py", "{answer}");
+}

@@ -78,9 +78,29 @@ pub struct ExtraEvidence {
     pub similarity: Similarity,
 }
 
-/// The model shipped with the explorer (trained on `../shared/data/train`; its `training` field
-/// says on what, and its held-out metrics).
-const DEFAULT_MODEL: &str = include_str!("../model/file-ranker.json");
+/// A file model shipped with the explorer (trained on `../shared/data/train`; its `training`
+/// field says on what, and its held-out metrics) and the languages it leaves to the linear
+/// weights: those where, on both kinds of held-out folds, the linear ranking beat it
+/// (docs/ranker.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShippedModel {
+    pub json: &'static str,
+    pub linear_languages: &'static [&'static str],
+}
+
+/// The default file model: no graph or dense feature. Python (where the linear weights were
+/// fitted on issues of the same repositories) and JavaScript stay linear.
+pub const SHIPPED: ShippedModel = ShippedModel {
+    json: include_str!("../model/file-ranker.json"),
+    linear_languages: &["python", "javascript"],
+};
+
+/// The file model that also reads the dense similarities (`"dense": true`; it needs the
+/// embedding model). It beat the linear ranking on held-out folds in every language.
+pub const SHIPPED_DENSE: ShippedModel = ShippedModel {
+    json: include_str!("../model/file-ranker-dense.json"),
+    linear_languages: &[],
+};
 
 /// A learned file ranker: the trees and the temperature that calibrates their scores.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,11 +115,16 @@ pub struct FileRanker {
 }
 
 impl FileRanker {
-    /// The shipped model.
+    /// The default shipped model ([`SHIPPED`]).
     pub fn shipped() -> FileRanker {
+        FileRanker::of(SHIPPED)
+    }
+
+    /// A shipped model.
+    pub fn of(model: ShippedModel) -> FileRanker {
         let value: serde_json::Value =
-            serde_json::from_str(DEFAULT_MODEL).expect("the shipped model is JSON");
-        FileRanker::from_json(&value).expect("the shipped model is valid")
+            serde_json::from_str(model.json).expect("a shipped model is JSON");
+        FileRanker::from_json(&value).expect("a shipped model is valid")
     }
 
     /// Reads a model: a `swex-trees/1` ensemble over features among [`FEATURES`] (by name, in any
@@ -420,15 +445,34 @@ mod tests {
     }
 
     #[test]
+    fn the_default_model_reads_neither_graph_nor_dense_features_and_the_dense_one_reads_dense() {
+        // What the explorer asks the host for follows from this: the default answers need no
+        // code graph and no embedding model.
+        let default = FileRanker::shipped();
+        assert!(!default.reads_any(GRAPH_FEATURES));
+        assert!(!default.reads_any(DENSE_FEATURES));
+        let dense = FileRanker::of(SHIPPED_DENSE);
+        assert!(dense.reads_any(DENSE_FEATURES));
+        assert!(!dense.reads_any(GRAPH_FEATURES));
+    }
+
+    #[test]
     fn the_shipped_models_reproduce_their_trainers_scores() {
         // The trainer stores rows with LightGBM's own predictions next to the model: the pure
         // Rust inference must give the same numbers, for the file and the span model alike.
         // The rows are in the order of the model's features; the explorer scores rows of every
         // feature it computes, so each value is put at its feature's place there by name.
         let files = FileRanker::shipped();
+        let dense = FileRanker::of(SHIPPED_DENSE);
         let spans = crate::spans::SpanRanker::shipped();
         for (name, ensemble, training, json) in [
-            ("file", &files.ensemble, &files.training, DEFAULT_MODEL),
+            ("file", &files.ensemble, &files.training, SHIPPED.json),
+            (
+                "dense file",
+                &dense.ensemble,
+                &dense.training,
+                SHIPPED_DENSE.json,
+            ),
             (
                 "span",
                 &spans.ensemble,
@@ -476,7 +520,7 @@ mod tests {
 
     #[test]
     fn a_model_over_other_features_is_refused() {
-        let mut value: serde_json::Value = serde_json::from_str(DEFAULT_MODEL).unwrap();
+        let mut value: serde_json::Value = serde_json::from_str(SHIPPED.json).unwrap();
         value["features"][0] = "something_else".into();
         let error = FileRanker::from_json(&value).unwrap_err();
         assert!(error.0.contains("something_else"), "{error}");

@@ -21,7 +21,7 @@
 //!    budget — the believed lead file whole, a few-line pointer into each other file, most
 //!    confident first, at most `top_k` regions.
 //!
-//! Config (all optional): `{"ranker": "learned", "linear_languages": ["python", "javascript"], "model": null,
+//! Config (all optional): `{"ranker": "learned", "dense": false, "linear_languages": null, "model": null,
 //! "span_ranker": "learned", "span_model": null,
 //! "emit_features": false, "weights": {...}, "locate": {...}, "candidates": 400,
 //! "max_identifiers": 40, "max_dotted_names": 100, "partner_sources": 2, "debug": false,
@@ -52,11 +52,18 @@ pub struct SwexConfig {
     /// except for the `linear_languages`) or `linear` (the hand-fitted [`rank::Weights`] alone,
     /// for comparison).
     pub ranker: RankerKind,
-    /// Languages the `learned` ranker leaves to the linear weights: where, on both kinds of
-    /// held-out folds of the training fixes, the linear ranking beat the model (Python, where the
-    /// weights were fitted on issues of the same repositories, and JavaScript; docs/ranker.md). A query's language is the most
-    /// common language of its best lexical source files ([`learned::query_language`]).
-    pub linear_languages: Vec<String>,
+    /// Languages the `learned` ranker leaves to the linear weights. Absent: the model's own —
+    /// for a shipped model the languages where, on both kinds of held-out folds of the training
+    /// fixes, the linear ranking beat it ([`learned::ShippedModel`]: Python and JavaScript for
+    /// the default model, none for the dense one; docs/ranker.md), none for a model of one's
+    /// own. A query's language is the most common language of its best lexical source files
+    /// ([`learned::query_language`]).
+    pub linear_languages: Option<Vec<String>>,
+    /// Rank with the shipped model that also reads the dense layer's similarity of each file to
+    /// the issue ([`learned::SHIPPED_DENSE`]): better on held-out folds, but it needs the
+    /// embedding model (`swex models fetch`; without it the explorer fails saying so) and costs
+    /// one embedded query per answer, and more while the vector cache is cold.
+    pub dense: bool,
     /// A model of one's own (`swex train`'s output, inline), used by the `learned` ranker instead
     /// of the shipped one.
     pub model: Option<serde_json::Value>,
@@ -94,7 +101,8 @@ impl Default for SwexConfig {
     fn default() -> Self {
         SwexConfig {
             ranker: RankerKind::Learned,
-            linear_languages: vec!["python".to_owned(), "javascript".to_owned()],
+            linear_languages: None,
+            dense: false,
             model: None,
             span_ranker: RankerKind::Learned,
             span_model: None,
@@ -158,18 +166,31 @@ pub struct Swex {
 }
 
 /// The learned file ranker: the one a config gave (read, and checked, when the explorer is
-/// created), or the shipped one, read on first use — a one-shot process whose issue is in one of
+/// created), or a shipped one, read on first use — a one-shot process whose issue is in one of
 /// `linear_languages` never consults it, and reading it is about a millisecond.
 enum FileModel {
     Given(learned::FileRanker),
-    Shipped(std::sync::OnceLock<learned::FileRanker>),
+    Shipped(
+        learned::ShippedModel,
+        std::sync::OnceLock<learned::FileRanker>,
+    ),
 }
 
 impl FileModel {
     fn get(&self) -> &learned::FileRanker {
         match self {
             FileModel::Given(model) => model,
-            FileModel::Shipped(model) => model.get_or_init(learned::FileRanker::shipped),
+            FileModel::Shipped(shipped, model) => {
+                model.get_or_init(|| learned::FileRanker::of(*shipped))
+            }
+        }
+    }
+
+    /// The languages this model leaves to the linear weights, unless the config names them.
+    fn linear_languages(&self) -> &'static [&'static str] {
+        match self {
+            FileModel::Given(_) => &[],
+            FileModel::Shipped(shipped, _) => shipped.linear_languages,
         }
     }
 }
@@ -224,8 +245,14 @@ impl Swex {
     /// Whether the query's language ([`learned::query_language`]) is one the learned ranker
     /// leaves to the linear weights.
     fn linear_language(&self, ranked: &[rank::RankedFile]) -> bool {
-        learned::query_language(ranked)
-            .is_some_and(|l| self.config.linear_languages.iter().any(|x| x == l))
+        let Some(language) = learned::query_language(ranked) else {
+            return false;
+        };
+        match (&self.config.linear_languages, &self.learned) {
+            (Some(listed), _) => listed.iter().any(|l| l == language),
+            (None, Some(model)) => model.linear_languages().contains(&language),
+            (None, None) => false,
+        }
     }
 
     /// The graph's walks and the dense similarities, each only when the model reads it or the
@@ -240,7 +267,7 @@ impl Swex {
         gathered: &Gathered,
         ranked: &[rank::RankedFile],
         notes: &mut Vec<String>,
-    ) -> learned::ExtraEvidence {
+    ) -> Result<learned::ExtraEvidence, ExplorerError> {
         let wants = |features: &[&str]| {
             self.config.emit_features || model.is_some_and(|m| m.reads_any(features))
         };
@@ -252,10 +279,16 @@ impl Swex {
         if wants(learned::DENSE_FEATURES) {
             match similarity::Similarity::measure(services, &request.issue) {
                 Ok(similarity) => extra.similarity = similarity,
+                // A model that reads the similarities would rank worse without them, quietly.
+                Err(e) if model.is_some_and(|m| m.reads_any(learned::DENSE_FEATURES)) => {
+                    return Err(ExplorerError::failed(format!(
+                        "this file model reads the dense similarities, which need the embedding model: {e} (`swex models fetch`, or leave out \"dense\")"
+                    )));
+                }
                 Err(e) => notes.push(format!("dense features absent: {e}")),
             }
         }
-        extra
+        Ok(extra)
     }
 
     fn unavailable(e: swex_plugin::ServiceError) -> ExplorerError {
@@ -280,9 +313,19 @@ impl Explorer for Swex {
                 "candidates must be positive".into(),
             ));
         }
+        if config.dense && (config.model.is_some() || config.ranker == RankerKind::Linear) {
+            return Err(ExplorerError::InvalidConfig(
+                "dense chooses the shipped dense model: leave it out with a model of your own or the linear ranker".into(),
+            ));
+        }
+        let shipped = if config.dense {
+            learned::SHIPPED_DENSE
+        } else {
+            learned::SHIPPED
+        };
         let learned = match (config.ranker, &config.model) {
             (RankerKind::Linear, _) => None,
-            (RankerKind::Learned, None) => Some(FileModel::Shipped(Default::default())),
+            (RankerKind::Learned, None) => Some(FileModel::Shipped(shipped, Default::default())),
             (RankerKind::Learned, Some(model)) => Some(FileModel::Given(
                 learned::FileRanker::from_json(model)
                     .map_err(|e| ExplorerError::InvalidConfig(format!("model: {e}")))?,
@@ -321,7 +364,8 @@ impl Explorer for Swex {
             _ => None,
         };
         let mut notes: Vec<String> = Vec::new();
-        let extra = self.extra_evidence(request, services, model, &gathered, &ranked, &mut notes);
+        let extra =
+            self.extra_evidence(request, services, model, &gathered, &ranked, &mut notes)?;
         stages.lap("extra");
         if self.config.emit_features {
             notes.push(learned::features_note(&ranked, &gathered.hits, &extra));
@@ -618,15 +662,50 @@ mod tests {
                 "{language}"
             );
         }
-        // The list is a config: empty sends every query to the trees.
+        // The list is a config: empty sends every query to the trees, a list sends its own.
         let trees = Swex::create(&serde_json::json!({"linear_languages": []})).unwrap();
         assert!(!trees.linear_language(&query("python", "py")));
+        let go = Swex::create(&serde_json::json!({"linear_languages": ["go"]})).unwrap();
+        assert!(go.linear_language(&query("go", "go")));
+        assert!(!go.linear_language(&query("python", "py")));
+        // The dense model beat the linear ranking everywhere; a model of one's own ranks every
+        // query unless the config says otherwise; the linear ranker is linear everywhere anyway.
+        let dense = Swex::create(&serde_json::json!({"dense": true})).unwrap();
+        let own = Swex::create(&serde_json::json!({
+            "model": serde_json::from_str::<serde_json::Value>(learned::SHIPPED.json).unwrap()
+        }))
+        .unwrap();
+        for swex in [dense, own] {
+            assert!(!swex.linear_language(&query("python", "py")));
+            assert!(!swex.linear_language(&query("javascript", "js")));
+        }
+    }
+
+    #[test]
+    fn dense_chooses_the_shipped_dense_model_and_nothing_else() {
+        let dense = Swex::create(&serde_json::json!({"dense": true})).unwrap();
+        let model = dense.learned.as_ref().unwrap().get();
+        assert_eq!(
+            model.training,
+            learned::FileRanker::of(learned::SHIPPED_DENSE).training
+        );
+        assert!(model.reads_any(learned::DENSE_FEATURES));
+        // With a model of one's own, or the linear ranker, it would mean nothing: refused.
+        for config in [
+            serde_json::json!({"dense": true, "ranker": "linear"}),
+            serde_json::json!({"dense": true, "model": serde_json::from_str::<serde_json::Value>(learned::SHIPPED.json).unwrap()}),
+        ] {
+            let Err(ExplorerError::InvalidConfig(message)) = Swex::create(&config) else {
+                panic!("{config} accepted");
+            };
+            assert!(message.contains("dense"), "{message}");
+        }
     }
 
     #[test]
     fn the_shipped_file_model_is_read_on_first_use_and_once() {
         let swex = Swex::create(&serde_json::json!({})).unwrap();
-        let Some(FileModel::Shipped(cell)) = &swex.learned else {
+        let Some(FileModel::Shipped(_, cell)) = &swex.learned else {
             panic!("the default ranks with the shipped model");
         };
         assert!(
