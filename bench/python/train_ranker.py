@@ -283,9 +283,12 @@ def main():
         if seen:
             sys.exit(f"{path}: {len(seen)} instances are also training instances, e.g. {sorted(seen)[0]}")
         key = f"test:{path.rsplit('/', 1)[-1]}"
+        model_scores = lambda i: predict(booster, i)
         report[key] = {
-            "all": metrics(test_instances, lambda i: predict(booster, i)),
+            "all": metrics(test_instances, model_scores),
+            "by_language": by_group(test_instances, "language", model_scores),
             "linear": metrics(test_instances, linear),
+            "linear_by_language": by_group(test_instances, "language", linear),
             "dataset_digest": digest(path),
         }
 
