@@ -50,12 +50,13 @@ pub struct TrainArgs {
     /// empty for none. The temperature is always chosen on leave-one-repository-out scores.
     #[arg(long, default_value = "repo,language")]
     pub folds: String,
-    /// Features to leave out of the fit, comma-separated (ablations). The shipped file model does
-    /// not read `graph_issue,graph_top`: they gained nothing on held-out folds, and a model that
-    /// reads them makes the explorer build the code graph on a snapshot's first query
-    /// (docs/ranker.md).
-    #[arg(long, value_name = "FEATURE,…", default_value = "")]
-    pub without: String,
+    /// Features to leave out of the fit, comma-separated (ablations; `""` for none). By default,
+    /// for files, the code graph's, as in the shipped models: they gained nothing on held-out
+    /// folds, and a model that reads them makes the explorer build the graph on a snapshot's
+    /// first query (docs/ranker.md); for spans, none. The dense features are fitted when the
+    /// features run had the embedding model; a model that reads them needs it at every query.
+    #[arg(long, value_name = "FEATURE,…")]
+    pub without: Option<String>,
     /// Take the explorer's answers from this result file instead of running it: a `swex bench`
     /// run (shards merged with `swex merge`) of `swex` with the config
     /// `{"emit_features": true, "ranker": "linear", "span_ranker": "linear"}`.
@@ -89,6 +90,8 @@ struct UnitFiles {
     report: &'static str,
     default_model: &'static str,
     note_prefix: &'static str,
+    /// The features a fit leaves out unless `--without` says otherwise.
+    default_without: &'static str,
 }
 
 impl UnitArg {
@@ -106,12 +109,14 @@ impl UnitArg {
                 report: "report.json",
                 default_model: "file-ranker.json",
                 note_prefix: FEATURES_NOTE_PREFIX,
+                default_without: "graph_issue,graph_top",
             },
             UnitArg::Spans => UnitFiles {
                 dataset: "span-dataset.jsonl",
                 report: "span-report.json",
                 default_model: "span-ranker.json",
                 note_prefix: SPAN_FEATURES_NOTE_PREFIX,
+                default_without: "",
             },
         }
     }
@@ -237,7 +242,7 @@ fn fit(args: &TrainArgs, dataset: &Path) -> anyhow::Result<()> {
         .arg("--folds")
         .arg(&args.folds)
         .arg("--without")
-        .arg(&args.without)
+        .arg(args.without.as_deref().unwrap_or(files.default_without))
         .arg("--report")
         .arg(&report)
         .status()
