@@ -59,10 +59,10 @@ impl Proximity {
         ranked: &[RankedFile],
     ) -> Proximity {
         let sources: Vec<&RankedFile> = ranked.iter().filter(|f| !f.is_test).collect();
-        let walk = |seeds: Vec<(NodeRef, f64)>| normalised(walk(services, seeds), &sources);
+        let walked = |seeds: Vec<(NodeRef, f64)>| normalised(walk(services, seeds), &sources);
         Proximity {
-            issue: walk(issue_seeds(definitions, ranked)),
-            top: walk(top_seeds(&sources)),
+            issue: walked(issue_seeds(definitions, ranked)),
+            top: walked(top_seeds(&sources)),
         }
     }
 }
