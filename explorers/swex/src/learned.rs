@@ -222,6 +222,15 @@ fn lexical_sources(ranked: &[RankedFile]) -> Vec<&RankedFile> {
     lexical
 }
 
+/// The value of a rank feature (`ln(1 + rank)`) for a file without that rank: above any rank a
+/// candidate list reaches.
+pub const ABSENT_RANK_LOG: f64 = 10.0;
+
+/// `ln(1 + rank)`, or [`ABSENT_RANK_LOG`] without a rank.
+pub fn rank_log(rank: Option<usize>) -> f64 {
+    rank.map_or(ABSENT_RANK_LOG, |r| (1.0 + r as f64).ln())
+}
+
 /// One feature row per candidate source file of a ranking, by path (see [`FEATURES`]); the graph
 /// and dense features from `extra` (absent values when it has none).
 pub fn feature_rows(
@@ -280,7 +289,7 @@ pub fn feature_rows(
         *folder_lexical.entry(folder(&f.path)).or_default() += f.features.lexical;
     }
     let top_folder = lexical.first().map(|f| folder(&f.path));
-    let log_rank = |rank: Option<&usize>| rank.map_or(10.0, |&r| (1.0 + r as f64).ln());
+    let log_rank = |rank: Option<&usize>| rank_log(rank.copied());
     sources
         .iter()
         .map(|file| {
@@ -292,9 +301,7 @@ pub fn feature_rows(
             let row = vec![
                 f.lexical,
                 f.lexical_rank.map_or(0.0, |r| 1.0 / (1.0 + r as f64)),
-                source_rank
-                    .get(path)
-                    .map_or(10.0, |&r| (1.0 + r as f64).ln()),
+                log_rank(source_rank.get(path)),
                 f.title_lexical,
                 f.symbols.ln_1p(),
                 f.title_symbols.ln_1p(),

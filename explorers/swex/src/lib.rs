@@ -268,19 +268,18 @@ impl Swex {
         ranked: &[rank::RankedFile],
         notes: &mut Vec<String>,
     ) -> Result<learned::ExtraEvidence, ExplorerError> {
-        let wants = |features: &[&str]| {
-            self.config.emit_features || model.is_some_and(|m| m.reads_any(features))
-        };
+        let reads = |features: &[&str]| model.is_some_and(|m| m.reads_any(features));
+        let reads_dense = reads(learned::DENSE_FEATURES);
         let mut extra = learned::ExtraEvidence::default();
-        if wants(learned::GRAPH_FEATURES) {
+        if self.config.emit_features || reads(learned::GRAPH_FEATURES) {
             extra.proximity =
                 proximity::Proximity::measure(services, &gathered.definitions, ranked);
         }
-        if wants(learned::DENSE_FEATURES) {
+        if self.config.emit_features || reads_dense {
             match similarity::Similarity::measure(services, &request.issue) {
                 Ok(similarity) => extra.similarity = similarity,
                 // A model that reads the similarities would rank worse without them, quietly.
-                Err(e) if model.is_some_and(|m| m.reads_any(learned::DENSE_FEATURES)) => {
+                Err(e) if reads_dense => {
                     return Err(ExplorerError::failed(format!(
                         "this file model reads the dense similarities, which need the embedding model: {e} (`swex models fetch`, or leave out \"dense\")"
                     )));

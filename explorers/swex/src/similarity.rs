@@ -6,8 +6,8 @@
 //! [`DENSE_CANDIDATES`] BM25 chunks of the issue text (vectors cached by text, shared with the
 //! `hybrid` explorer, which asks the same) and orders them by cosine similarity. A file's values
 //! are its best chunk's similarity, that similarity over the best file's, and the log of its rank
-//! among the files; a file with no chunk among the candidates has 0, 0 and 10 (the value every
-//! rank feature gives the absent).
+//! among the files; a file with no chunk among the candidates has 0, 0 and
+//! [`crate::learned::ABSENT_RANK_LOG`] (the value every rank feature gives the absent).
 //!
 //! It needs the embedding model (`swex models fetch`) and costs the model's start and one
 //! embedded query per answer (more while the cache is cold), so the explorer asks for it only
@@ -15,15 +15,12 @@
 //! model the features are absent (the values above) and a note says so.
 
 use std::collections::HashMap;
-use swex_plugin::Services;
 use swex_plugin::types::{DenseMode, DenseSearchArgs, SearchHit};
+use swex_plugin::{ServiceError, Services};
 
 /// BM25 chunks of the issue text that are embedded and compared with it (the `hybrid`
 /// explorer's default, so the two share their vectors).
 pub const DENSE_CANDIDATES: usize = 100;
-
-/// The rank value of a file without a scored chunk (as [`crate::learned`]'s rank features).
-const ABSENT_RANK_LOG: f64 = 10.0;
 
 /// Each file's best chunk similarity and its rank among the files (best first).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -33,15 +30,13 @@ pub struct Similarity {
 }
 
 impl Similarity {
-    /// The dense search for `issue`; `Err` with the host's reason when it has no dense layer
-    /// (no embedding model) or the search fails.
-    pub fn measure(services: &Services<'_>, issue: &str) -> Result<Similarity, String> {
+    /// The dense search for `issue`; the host's error when it has no dense layer (no embedding
+    /// model) or the search fails.
+    pub fn measure(services: &Services<'_>, issue: &str) -> Result<Similarity, ServiceError> {
         let mut args = DenseSearchArgs::new(issue, DENSE_CANDIDATES);
         args.mode = Some(DenseMode::Rerank);
         args.candidates = Some(DENSE_CANDIDATES);
-        let result = services
-            .dense_search_with(&args)
-            .map_err(|e| e.to_string())?;
+        let result = services.dense_search_with(&args)?;
         Ok(Similarity::of_hits(&result.hits))
     }
 
@@ -79,11 +74,10 @@ impl Similarity {
         self.best.get(path).map_or(0.0, |b| b.0 / self.top)
     }
 
-    /// ln(1 + the file's rank among the scored files), [`ABSENT_RANK_LOG`] when it has none.
+    /// ln(1 + the file's rank among the scored files), [`crate::learned::ABSENT_RANK_LOG`] when
+    /// it has none.
     pub fn rank_log(&self, path: &str) -> f64 {
-        self.best
-            .get(path)
-            .map_or(ABSENT_RANK_LOG, |b| (1.0 + b.1 as f64).ln())
+        crate::learned::rank_log(self.best.get(path).map(|b| b.1))
     }
 }
 
