@@ -16,7 +16,7 @@
 use crate::proximity::Proximity;
 use crate::rank::{RankedFile, is_doc_path, is_header_path, is_vendored_path};
 use crate::similarity::Similarity;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::HashMap;
 use swex_plugin::text::paths::path_role;
 use swex_plugin::types::SearchHit;
@@ -102,16 +102,20 @@ pub const SHIPPED_DENSE: ShippedModel = ShippedModel {
     linear_languages: &[],
 };
 
-/// A learned file ranker: the trees and the temperature that calibrates their scores.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A learned file ranker: the trees and the temperature that calibrates their scores. Made only
+/// by [`FileRanker::from_json`] (or [`FileRanker::of`]), which checks the model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FileRanker {
     #[serde(flatten)]
     pub ensemble: TreeEnsemble,
     /// Scores are divided by this before the planner's softmax (chosen on held-out folds).
     pub temperature: f64,
     /// What the model was trained on and how it did on held-out folds (kept as written).
-    #[serde(default)]
     pub training: serde_json::Value,
+    /// Whether some split reads each column of [`FEATURES`]: found once when the model is read,
+    /// since the explorer asks it per answer.
+    #[serde(skip)]
+    columns_read: Vec<bool>,
 }
 
 impl FileRanker {
@@ -132,24 +136,31 @@ impl FileRanker {
     /// temperature.
     pub fn from_json(value: &serde_json::Value) -> Result<FileRanker, ModelError> {
         let (ensemble, temperature, training) = read_model(value, FEATURES)?;
+        let mut columns_read = vec![false; FEATURES.len()];
+        for tree in &ensemble.trees {
+            for &column in &tree.split_feature {
+                if let Some(read) = columns_read.get_mut(column) {
+                    *read = true;
+                }
+            }
+        }
         Ok(FileRanker {
             ensemble,
             temperature,
             training,
+            columns_read,
         })
     }
 
     /// Whether the model reads any of `features` (names of [`FEATURES`]), such as
     /// [`GRAPH_FEATURES`] or [`DENSE_FEATURES`].
     pub fn reads_any(&self, features: &[&str]) -> bool {
-        let columns: Vec<usize> = features
-            .iter()
-            .filter_map(|g| FEATURES.iter().position(|f| f == g))
-            .collect();
-        self.ensemble
-            .trees
-            .iter()
-            .any(|t| t.split_feature.iter().any(|f| columns.contains(f)))
+        features.iter().any(|name| {
+            FEATURES
+                .iter()
+                .position(|f| f == name)
+                .is_some_and(|column| self.columns_read[column])
+        })
     }
 
     /// Re-ranks the source files of a linear ranking by the model: sources first, by calibrated
