@@ -195,3 +195,111 @@ fn import_takes_base_commits_from_a_commit_map_and_says_why_a_trajectory_gives_n
     assert_eq!(rows[0]["instance_id"], "acme__calc-1");
     assert_eq!(rows[0]["base_commit"], commit.as_str());
 }
+
+/// `bench/python/mine_commits.py` turns a repository's history into task rows that import: the
+/// one commit that passes its filters (a described modification of a source file, tests beside
+/// it) becomes a row whose issue is its message without trailers or web-edit lines, whose tests
+/// are in `test_patch`, and whose ground truth after `swex dataset import` is the edited line;
+/// a version bump, a commit adding a new file and a commit with a one-line message do not.
+#[test]
+fn mined_commits_import_with_their_edited_lines_as_ground_truth() {
+    let Some(python) = swex_testkit::available(swex_testkit::Needs::Python, swex_testkit::python())
+    else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("shop");
+    fs::create_dir_all(src.join("lib/shop")).unwrap();
+    fs::create_dir_all(src.join("spec")).unwrap();
+    let cart: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    fs::write(src.join("lib/shop/cart.rb"), &cart).unwrap();
+    fs::write(src.join("spec/cart_spec.rb"), "it 'adds'\n").unwrap();
+    let commit = |message: &str| {
+        git(&src, &["add", "-A"]);
+        git(&src, &["commit", "-q", "-m", message]);
+        git(&src, &["rev-parse", "HEAD"])
+    };
+    git(&src, &["init", "-q"]);
+    let base = commit("base");
+    fs::write(
+        src.join("lib/shop/cart.rb"),
+        cart.replace("line 4\n", "line four\n"),
+    )
+    .unwrap();
+    fs::write(src.join("spec/cart_spec.rb"), "it 'adds'\nit 'totals'\n").unwrap();
+    let words = "The cart total is wrong when a coupon and a discount apply to the same item, \
+                 because the discount is taken after the coupon instead of before it";
+    let fix = commit(&format!(
+        "{words}\n\n* Update lib/shop/cart.rb\n\nSigned-off-by: someone <s@example.invalid>"
+    ));
+    fs::write(
+        src.join("lib/shop/cart.rb"),
+        cart.replace("line 9\n", "line nine\n"),
+    )
+    .unwrap();
+    commit(&format!("Bump version to 2.0.1 because {words}"));
+    fs::write(src.join("lib/shop/new.rb"), "fresh\n").unwrap();
+    commit(words);
+    fs::write(
+        src.join("lib/shop/cart.rb"),
+        cart.replace("line 2\n", "line two\n"),
+    )
+    .unwrap();
+    commit("Fix typo");
+
+    let tasks = tmp.path().join("tasks.jsonl");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/python/mine_commits.py");
+    let out = Command::new(&python)
+        .arg(&script)
+        .args(["--repo", "acme/shop", "--language", "ruby", "-o"])
+        .arg(&tasks)
+        .arg("--git-dir")
+        .arg(src.join(".git"))
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = fs::read_to_string(&tasks)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let row = &rows[0];
+    assert_eq!(row["instance_id"], format!("acme__shop-c{}", &fix[..10]));
+    assert_eq!(row["base_commit"], base.as_str());
+    assert_eq!(row["problem_statement"], words);
+    let (patch, test_patch) = (
+        row["patch"].as_str().unwrap(),
+        row["test_patch"].as_str().unwrap(),
+    );
+    assert!(
+        patch.contains("lib/shop/cart.rb") && !patch.contains("spec/"),
+        "{patch}"
+    );
+    assert!(test_patch.contains("spec/cart_spec.rb"), "{test_patch}");
+
+    let bench = tmp.path().join("bench.jsonl");
+    let out = swex(&[
+        "dataset",
+        "import",
+        tasks.to_str().unwrap(),
+        "-o",
+        bench.to_str().unwrap(),
+        "--strict",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let imported: serde_json::Value =
+        serde_json::from_str(fs::read_to_string(&bench).unwrap().trim()).unwrap();
+    assert_eq!(imported["language"], "ruby");
+    let truth = &imported["ground_truth"];
+    assert_eq!(
+        truth["read_core_files"],
+        serde_json::json!(["lib/shop/cart.rb"]),
+        "{truth}"
+    );
+    assert_eq!(
+        truth["read_core_regions"],
+        serde_json::json!([{"path": "lib/shop/cart.rb", "start": 4, "end": 4}]),
+        "{truth}"
+    );
+}

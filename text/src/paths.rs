@@ -105,17 +105,41 @@ const DOC_EXTENSIONS: [&str; 6] = ["md", "rst", "txt", "adoc", "markdown", "org"
 /// A folder of tests by name: one of [`TEST_DIRS`], or tests of a kind or a language named with
 /// an affix (`js_tests`, `tests-integration`, `test_examples`). Not `<x>-test` or `<x>_test`: a
 /// crate or package so named is usually a library of test helpers (`tokio-test`) that fixes edit.
-fn is_test_dir(dir_lower: &str) -> bool {
-    TEST_DIRS.contains(&dir_lower)
+///
+/// .NET and Xcode name test projects after what they test: a dotted project name with a test
+/// part (`Dapper.Tests`, `Dapper.Tests.Performance`, `Microsoft.AspNetCore.Mvc.Core.Test`,
+/// `Foo.UnitTests`; a space may add a target, `Dapper.Contrib.Tests NET45`), or a PascalCase
+/// name ending in `Tests` (`DapperTests NET35`, `AlamofireTests`). Lower-case folders never
+/// take the PascalCase rule: `contests/`, `latest/` stay sources.
+fn is_test_dir(dir: &str) -> bool {
+    let dir_lower = dir.to_ascii_lowercase();
+    if TEST_DIRS.contains(&dir_lower.as_str())
         || dir_lower.ends_with("_tests")
         || dir_lower.ends_with("-tests")
         || ["test_", "test-", "tests_", "tests-"]
             .iter()
             .any(|prefix| dir_lower.starts_with(prefix))
+    {
+        return true;
+    }
+    let mut words = dir.split(' ');
+    let project = words.next().unwrap_or("");
+    let dotted_test_part = project.contains('.')
+        && project.split('.').skip(1).any(|part| {
+            matches!(
+                part.to_ascii_lowercase().as_str(),
+                "test" | "tests" | "unittests" | "integrationtests" | "functionaltests" | "specs"
+            )
+        });
+    let pascal_tests = project.starts_with(|c: char| c.is_ascii_uppercase())
+        && project.len() > "Tests".len()
+        && project.ends_with("Tests");
+    dotted_test_part || pascal_tests
 }
 
 /// Test files by name, across languages: `test_x.py`, `x_test.go`, `XTest.java`, `XTests.cs`,
-/// `x.test.ts`, `x.spec.js`, `x_spec.rb`, `XSpec.scala`, `XSuite.scala`, `x_test.exs`, `x.bats`.
+/// `x.test.ts`, `x.spec.js`, `x_spec.rb`, `XSpec.scala`, `XSuite.scala`, `x_test.exs`, `x.bats`,
+/// `TestFoo.java`, `TestsAsync.cs`.
 fn is_test_file_name(name: &str) -> bool {
     let (stem, extension) = name.rsplit_once('.').unwrap_or((name, ""));
     let stem_lower = stem.to_ascii_lowercase();
@@ -139,9 +163,11 @@ fn is_test_file_name(name: &str) -> bool {
         && ["Test", "Tests", "Spec", "Suite", "IT"]
             .iter()
             .any(|suffix| stem.len() > suffix.len() && stem.ends_with(suffix))
-        || stem.len() > 4
-            && stem.starts_with("Test")
-            && stem[4..].starts_with(|c: char| c.is_ascii_uppercase())
+        || ["Test", "Tests"].iter().any(|prefix| {
+            stem.len() > prefix.len()
+                && stem.starts_with(prefix)
+                && stem[prefix.len()..].starts_with(|c: char| c.is_ascii_uppercase())
+        })
 }
 
 fn is_generated_name(name: &str) -> bool {
@@ -178,7 +204,7 @@ pub fn path_role(path: &str) -> PathRole {
     let in_dir = |names: &[&str]| dirs_lower.iter().any(|d| names.contains(&d.as_str()));
     let extension = name.rsplit_once('.').map_or("", |(_, e)| e);
     PathRole {
-        test: dirs_lower.iter().any(|d| is_test_dir(d))
+        test: parts.iter().any(|d| is_test_dir(d))
             || is_test_file_name(name)
             || name == "conftest.py",
         docs: in_dir(&DOC_DIRS)
@@ -440,5 +466,27 @@ mod tests {
         check("test-examples/ruletest9.py", "test");
         check("tokio-test/src/macros.rs", "");
         check("src/contests/score.py", "");
+        // .NET and Xcode test projects: the project folder says it, the files inside need not
+        // (`Program.cs`, a copied `PetaPoco.cs` benchmarked against).
+        check("Dapper.Tests/Program.cs", "test");
+        check("Dapper.Tests.Performance/PetaPoco/PetaPoco.cs", "test");
+        check("Dapper.Contrib.Tests NET45/Helpers.cs", "test");
+        check("DapperTests NET35/Program.cs", "test");
+        check(
+            "src/Mvc/Mvc.Core/test/Microsoft.AspNetCore.Mvc.Core.Test/Routing.cs",
+            "test",
+        );
+        check("Foo.UnitTests/Parser.cs", "test");
+        check("Tests/AlamofireTests/SessionTests.swift", "test");
+        check("Dapper NET40/SqlMapper.cs", "");
+        check("Dapper.Contrib/Extensions/SqlMapperExtensions.cs", "");
+        check("Dapper.Rainbow/Database.cs", "");
+        check("src/Microsoft.Extensions.Testing.Abstractions/Host.cs", "");
+        check("Sources/Tests/Runner.swift", "test");
+        check("Sources/XCTestDynamicOverlay/Tests.swift", "test");
+        check("src/latest/Contests.cs", "");
+        check("src/Latest/Contests.cs", "");
+        check("Dapper.Contrib.Tests NET45/TestsAsync.cs", "test");
+        check("src/TestsuiteRunner.java", "");
     }
 }
