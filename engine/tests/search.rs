@@ -41,8 +41,20 @@ const FILES: &[(&str, &str)] = &[
     ),
 ];
 
+/// A class of 3 + 70 × 3 lines: longer than a hit may span (`LONGEST_DEFINITION_HIT`, 200).
+fn long_class() -> String {
+    let mut text = String::from(
+        "class Application:\n    \"\"\"The application object: routes and settings.\"\"\"\n\n",
+    );
+    for i in 0..70 {
+        text.push_str(&format!("    def step_{i}(self):\n        return {i}\n\n"));
+    }
+    text
+}
+
 fn open(repo: &Path, cache: &Path) -> std::sync::Arc<SnapshotIndex> {
-    for (path, text) in FILES {
+    let long = long_class();
+    for (path, text) in FILES.iter().chain([&("src/app.py", long.as_str())]) {
         let full = repo.join(path);
         std::fs::create_dir_all(full.parent().unwrap()).unwrap();
         std::fs::write(full, text).unwrap();
@@ -107,6 +119,8 @@ fn ranked_search_behaviours() {
     // A description finds the definition it describes; the test and the doc come later.
     check("retry backoff delay", &["src/retry.py"]);
     check("Backoff", &["src/retry.py:4-8"]);
+    // A definition longer than a hit may span: its head, the class line and docstring.
+    check("Application", &["src/app.py:1-3"]);
     // Inflected words still find the file (`middlewares` ↔ `middleware.py`).
     check("how are middlewares ordered", &["src/middleware.py:4-6"]);
     // Asking for tests puts the test first.

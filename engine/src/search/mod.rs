@@ -15,8 +15,9 @@
 //!    named after it), its path score (the share of query words its name and folder repeat) and
 //!    its dense score; tests, docs, examples, vendored and generated files are demoted unless the
 //!    query asks for them ([`paths`]).
-//! 4. **Pick spans**: per file the definition that matched, else its best chunk; files in score
-//!    order, at most [`SearchOptions::per_file`] spans each.
+//! 4. **Pick spans**: per file the definition that matched (its head when it is longer than 200
+//!    lines: a hit is where to start reading), else its best chunk; files in score order, at most
+//!    [`SearchOptions::per_file`] spans each.
 //! 5. **Never answer nothing for a name that exists**: when nothing matched, a word-boundary grep
 //!    of the query's terms gives the files that mention them.
 //!

@@ -2,7 +2,7 @@
 
 use super::query::{QueryInfo, QueryKind, TermShape, analyze_query};
 use super::{DenseUse, RankConfig, SearchHit, SearchOptions, SearchResults, Signals};
-use crate::analysis::{ChunkKind, Definition};
+use crate::analysis::{Chunk, ChunkKind, Definition};
 use crate::index::{DenseMode, DenseQuery, IndexError, SnapshotIndex};
 use crate::lexical::{LexicalConfig, LexicalQuery};
 use std::collections::HashMap;
@@ -399,9 +399,10 @@ impl<'a> SearchRun<'a> {
             if let Some((_, d)) = score.symbol_definition
                 && let Some(definition) = analysis.definitions.get(d as usize)
             {
+                let (start, end) = definition_span(definition, &analysis.chunks);
                 spans.push((
-                    definition.start,
-                    definition.end,
+                    start,
+                    end,
                     definition.kind,
                     Some(definition.qualified_name.clone()),
                 ));
@@ -448,6 +449,27 @@ impl<'a> SearchRun<'a> {
         }
         out
     }
+}
+
+/// The most lines a hit on a matched definition spans. A hit is where to start reading: a class
+/// of thousands of lines (FastAPI's `FastAPI`, 4,705; commons-lang's `StringUtils`, 9,619) given
+/// whole would fill a reader's budget by itself and push every other hit out of it.
+const LONGEST_DEFINITION_HIT: u32 = 200;
+
+/// The lines a hit on `definition` covers: all of it when it is at most
+/// [`LONGEST_DEFINITION_HIT`] lines, else its head — the chunk that opens it (a class's header
+/// and docstring, up to its first member; the first window of a split function), at most that
+/// many lines.
+fn definition_span(definition: &Definition, chunks: &[Chunk]) -> (u32, u32) {
+    let (start, end) = (definition.start, definition.end);
+    if end.saturating_sub(start) < LONGEST_DEFINITION_HIT {
+        return (start, end);
+    }
+    let head_end = chunks
+        .iter()
+        .find(|c| c.start <= start && start <= c.end)
+        .map_or(end, |c| c.end.min(end));
+    (start, head_end.min(start + LONGEST_DEFINITION_HIT - 1))
 }
 
 fn definition_strength(
