@@ -18,8 +18,8 @@
 //! 4. [`locate`]: the top source files and their partner tests (tests named for them, by
 //!    `swex_text::subjects`), each with its chunks, evidence marks and a belief.
 //! 5. [`swex_rankkit::localize`]: candidate spans within each file, then the plan for the line
-//!    budget — the believed lead file whole, a few-line pointer into each other file, most
-//!    confident first, at most `top_k` regions.
+//!    budget — the believed lead file whole, a few-line pointer into each other file, at most
+//!    `top_k` regions, sources first and then tests, each part most confident first.
 //!
 //! Config (all optional): `{"ranker": "learned", "dense": false, "linear_languages": null, "model": null,
 //! "span_ranker": "learned", "span_model": null,
@@ -554,7 +554,11 @@ impl Swex {
                 min_confidence: config.locate.min_confidence,
             },
         );
-        plan.into_iter().map(|p| p.region).collect()
+        let mut regions: Vec<swex_plugin::Region> = plan.into_iter().map(|p| p.region).collect();
+        if config.locate.tests_last {
+            regions.sort_by_key(|r| rank::is_test_path(&r.path));
+        }
+        regions
     }
 }
 

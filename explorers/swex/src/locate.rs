@@ -81,6 +81,11 @@ pub struct LocateConfig {
     pub join_gap_lines: u32,
     /// Files believed less than this get no region.
     pub min_confidence: f64,
+    /// Order the answer's regions sources first, each part by belief (the regions chosen are the
+    /// same either way): a reader takes the candidate sources before the tests that exercise
+    /// them. `false` orders all by belief, where a test's share of the best source's belief
+    /// (`test_confidence`) often puts it second.
+    pub tests_last: bool,
 }
 
 impl Default for LocateConfig {
@@ -97,6 +102,7 @@ impl Default for LocateConfig {
             pointer_lines: 5,
             join_gap_lines: 3,
             min_confidence: 0.0,
+            tests_last: true,
         }
     }
 }

@@ -106,10 +106,38 @@ fn the_defining_file_comes_first_whole_and_its_test_gets_a_pointer() {
     paths.dedup();
     assert_eq!(paths.len(), spans.len(), "{spans:?}");
     assert!(spans.len() <= 5);
-    // Every region says why it was chosen; scores (beliefs) never increase down the list.
+    // Every region says why it was chosen; sources come first, then tests, and scores (beliefs)
+    // never increase within each.
     assert!(answer.regions.iter().all(|r| r.why.is_some()), "{answer:?}");
-    let scores: Vec<f64> = answer.regions.iter().map(|r| r.score.unwrap()).collect();
+    let is_test = |r: &&swex_plugin::Region| r.path.contains("tests/");
+    let first_test = answer.regions.iter().position(|r| is_test(&r)).unwrap();
+    assert!(
+        answer.regions[first_test..].iter().all(|r| is_test(&r)),
+        "{spans:?}"
+    );
+    for part in [&answer.regions[..first_test], &answer.regions[first_test..]] {
+        let scores: Vec<f64> = part.iter().map(|r| r.score.unwrap()).collect();
+        assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    }
+    // Ordered by belief alone, the same regions, and the test's share of the best source's
+    // belief puts it before a source believed less.
+    let by_belief = explore(serde_json::json!({"locate": {"tests_last": false}}), 5);
+    let by_belief_spans: Vec<(&str, i64, i64)> = by_belief
+        .regions
+        .iter()
+        .map(|r| (r.path.as_str(), r.start, r.end))
+        .collect();
+    let mut same = by_belief_spans.clone();
+    same.sort();
+    let mut sorted = spans.clone();
+    sorted.sort();
+    assert_eq!(same, sorted);
+    let scores: Vec<f64> = by_belief.regions.iter().map(|r| r.score.unwrap()).collect();
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    assert!(
+        by_belief.regions[..first_test].iter().any(|r| is_test(&r)),
+        "{by_belief_spans:?}"
+    );
 }
 
 #[test]
