@@ -382,6 +382,7 @@ impl Explorer for Swex {
             tests: &tests,
             hits: &gathered.hits,
             definitions: &gathered.definitions,
+            top_k: request.top_k,
         };
         let regions = self.plan_budget(
             request,

@@ -60,7 +60,9 @@ impl Default for MarkWeights {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LocateConfig {
-    /// Source files considered (in rank order).
+    /// Source files considered (in rank order), at least: an answer of more regions considers
+    /// `top_k − 2`, so that it holds that many sources and two tests rather than stopping at
+    /// `sources + tests` regions.
     pub sources: usize,
     /// Test files considered (in the planner's test order).
     pub tests: usize,
@@ -115,6 +117,8 @@ pub struct Inputs<'a> {
     pub tests: &'a [String],
     pub hits: &'a [SearchHit],
     pub definitions: &'a [(String, Vec<DefinitionEntry>)],
+    /// The most regions the answer may hold.
+    pub top_k: usize,
 }
 
 /// The candidate files in the order the planner prefers them (sources and tests interleaved:
@@ -129,7 +133,7 @@ pub fn gather(
         &all_sources.iter().map(|f| f.score).collect::<Vec<_>>(),
         config.temperature,
     );
-    beliefs.truncate(config.sources);
+    beliefs.truncate(config.sources.max(inputs.top_k.saturating_sub(2)));
     let sources = &all_sources[..beliefs.len()];
     let top_belief = beliefs.first().copied().unwrap_or(0.0);
 

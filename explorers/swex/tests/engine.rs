@@ -57,9 +57,19 @@ fn explore_issue(
     top_k: usize,
     budget: Option<u64>,
 ) -> Response {
+    explore_files(FILES, config, issue, top_k, budget)
+}
+
+fn explore_files(
+    files: &[(&str, &str)],
+    config: serde_json::Value,
+    issue: &str,
+    top_k: usize,
+    budget: Option<u64>,
+) -> Response {
     let repo = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
-    for (path, text) in FILES {
+    for (path, text) in files {
         let abs = repo.path().join(path);
         std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
         std::fs::write(abs, text).unwrap();
@@ -168,6 +178,52 @@ fn the_budget_is_planned_for() {
     let (path, start, end) = spans[0];
     assert_eq!(path, "shop/pricing.py");
     assert!(end - start < 3 && start >= 4, "{spans:?}");
+}
+
+/// An answer of more regions than the six sources and three tests the plan considers by default
+/// holds `top_k − 2` sources and two tests, sources first.
+#[test]
+fn a_long_answer_holds_more_sources() {
+    let mut texts: Vec<(String, String)> = (0..12)
+        .map(|i| {
+            (
+                format!("shop/rule_{i}.py"),
+                format!(
+                    "def discount_rule_{i}(price):\n    return price  # discount rounding {i}\n"
+                ),
+            )
+        })
+        .collect();
+    for i in 0..3 {
+        texts.push((
+            format!("shop/tests/test_rule_{i}.py"),
+            format!("from shop.rule_{i} import discount_rule_{i}\n\n\ndef test_discount_rounding():\n    assert discount_rule_{i}(1) == 1\n"),
+        ));
+    }
+    let files: Vec<(&str, &str)> = texts
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let issue = "Discount rounding is wrong\n\nEvery discount rule rounds the discounted price the wrong way.";
+    let count = |answer: &Response| {
+        let tests = answer
+            .regions
+            .iter()
+            .filter(|r| r.path.contains("tests/"))
+            .count();
+        (answer.regions.len() - tests, tests)
+    };
+    let answer = explore_files(&files, serde_json::Value::Null, issue, 12, None);
+    assert_eq!(count(&answer), (10, 2), "{:?}", spans(&answer));
+    let first_test = answer
+        .regions
+        .iter()
+        .position(|r| r.path.contains("tests/"))
+        .unwrap();
+    assert_eq!(first_test, 10, "{:?}", spans(&answer));
+    // Five regions: the default six sources and three tests considered, the first five given.
+    let answer = explore_files(&files, serde_json::Value::Null, issue, 5, None);
+    assert_eq!(count(&answer), (4, 1), "{:?}", spans(&answer));
 }
 
 #[test]
