@@ -7,6 +7,7 @@
 //! is in `G`, and `g = min(|G|, K)`:
 //! - Acc@k = 1 when `Σ_{i<k} hit(i) = min(g, k)` (every gold location within the first k, or the
 //!   first k all gold when there are more than k), else 0;
+//! - Hit@k = 1 when `Σ_{i<k} hit(i) > 0` (not LocAgent's: any gold location within the first k);
 //! - Recall@k = `Σ_{i<k} hit(i) / g` — note `g`, not `|G|`: LocAgent divides by the gold cut at
 //!   the largest k of the run;
 //! - NDCG@k = DCG(hit[..k]) / DCG(ideal[..k]), DCG(x) = `Σ x_i / log2(i + 2)`, ideal = `g` ones;
@@ -52,8 +53,9 @@ pub type MetricFn = fn(&[bool], usize, usize) -> f64;
 /// The metrics, one table: name and per-instance value. The names are the metrics list's
 /// localization rows, in its order ([`crate::metric_list::LOCALIZATION_NAMES`]; a test holds them
 /// equal): the list says what they are, this table how to compute them.
-pub const METRICS: [(&str, MetricFn); 4] = [
+pub const METRICS: [(&str, MetricFn); 5] = [
     ("acc", acc_at_k),
+    ("hit", hit_at_k),
     ("recall", recall_at_k),
     ("ndcg", ndcg_at_k),
     ("map", map_at_k),
@@ -65,6 +67,12 @@ fn hits_within(hits: &[bool], k: usize) -> usize {
 
 fn acc_at_k(hits: &[bool], gold: usize, k: usize) -> f64 {
     f64::from(u8::from(hits_within(hits, k) == gold.min(k)))
+}
+
+/// Not LocAgent's: 1 when any gold location is within the first k. Issue 22's and most
+/// retrieval papers' "Acc@k" on one-file fixes, where it equals LocAgent's Acc@k.
+fn hit_at_k(hits: &[bool], _gold: usize, k: usize) -> f64 {
+    f64::from(u8::from(hits_within(hits, k) > 0))
 }
 
 fn recall_at_k(hits: &[bool], gold: usize, k: usize) -> f64 {

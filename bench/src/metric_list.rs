@@ -94,7 +94,7 @@ use Direction::{Higher, Lower};
 
 /// Every metric. The reference ones come first, in the reference evaluator's order (the order of
 /// its result rows and of ours).
-pub const METRICS: [MetricInfo; 22] = [
+pub const METRICS: [MetricInfo; 23] = [
     reference("precision", Higher, Some("P")),
     reference("recall", Higher, Some("R")),
     reference("f1_score", Higher, Some("F1")),
@@ -114,6 +114,7 @@ pub const METRICS: [MetricInfo; 22] = [
     reference("first_useful_hit", Higher, Some("FUH")),
     other("lines_returned", Lower, Kind::Extra),
     other("acc", Higher, Kind::Localization),
+    other("hit", Higher, Kind::Localization),
     other("recall", Higher, Kind::Localization),
     other("ndcg", Higher, Kind::Localization),
     other("map", Higher, Kind::Localization),
@@ -221,7 +222,7 @@ mod tests {
         assert_eq!(REFERENCE_NAMES[16], "first_useful_hit");
         let keys: Vec<&str> = key_labels().map(|(n, _)| n).collect();
         assert_eq!(keys, KEY_NAMES);
-        assert_eq!(LOCALIZATION_NAMES, ["acc", "recall", "ndcg", "map"]);
+        assert_eq!(LOCALIZATION_NAMES, ["acc", "hit", "recall", "ndcg", "map"]);
         assert_eq!(
             find(Kind::Extra, "lines_returned").unwrap().direction,
             Lower

@@ -39,17 +39,21 @@ fn file_level_by_hand() {
         &got,
         &[
             ("file_acc@1", 0.0),
+            ("file_hit@1", 0.0),
             ("file_recall@1", 0.0),
             ("file_ndcg@1", 0.0),
             ("file_map@1", 0.0),
             // One of two gold in the first 3: not all; recall 1/2; DCG 1/log2(3); AP (1/2) / 3.
             ("file_acc@3", 0.0),
+            // Hit@3: some gold within the first 3 (not LocAgent's).
+            ("file_hit@3", 1.0),
             ("file_recall@3", 0.5),
             ("file_ndcg@3", (1.0 / 3f64.log2()) / idcg),
             ("file_map@3", 0.5 / 3.0),
             // Both within 5: acc 1; DCG 1/log2(3) + 1/log2(5); AP (1/2 + 2/4) / 5 — LocAgent
             // divides by k.
             ("file_acc@5", 1.0),
+            ("file_hit@5", 1.0),
             ("file_recall@5", 1.0),
             (
                 "file_ndcg@5",
@@ -57,6 +61,7 @@ fn file_level_by_hand() {
             ),
             ("file_map@5", 1.0 / 5.0),
             ("file_acc@10", 1.0),
+            ("file_hit@10", 1.0),
             ("file_recall@10", 1.0),
             (
                 "file_ndcg@10",
@@ -85,10 +90,12 @@ fn gold_longer_than_k_follows_the_min_rule() {
         &[
             // Acc@1: 1 hit == min(g, 1) = 1. Recall divides by g = 2, not by 3.
             ("function_acc@1", 1.0),
+            ("function_hit@1", 1.0),
             ("function_recall@1", 0.5),
             ("function_ndcg@1", 1.0),
             ("function_map@1", 1.0),
             ("function_acc@2", 0.0),
+            ("function_hit@2", 1.0),
             ("function_recall@2", 0.5),
             ("function_ndcg@2", 1.0 / (1.0 + 1.0 / 3f64.log2())),
             ("function_map@2", 0.5),
@@ -104,6 +111,7 @@ fn empty_gold_is_not_scored_and_empty_answer_scores_zero() {
         &got,
         &[
             ("module_acc@5", 0.0),
+            ("module_hit@5", 0.0),
             ("module_recall@5", 0.0),
             ("module_ndcg@5", 0.0),
             ("module_map@5", 0.0),
