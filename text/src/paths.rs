@@ -49,6 +49,15 @@ const TEST_DIRS: [&str; 8] = [
     "testdata",
     "test_helpers",
 ];
+/// The parts of a dotted .NET project name that make it a test project (`Dapper.Tests`).
+const TEST_PROJECT_PARTS: [&str; 6] = [
+    "test",
+    "tests",
+    "unittests",
+    "integrationtests",
+    "functionaltests",
+    "specs",
+];
 const DOC_DIRS: [&str; 4] = ["doc", "docs", "documentation", "man"];
 const EXAMPLE_DIRS: [&str; 8] = [
     "example",
@@ -111,9 +120,8 @@ const DOC_EXTENSIONS: [&str; 6] = ["md", "rst", "txt", "adoc", "markdown", "org"
 /// `Foo.UnitTests`; a space may add a target, `Dapper.Contrib.Tests NET45`), or a PascalCase
 /// name ending in `Tests` (`DapperTests NET35`, `AlamofireTests`). Lower-case folders never
 /// take the PascalCase rule: `contests/`, `latest/` stay sources.
-fn is_test_dir(dir: &str) -> bool {
-    let dir_lower = dir.to_ascii_lowercase();
-    if TEST_DIRS.contains(&dir_lower.as_str())
+fn is_test_dir(dir: &str, dir_lower: &str) -> bool {
+    if TEST_DIRS.contains(&dir_lower)
         || dir_lower.ends_with("_tests")
         || dir_lower.ends_with("-tests")
         || ["test_", "test-", "tests_", "tests-"]
@@ -122,15 +130,12 @@ fn is_test_dir(dir: &str) -> bool {
     {
         return true;
     }
-    let mut words = dir.split(' ');
-    let project = words.next().unwrap_or("");
-    let dotted_test_part = project.contains('.')
-        && project.split('.').skip(1).any(|part| {
-            matches!(
-                part.to_ascii_lowercase().as_str(),
-                "test" | "tests" | "unittests" | "integrationtests" | "functionaltests" | "specs"
-            )
-        });
+    let project = dir.split(' ').next().unwrap_or("");
+    let dotted_test_part = project.split('.').skip(1).any(|part| {
+        TEST_PROJECT_PARTS
+            .iter()
+            .any(|name| part.eq_ignore_ascii_case(name))
+    });
     let pascal_tests = project.starts_with(|c: char| c.is_ascii_uppercase())
         && project.len() > "Tests".len()
         && project.ends_with("Tests");
@@ -204,7 +209,10 @@ pub fn path_role(path: &str) -> PathRole {
     let in_dir = |names: &[&str]| dirs_lower.iter().any(|d| names.contains(&d.as_str()));
     let extension = name.rsplit_once('.').map_or("", |(_, e)| e);
     PathRole {
-        test: parts.iter().any(|d| is_test_dir(d))
+        test: parts
+            .iter()
+            .zip(&dirs_lower)
+            .any(|(dir, lower)| is_test_dir(dir, lower))
             || is_test_file_name(name)
             || name == "conftest.py",
         docs: in_dir(&DOC_DIRS)
