@@ -226,6 +226,47 @@ fn features_left_out_are_not_in_the_model_and_it_still_serves_the_explorer() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("graph_moon"));
 }
 
+/// `--linear-share A` blends the trees with the linear score: the model carries a positive
+/// `linear_weight` and the share it was fitted with, and serves the explorer; a share of 1 or
+/// more is refused.
+#[test]
+fn a_linear_share_is_recorded_in_the_model_and_serves_the_explorer() {
+    let Some(python) = available(Needs::RankerPython, ranker_python()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path(), 8);
+    let mut args = TRAIN.to_vec();
+    args.extend(["-o", "blend.json", "--linear-share", "0.25"]);
+    assert_ok(&swex(dir.path(), &args, Some(&python)));
+    let model: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("blend.json")).unwrap())
+            .unwrap();
+    assert!(
+        model["linear_weight"].as_f64().unwrap() > 0.0,
+        "{}",
+        model["linear_weight"]
+    );
+    assert_eq!(model["training"]["linear_share"], 0.25);
+    assert!(model["training"]["trees_temperature"].as_f64().unwrap() > 0.0);
+    let out = explore_with_config(dir.path(), "model", &model);
+    assert_ok(&out);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("pkg/mod_1.py"));
+    // Without it, no blend is written.
+    let mut args = TRAIN.to_vec();
+    args.extend(["-o", "trees.json"]);
+    assert_ok(&swex(dir.path(), &args, Some(&python)));
+    let trees: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("trees.json")).unwrap())
+            .unwrap();
+    assert!(trees.get("linear_weight").is_none());
+    let mut args = TRAIN.to_vec();
+    args.extend(["-o", "bad.json", "--linear-share", "1"]);
+    let out = swex(dir.path(), &args, Some(&python));
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--linear-share"));
+}
+
 #[test]
 fn span_examples_are_the_gold_files_spans_labelled_by_the_edited_lines_and_fit_a_span_model() {
     let dir = tempfile::tempdir().unwrap();

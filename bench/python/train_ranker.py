@@ -14,6 +14,13 @@ ranker is fitted the same way: its instances are a gold file's candidate spans (
 the same model as this dataset without it): the model names the features it was fitted on, and
 the explorer reads those by name.
 
+`--linear-share A` (0 ≤ A < 1) blends the trees with each candidate's linear score (the `linear`
+of the rows, the hand-fitted weights): the explorer ranks by `A · linear + (1 − A) · trees / T`,
+T the trees' calibrated temperature, and every reported held-out metric is the blend's. The model
+stores it as `linear_weight` and a `temperature` that together give that score already divided by
+the blend's own calibrated temperature. 0 (the default) writes the trees alone, byte for byte as
+before.
+
 DATASET: one JSON object per instance, as `swex train` writes them:
     {"id", "repo", "language", "features": [names], "gold": [paths],
      "candidates": [{"path", "row": [values], "linear": score}]}
@@ -238,10 +245,15 @@ def main():
     ap.add_argument("--report", help="also write the metrics as JSON here")
     ap.add_argument("--without", default="", metavar="FEATURE,...",
                     help="leave these features out of the rows (ablations)")
+    ap.add_argument("--linear-share", type=float, default=0.0, metavar="A",
+                    help="blend the trees with the linear score: A · linear + (1 − A) · trees / T (0: trees alone)")
     ap.add_argument("--test", action="append", default=[], metavar="DATASET",
                     help="also report the final model (and the linear score) on this dataset, which it did not see; repeatable")
     args = ap.parse_args()
 
+    share = args.linear_share
+    if not 0.0 <= share < 1.0:
+        sys.exit(f"--linear-share {share}: must be at least 0 and below 1")
     dropped = [d for d in args.without.split(",") if d]
     names, instances = without(*read_dataset(args.dataset), dropped)
     folds = [k for k in args.folds.split(",") if k]
@@ -262,19 +274,37 @@ def main():
             report[f"leave_one_{key}_out"] = None
             continue
         print(f"fitting leave-one-{key}-out folds ({len(values)}) …", file=sys.stderr)
-        scores = held_out_scores(instances, key)
-        out_of_fold[key] = scores
-        of = lambda inst, s=scores: s[inst["id"]]
+        report[f"leave_one_{key}_out"] = None  # filled below, in this order
+        out_of_fold[key] = held_out_scores(instances, key)
+    # Without held-out scores to calibrate on, the scores are taken as they are.
+    t = temperature(instances, out_of_fold[args.calibrate_on]) if args.calibrate_on in out_of_fold else 1.0
+
+    def blended(inst, tree_scores):
+        """What the explorer ranks by (before the blend's own temperature)."""
+        if share == 0.0:
+            return tree_scores
+        return [share * c["linear"] + (1.0 - share) * s / t for c, s in zip(inst["candidates"], tree_scores)]
+
+    for key, scores in out_of_fold.items():
+        of = lambda inst, s=scores: blended(inst, s[inst["id"]])
         report[f"leave_one_{key}_out"] = {
             "all": metrics(instances, of),
             "by_language": by_group(instances, "language", of),
         }
-    # Without held-out scores to calibrate on, the scores are taken as they are.
-    t = temperature(instances, out_of_fold[args.calibrate_on]) if args.calibrate_on in out_of_fold else 1.0
+    # The blend's own temperature, from the same held-out scores; the model's `temperature` and
+    # `linear_weight` fold both in: linear_weight · linear + trees / temperature = blend / t_blend.
+    linear_weight, model_temperature = 0.0, t
+    if share > 0.0 and args.calibrate_on in out_of_fold:
+        scores = out_of_fold[args.calibrate_on]
+        t_blend = temperature(instances, {i["id"]: blended(i, scores[i["id"]]) for i in instances})
+        linear_weight = share / t_blend
+        model_temperature = t * t_blend / (1.0 - share)
+    elif share > 0.0:
+        linear_weight, model_temperature = share, t / (1.0 - share)
     print("fitting the final model on every instance …", file=sys.stderr)
     booster = fit(instances)
     final = {i["id"]: predict(booster, i) for i in instances}
-    report["in_sample"] = {"all": metrics(instances, lambda i: final[i["id"]])}
+    report["in_sample"] = {"all": metrics(instances, lambda i: blended(i, final[i["id"]]))}
     for path in args.test:
         test_names, test_instances = without(*read_dataset(path), dropped)
         if test_names != names:
@@ -283,7 +313,7 @@ def main():
         if seen:
             sys.exit(f"{path}: {len(seen)} instances are also training instances, e.g. {sorted(seen)[0]}")
         key = f"test:{path.rsplit('/', 1)[-1]}"
-        model_scores = lambda i: predict(booster, i)
+        model_scores = lambda i: blended(i, predict(booster, i))
         report[key] = {
             "all": metrics(test_instances, model_scores),
             "by_language": by_group(test_instances, "language", model_scores),
@@ -308,23 +338,28 @@ def main():
         "format": "swex-trees/1",
         "features": names,
         "trees": trees,
-        "temperature": t,
-        "training": {
-            "dataset_digest": digest(args.dataset),
-            "features_left_out": dropped,
-            "instances": len(instances),
-            "instances_with_gold_candidate": sum(
-                1 for i in instances if any(c["path"] in set(i["gold"]) for c in i["candidates"])),
-            "repositories": len({i["repo"] for i in instances}),
-            "languages": languages,
-            "trainer": f"lightgbm {lgb.__version__} lambdarank",
-            "params": PARAMS,
-            "rounds": ROUNDS,
-            "temperature_from": f"leave-one-{args.calibrate_on}-out scores" if args.calibrate_on in out_of_fold else "none (one fold value)",
-            "metrics": report,
-            "checks": checks,
-        },
+        "temperature": model_temperature,
     }
+    if share > 0.0:
+        model["linear_weight"] = linear_weight
+    model["training"] = {
+        "dataset_digest": digest(args.dataset),
+        "features_left_out": dropped,
+        "instances": len(instances),
+        "instances_with_gold_candidate": sum(
+            1 for i in instances if any(c["path"] in set(i["gold"]) for c in i["candidates"])),
+        "repositories": len({i["repo"] for i in instances}),
+        "languages": languages,
+        "trainer": f"lightgbm {lgb.__version__} lambdarank",
+        "params": PARAMS,
+        "rounds": ROUNDS,
+        "temperature_from": f"leave-one-{args.calibrate_on}-out scores" if args.calibrate_on in out_of_fold else "none (one fold value)",
+        "metrics": report,
+        "checks": checks,
+    }
+    if share > 0.0:
+        model["training"]["linear_share"] = share
+        model["training"]["trees_temperature"] = t
     with open(args.output, "w", encoding="utf-8") as f:
         json.dump(model, f, separators=(",", ":"))
         f.write("\n")

@@ -57,6 +57,11 @@ pub struct TrainArgs {
     /// features run had the embedding model; a model that reads them needs it at every query.
     #[arg(long, value_name = "FEATURE,…")]
     pub without: Option<String>,
+    /// Files: blend the trees with each candidate's linear score, `A · linear + (1 − A) · trees`
+    /// (0 ≤ A < 1; 0: the trees alone). The shipped default model is a blend with A = 0.25,
+    /// which beat both parts on held-out folds (docs/ranker.md); held-out metrics are the blend's.
+    #[arg(long, value_name = "A", default_value_t = 0.0)]
+    pub linear_share: f64,
     /// Take the explorer's answers from this result file instead of running it: a `swex bench`
     /// run (shards merged with `swex merge`) of `swex` with the config
     /// `{"emit_features": true, "ranker": "linear", "span_ranker": "linear"}`.
@@ -123,6 +128,11 @@ impl UnitArg {
 }
 
 pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
+    if args.linear_share != 0.0 && args.unit == UnitArg::Spans {
+        bail!(
+            "--linear-share blends a file model with the linear file ranking; the span ranker reads no such blend"
+        );
+    }
     std::fs::create_dir_all(&args.work)
         .with_context(|| format!("--work {}", args.work.display()))?;
     let answers = match &args.answers {
@@ -243,6 +253,8 @@ fn fit(args: &TrainArgs, dataset: &Path) -> anyhow::Result<()> {
         .arg(&args.folds)
         .arg("--without")
         .arg(args.without.as_deref().unwrap_or(files.default_without))
+        .arg("--linear-share")
+        .arg(args.linear_share.to_string())
         .arg("--report")
         .arg(&report)
         .status()

@@ -110,6 +110,10 @@ pub struct FileRanker {
     pub ensemble: TreeEnsemble,
     /// Scores are divided by this before the planner's softmax (chosen on held-out folds).
     pub temperature: f64,
+    /// The weight of a file's linear score added to its tree score (0: the trees alone). A model
+    /// trained with `--linear-share` blends the two (the trainer folds the blend's calibration
+    /// into this and the temperature), so it reads the linear weights' ranking as evidence.
+    pub linear_weight: f64,
     /// What the model was trained on and how it did on held-out folds (kept as written).
     pub training: serde_json::Value,
     /// Whether some split reads each column of [`FEATURES`]: found once when the model is read,
@@ -136,6 +140,16 @@ impl FileRanker {
     /// temperature.
     pub fn from_json(value: &serde_json::Value) -> Result<FileRanker, ModelError> {
         let (ensemble, temperature, training) = read_model(value, FEATURES)?;
+        let linear_weight = value
+            .get("linear_weight")
+            .map_or(Some(0.0), serde_json::Value::as_f64)
+            .filter(|w| w.is_finite() && *w >= 0.0)
+            .ok_or_else(|| {
+                ModelError(format!(
+                    "linear_weight {} (must be a number, at least 0)",
+                    value["linear_weight"]
+                ))
+            })?;
         let mut columns_read = vec![false; FEATURES.len()];
         for tree in &ensemble.trees {
             for &column in &tree.split_feature {
@@ -147,6 +161,7 @@ impl FileRanker {
         Ok(FileRanker {
             ensemble,
             temperature,
+            linear_weight,
             training,
             columns_read,
         })
@@ -164,7 +179,8 @@ impl FileRanker {
     }
 
     /// Re-ranks the source files of a linear ranking by the model: sources first, by calibrated
-    /// learned score (ties by path), then the tests in their linear order.
+    /// learned score (`linear_weight` × the linear score + trees / `temperature`; ties by path),
+    /// then the tests in their linear order.
     pub fn rerank(
         &self,
         ranked: Vec<RankedFile>,
@@ -175,7 +191,8 @@ impl FileRanker {
         let (mut sources, tests): (Vec<RankedFile>, Vec<RankedFile>) =
             ranked.into_iter().partition(|f| !f.is_test);
         for file in &mut sources {
-            file.score = self.ensemble.score(&rows[&file.path]) / self.temperature;
+            file.score = self.linear_weight * file.score
+                + self.ensemble.score(&rows[&file.path]) / self.temperature;
         }
         sources.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
         sources.extend(tests);
@@ -534,6 +551,47 @@ mod tests {
         let paths: Vec<&str> = out.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(&paths[2..], ["tests/test_b.py", "tests/test_a.py"]);
         assert!(out[0].score >= out[1].score);
+    }
+
+    /// A model with a `linear_weight` adds that share of each file's linear score to its trees'
+    /// score: with trees that score every file alike, the linear order decides, and the scores are
+    /// the linear ones times the weight plus the trees' constant over the temperature.
+    #[test]
+    fn a_linear_weight_blends_the_linear_score_into_the_trees() {
+        let model = |linear_weight: serde_json::Value| {
+            serde_json::json!({"format": "swex-trees/1", "features": ["lexical"], "temperature": 2.0,
+                "linear_weight": linear_weight,
+                "trees": [{"split_feature": [], "threshold": [], "left_child": [], "right_child": [], "leaf_value": [1.0]}]})
+        };
+        let ranker = FileRanker::from_json(&model(0.5.into())).unwrap();
+        let list = vec![
+            ranked("pkg/low.py", 1.0, Some(1)),
+            ranked("pkg/high.py", 3.0, Some(0)),
+        ];
+        let out = ranker.rerank(list, &[], &ExtraEvidence::default());
+        let got: Vec<(&str, f64)> = out.iter().map(|f| (f.path.as_str(), f.score)).collect();
+        assert_eq!(
+            got,
+            [
+                ("pkg/high.py", 0.5 * 3.0 + 0.5),
+                ("pkg/low.py", 0.5 * 1.0 + 0.5)
+            ]
+        );
+        // Without one, the trees alone: a tie, broken by path.
+        let mut alone = model(0.0.into());
+        alone.as_object_mut().unwrap().remove("linear_weight");
+        let ranker = FileRanker::from_json(&alone).unwrap();
+        let list = vec![
+            ranked("pkg/low.py", 1.0, Some(1)),
+            ranked("pkg/high.py", 3.0, Some(0)),
+        ];
+        let out = ranker.rerank(list, &[], &ExtraEvidence::default());
+        assert_eq!(out[0].path, "pkg/high.py");
+        assert_eq!((out[0].score, out[1].score), (0.5, 0.5));
+        for bad in [serde_json::json!(-1.0), serde_json::json!("much")] {
+            let error = FileRanker::from_json(&model(bad)).unwrap_err();
+            assert!(error.0.contains("linear_weight"), "{error}");
+        }
     }
 
     #[test]
