@@ -83,6 +83,32 @@ fn import_snapshot_bench_scores_the_fix_at_file_and_function_level() {
         "--quiet",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
+    // The end-of-run line: LocAgent's Acc@k, then at file level Hit@k, each by k.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("oracle top10: "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let file_keys: Vec<&str> = line
+        .split(' ')
+        .filter_map(|kv| kv.split_once('=').map(|(k, _)| k))
+        .filter(|k| k.starts_with("file_"))
+        .collect();
+    assert_eq!(
+        file_keys,
+        [
+            "file_acc@1",
+            "file_acc@3",
+            "file_acc@5",
+            "file_acc@10",
+            "file_hit@1",
+            "file_hit@3",
+            "file_hit@5",
+            "file_hit@10"
+        ],
+        "{line}"
+    );
+    assert!(line.contains("file_hit@1=1.0000"), "{line}");
     let row: serde_json::Value = serde_json::from_str(
         fs::read_to_string(tmp.path().join("results/oracle/top10.jsonl"))
             .unwrap()

@@ -525,14 +525,16 @@ fn print_summary(summary: &RunSummary) {
         outln!("{line}");
     }
     outln!("(means over instances, failures as zeros; all 17 metrics: swex report)");
-    // Rows whose ground truth comes from a fix (`swex dataset import`): LocAgent's Acc@k too.
+    // Rows whose ground truth comes from a fix (`swex dataset import`): LocAgent's Acc@k too,
+    // and at file level Hit@k (a gold file within the first k: the field's other "Acc@k").
     for row in summary.means.iter().filter(|r| !r.loc.is_empty()) {
         let mut acc: Vec<(&String, &f64)> = row
             .loc
             .iter()
-            .filter(|(key, _)| key.contains("_acc@"))
+            .filter(|(key, _)| key.contains("_acc@") || key.starts_with("file_hit@"))
             .collect();
-        // File, module, function; then k as a number (`acc@3` before `acc@10`).
+        // File, module, function; Acc@k before Hit@k; then k as a number (`acc@3` before
+        // `acc@10`).
         acc.sort_by_key(|(key, _)| {
             let level = ["file", "module", "function"]
                 .iter()
@@ -540,7 +542,7 @@ fn print_summary(summary: &RunSummary) {
             let k = key
                 .rsplit_once('@')
                 .and_then(|(_, k)| k.parse::<usize>().ok());
-            (level, k)
+            (level, key.contains("_hit@"), k)
         });
         let acc: Vec<String> = acc
             .iter()

@@ -93,7 +93,8 @@ fn loc_columns(report: &Report) -> Vec<String> {
         keys.extend(row.loc.keys().map(String::as_str));
     }
     let mut keys: Vec<String> = keys.into_iter().map(str::to_string).collect();
-    // Level (file, module, function), then metric as LocAgent prints them, then k.
+    // Level (file, module, function), then metric in the table's order (LocAgent's, Hit@k after
+    // Acc@k), then k.
     let level = |k: &str| {
         ["file_", "module_", "function_"]
             .iter()
@@ -101,10 +102,10 @@ fn loc_columns(report: &Report) -> Vec<String> {
             .unwrap_or(3)
     };
     let metric = |k: &str| {
-        ["_acc@", "_recall@", "_ndcg@", "_map@"]
+        crate::locmetrics::METRICS
             .iter()
-            .position(|m| k.contains(m))
-            .unwrap_or(4)
+            .position(|(name, _)| k.contains(&format!("_{name}@")))
+            .unwrap_or(crate::locmetrics::METRICS.len())
     };
     let kk = |k: &str| {
         k.rsplit_once('@')
