@@ -11,10 +11,11 @@
 //! 3. [`rank`]: one feature vector per touched file (lexical, symbols, mentions, frames, file and
 //!    directory names, partner tests, kind priors) and a linear score; then [`learned`]: the
 //!    source files re-ranked by gradient-boosted trees trained on real fixes (`swex train`),
-//!    blended with a share of the linear score (the model's `linear_weight`), except for queries in the `linear_languages`, where the linear score held up better. When
-//!    the model reads them (or features are emitted), [`proximity`] adds each file's nearness in
-//!    the code graph to the issue's names and to the best-ranked sources, and [`similarity`] its
-//!    best chunk's similarity to the issue in the dense layer.
+//!    blended with a share of the linear score (the model's `linear_weight`), except for queries
+//!    in the `linear_languages`, where the linear score held up better. When the model reads
+//!    them (or features are emitted), [`proximity`] adds each file's nearness in the code graph
+//!    to the issue's names and to the best-ranked sources, and [`similarity`] its best chunk's
+//!    similarity to the issue in the dense layer.
 //! 4. [`locate`]: the top source files and their partner tests (tests named for them, by
 //!    `swex_text::subjects`), each with its chunks, evidence marks and a belief.
 //! 5. [`swex_rankkit::localize`]: candidate spans within each file, then the plan for the line
