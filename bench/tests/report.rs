@@ -327,3 +327,54 @@ fn html_is_self_contained_and_has_the_drill_down() {
     assert!(page.contains("<tr class=\"hit\"><td>1</td><td class=\"l\">src/a.py:12-30</td>"));
     assert!(page.contains("failed: scripted failure"));
 }
+
+/// Rows scored against a fix carry the localization metrics: the report lists them all, and per
+/// language and per repository Acc@k at every level with the file-level Hit@k, in the metrics
+/// table's order (Acc@k, then Hit@k; by k), and no other localization metric.
+#[test]
+fn localization_tables_show_acc_and_file_hit_per_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let bench = bench(dir.path());
+    let mut rows = rows();
+    for (i, row) in rows.iter_mut().enumerate() {
+        let v = (i % 2) as f64;
+        let values: std::collections::BTreeMap<String, f64> = [
+            ("file_recall@1", 0.5),
+            ("file_hit@5", 1.0),
+            ("file_acc@5", v),
+            ("file_hit@1", v),
+            ("file_acc@1", v),
+            ("function_acc@5", 0.0),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        swex_bench::locmetrics::set_row(row, &values);
+    }
+    let report = Report::build(vec!["fixture.jsonl".into()], rows, Some(&bench), &[]).unwrap();
+    let markdown = render::markdown(&report);
+    let header_after = |title: &str| -> String {
+        let at = markdown
+            .find(title)
+            .unwrap_or_else(|| panic!("no {title:?} in\n{markdown}"));
+        markdown[at..]
+            .lines()
+            .find(|l| l.starts_with('|'))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        header_after("## Localization metrics"),
+        "| explorer | k | file_acc@1 | file_acc@5 | file_hit@1 | file_hit@5 | file_recall@1 | function_acc@5 |"
+    );
+    for title in [
+        "### Acc@k and file Hit@k per language",
+        "### Acc@k and file Hit@k per repository",
+    ] {
+        assert_eq!(
+            header_after(title),
+            "| group | explorer | k | n | file_acc@1 | file_acc@5 | file_hit@1 | file_hit@5 | function_acc@5 |",
+            "{title}"
+        );
+    }
+}

@@ -122,12 +122,17 @@ fn loc_sections(out: &mut String, report: &Report) {
     if columns.is_empty() {
         return;
     }
-    let acc: Vec<&String> = columns.iter().filter(|c| c.contains("_acc@")).collect();
+    // Per group: Acc@k at every level, and the file-level Hit@k (the field's other "Acc@k").
+    let acc: Vec<&String> = columns
+        .iter()
+        .filter(|c| c.contains("_acc@") || c.starts_with("file_hit@"))
+        .collect();
     out.push_str("## Localization metrics (LocAgent's definitions)\n\n");
     out.push_str(
         "File-, module- and function-level metrics of the ranked distinct files and definitions \
          of each answer (cut at its k) against the gold of the fix, as LocAgent's evaluator \
-         defines them (docs/metrics.md); each mean is over the instances with gold at its level.\n\n",
+         defines them (docs/metrics.md), and Hit@k (not LocAgent's: a gold location within the \
+         first k); each mean is over the instances with gold at its level.\n\n",
     );
     let mut header: Vec<String> = ["explorer", "k"].map(String::from).to_vec();
     header.extend(columns.iter().cloned());
@@ -148,8 +153,8 @@ fn loc_sections(out: &mut String, report: &Report) {
         .collect();
     md_table(out, &header, &rows);
     for (title, groups) in [
-        ("Acc@k per language", &report.by_language),
-        ("Acc@k per repository", &report.by_repo),
+        ("Acc@k and file Hit@k per language", &report.by_language),
+        ("Acc@k and file Hit@k per repository", &report.by_repo),
     ] {
         let _ = writeln!(out, "### {title}\n");
         let mut header: Vec<String> = ["group", "explorer", "k", "n"].map(String::from).to_vec();
