@@ -63,6 +63,15 @@ fn assert_ok(out: &Output) {
     );
 }
 
+/// `swex train` on the fixture with `extra` arguments, writing the model to `output`: the model.
+fn fit(dir: &Path, python: &Path, output: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = TRAIN.to_vec();
+    args.extend(["-o", output]);
+    args.extend(extra);
+    assert_ok(&swex(dir, &args, Some(python)));
+    serde_json::from_str(&std::fs::read_to_string(dir.join(output)).unwrap()).unwrap()
+}
+
 const TRAIN: &[&str] = &[
     "train",
     "--bench",
@@ -147,13 +156,7 @@ fn a_fitted_model_reports_held_out_folds_and_serves_the_explorer() {
     };
     let dir = tempfile::tempdir().unwrap();
     fixture(dir.path(), 8);
-    let mut args = TRAIN.to_vec();
-    args.extend(["-o", "model.json"]);
-    let out = swex(dir.path(), &args, Some(&python));
-    assert_ok(&out);
-    let model: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("model.json")).unwrap())
-            .unwrap();
+    let model = fit(dir.path(), &python, "model.json", &[]);
     assert_eq!(model["format"], "swex-trees/1");
     let training = &model["training"];
     assert_eq!(training["instances"], 24);
@@ -189,15 +192,9 @@ fn features_left_out_are_not_in_the_model_and_it_still_serves_the_explorer() {
     };
     let dir = tempfile::tempdir().unwrap();
     fixture(dir.path(), 8);
-    let fit = |without: Option<&str>| -> serde_json::Value {
-        let mut args = TRAIN.to_vec();
-        args.extend(["-o", "model.json"]);
-        if let Some(without) = without {
-            args.extend(["--without", without]);
-        }
-        assert_ok(&swex(dir.path(), &args, Some(&python)));
-        let text = std::fs::read_to_string(dir.path().join("model.json")).unwrap();
-        serde_json::from_str(&text).unwrap()
+    let fit = |without: Option<&str>| match without {
+        Some(without) => fit(dir.path(), &python, "model.json", &["--without", without]),
+        None => fit(dir.path(), &python, "model.json", &[]),
     };
     let names = |model: &serde_json::Value| -> Vec<String> {
         serde_json::from_value(model["features"].clone()).unwrap()
@@ -236,12 +233,12 @@ fn a_linear_share_is_recorded_in_the_model_and_serves_the_explorer() {
     };
     let dir = tempfile::tempdir().unwrap();
     fixture(dir.path(), 8);
-    let mut args = TRAIN.to_vec();
-    args.extend(["-o", "blend.json", "--linear-share", "0.25"]);
-    assert_ok(&swex(dir.path(), &args, Some(&python)));
-    let model: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("blend.json")).unwrap())
-            .unwrap();
+    let model = fit(
+        dir.path(),
+        &python,
+        "blend.json",
+        &["--linear-share", "0.25"],
+    );
     assert!(
         model["linear_weight"].as_f64().unwrap() > 0.0,
         "{}",
@@ -253,12 +250,7 @@ fn a_linear_share_is_recorded_in_the_model_and_serves_the_explorer() {
     assert_ok(&out);
     assert!(String::from_utf8_lossy(&out.stdout).contains("pkg/mod_1.py"));
     // Without it, no blend is written.
-    let mut args = TRAIN.to_vec();
-    args.extend(["-o", "trees.json"]);
-    assert_ok(&swex(dir.path(), &args, Some(&python)));
-    let trees: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("trees.json")).unwrap())
-            .unwrap();
+    let trees = fit(dir.path(), &python, "trees.json", &[]);
     assert!(trees.get("linear_weight").is_none());
     let mut args = TRAIN.to_vec();
     args.extend(["-o", "bad.json", "--linear-share", "1"]);

@@ -168,6 +168,31 @@ pub fn key(level: Level, metric: &str, k: usize) -> String {
     format!("{}_{metric}@{k}", level.name())
 }
 
+/// Where a key ([`key`]) is shown among others: by level (file, module, function), then by its
+/// metric's place in [`METRICS`], then by k as a number (`acc@3` before `acc@10`). Unknown parts
+/// go last.
+pub fn display_order(key: &str) -> (usize, usize, usize) {
+    let (name, k) = key.rsplit_once('@').unwrap_or((key, ""));
+    let (level, metric) = name.split_once('_').unwrap_or((name, ""));
+    (
+        Level::ALL
+            .iter()
+            .position(|l| l.name() == level)
+            .unwrap_or(Level::ALL.len()),
+        METRICS
+            .iter()
+            .position(|(m, _)| *m == metric)
+            .unwrap_or(METRICS.len()),
+        k.parse().unwrap_or(usize::MAX),
+    )
+}
+
+/// The keys shown per group and at the end of a run: Acc@k at every level, and the file-level
+/// Hit@k (a gold file within the first k: the field's other "Acc@k").
+pub fn is_headline(key: &str) -> bool {
+    key.contains("_acc@") || key.starts_with("file_hit@")
+}
+
 /// Scores one ranked list of one level: `None` when the gold is empty (not scored).
 pub fn score_level(
     level: Level,

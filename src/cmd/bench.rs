@@ -531,19 +531,9 @@ fn print_summary(summary: &RunSummary) {
         let mut acc: Vec<(&String, &f64)> = row
             .loc
             .iter()
-            .filter(|(key, _)| key.contains("_acc@") || key.starts_with("file_hit@"))
+            .filter(|(key, _)| swex_bench::locmetrics::is_headline(key))
             .collect();
-        // File, module, function; Acc@k before Hit@k; then k as a number (`acc@3` before
-        // `acc@10`).
-        acc.sort_by_key(|(key, _)| {
-            let level = ["file", "module", "function"]
-                .iter()
-                .position(|l| key.starts_with(l));
-            let k = key
-                .rsplit_once('@')
-                .and_then(|(_, k)| k.parse::<usize>().ok());
-            (level, key.contains("_hit@"), k)
-        });
+        acc.sort_by_key(|(key, _)| swex_bench::locmetrics::display_order(key));
         let acc: Vec<String> = acc
             .iter()
             .map(|(key, value)| format!("{key}={value:.4}"))

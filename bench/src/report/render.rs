@@ -93,26 +93,7 @@ fn loc_columns(report: &Report) -> Vec<String> {
         keys.extend(row.loc.keys().map(String::as_str));
     }
     let mut keys: Vec<String> = keys.into_iter().map(str::to_string).collect();
-    // Level (file, module, function), then metric in the table's order (LocAgent's, Hit@k after
-    // Acc@k), then k.
-    let level = |k: &str| {
-        ["file_", "module_", "function_"]
-            .iter()
-            .position(|l| k.starts_with(l))
-            .unwrap_or(3)
-    };
-    let metric = |k: &str| {
-        crate::locmetrics::METRICS
-            .iter()
-            .position(|(name, _)| k.contains(&format!("_{name}@")))
-            .unwrap_or(crate::locmetrics::METRICS.len())
-    };
-    let kk = |k: &str| {
-        k.rsplit_once('@')
-            .and_then(|(_, n)| n.parse::<usize>().ok())
-            .unwrap_or(0)
-    };
-    keys.sort_by_key(|k| (level(k), metric(k), kk(k)));
+    keys.sort_by_key(|k| crate::locmetrics::display_order(k));
     keys
 }
 
@@ -122,10 +103,9 @@ fn loc_sections(out: &mut String, report: &Report) {
     if columns.is_empty() {
         return;
     }
-    // Per group: Acc@k at every level, and the file-level Hit@k (the field's other "Acc@k").
     let acc: Vec<&String> = columns
         .iter()
-        .filter(|c| c.contains("_acc@") || c.starts_with("file_hit@"))
+        .filter(|c| crate::locmetrics::is_headline(c))
         .collect();
     out.push_str("## Localization metrics (LocAgent's definitions)\n\n");
     out.push_str(
