@@ -267,6 +267,10 @@ pub struct PlanLimits {
     pub pointer_lines: u32,
     /// Files believed less than this get no region at all.
     pub min_confidence: f64,
+    /// A lead file read whole is preceded by a pointer into it (`pointer_lines` from the start
+    /// of its best span): the whole file for context, and where in it to start. The pointer is
+    /// one of the `top_k` regions and its lines count against the budget.
+    pub lead_pointer: bool,
 }
 
 /// A planned region and what it is expected to be worth.
@@ -278,8 +282,9 @@ pub struct Planned {
     pub lines: u32,
 }
 
-/// Regions for files given in the explorer's order of preference, at most one per file and
-/// `top_k` in all, holding at most `limits.budget` lines (real lengths).
+/// Regions for files given in the explorer's order of preference, at most one per file (two for a
+/// lead with its pointer) and `top_k` in all, holding at most `limits.budget` lines (real
+/// lengths).
 ///
 /// The lead file (the first one given, normally the one the explorer believes most) is read whole
 /// when its belief reaches `whole_confidence` and it fits the budget: the file a fix edits is the
@@ -288,7 +293,9 @@ pub struct Planned {
 /// `pointer_lines` of its best span, the place to look, for a few lines each — enough to reach the
 /// other files an answer needs (tests, callers) without spending the budget on them. Files short
 /// enough (`small_file_lines`) are read whole instead. A file without spans gets no pointer (the
-/// lead file then gets its first lines). Regions come most believed first (ties keep the order).
+/// lead file then gets its first lines). With `lead_pointer`, a lead file read whole is preceded
+/// by such a pointer into it (one more region for that file). Regions come most believed first
+/// (ties keep the order).
 pub fn plan_regions(
     files: &[FileEvidence],
     spans: &[Vec<Span>],
@@ -332,6 +339,16 @@ pub fn plan_regions(
             (start, end.max(start), why)
         };
         let lines = end - start + 1;
+        let pointer = (limits.lead_pointer && lead && start == 1 && end == file.line_count)
+            .then(|| lead_pointer(file, spans, limits, left - u64::from(lines)))
+            .flatten();
+        if let Some(pointer) = pointer {
+            left -= u64::from(pointer.lines);
+            planned.push((order, pointer));
+            if planned.len() >= limits.top_k {
+                break;
+            }
+        }
         left = left.saturating_sub(u64::from(lines));
         let end_field = if start == 1 && end == file.line_count {
             -1
@@ -355,6 +372,34 @@ pub fn plan_regions(
             .then(a.0.cmp(&b.0))
     });
     planned.into_iter().map(|(_, p)| p).collect()
+}
+
+/// The pointer that precedes a lead file read whole: the first `pointer_lines` of its best span,
+/// when it has one, the file is longer than the pointer and the pointer fits in `room` lines.
+fn lead_pointer(
+    file: &FileEvidence,
+    spans: &[Span],
+    limits: &PlanLimits,
+    room: u64,
+) -> Option<Planned> {
+    let best = spans.first()?;
+    let size = limits.pointer_lines.max(1);
+    if file.line_count <= size || u64::from(size) > room {
+        return None;
+    }
+    let start = strongest_window(best, &file.marks, size);
+    let end = best
+        .end
+        .min(start + size - 1)
+        .min(file.line_count)
+        .max(start);
+    Some(Planned {
+        region: Region::new(file.path.clone(), i64::from(start), i64::from(end))
+            .with_score(file.confidence)
+            .with_why(best.why.clone()),
+        confidence: file.confidence,
+        lines: end - start + 1,
+    })
 }
 
 /// Where a window of `size` lines inside `span` holds the most mark weight: its first line. The
@@ -482,15 +527,20 @@ mod tests {
             lead_focus_lines: 50,
             pointer_lines: 5,
             min_confidence: 0.01,
+            lead_pointer: false,
         }
     }
 
     fn plan(files: &[FileEvidence], budget: u64) -> Vec<(String, i64, i64)> {
+        plan_with(files, &limits(budget))
+    }
+
+    fn plan_with(files: &[FileEvidence], limits: &PlanLimits) -> Vec<(String, i64, i64)> {
         let spans: Vec<Vec<Span>> = files
             .iter()
             .map(|f| candidate_spans(f, &SpanLimits::default()))
             .collect();
-        plan_regions(files, &spans, &limits(budget))
+        plan_regions(files, &spans, limits)
             .into_iter()
             .map(|p| (p.region.path, p.region.start, p.region.end))
             .collect()
@@ -553,6 +603,50 @@ mod tests {
         assert_eq!(
             plan(&files, 1000),
             vec![("b.py".into(), 50, 54), ("a.py".into(), 1, -1)]
+        );
+    }
+
+    #[test]
+    fn a_lead_pointer_precedes_the_whole_lead_within_top_k_and_budget() {
+        let files = [
+            file("main.py", 300, 0.8, vec![Mark::new(100, 100, 1.0, "x")]),
+            file("other.py", 500, 0.1, vec![Mark::new(200, 200, 1.0, "x")]),
+            file("third.py", 500, 0.05, vec![Mark::new(9, 9, 1.0, "x")]),
+        ];
+        let with = |budget, top_k| PlanLimits {
+            lead_pointer: true,
+            top_k,
+            ..limits(budget)
+        };
+        // The pointer opens on the lead's best span and comes first; the rest as without it.
+        assert_eq!(
+            plan_with(&files, &with(1000, 5)),
+            vec![
+                ("main.py".into(), 100, 104),
+                ("main.py".into(), 1, -1),
+                ("other.py".into(), 200, 204),
+                ("third.py".into(), 9, 13),
+            ]
+        );
+        // It is one of the top_k regions: the last file gives way.
+        assert_eq!(
+            plan_with(&files, &with(1000, 3)),
+            vec![
+                ("main.py".into(), 100, 104),
+                ("main.py".into(), 1, -1),
+                ("other.py".into(), 200, 204),
+            ]
+        );
+        // It counts against the budget: with two lines to spare there is no pointer (the next
+        // file gets them).
+        assert_eq!(
+            plan_with(&files, &with(302, 5)),
+            vec![("main.py".into(), 1, -1), ("other.py".into(), 200, 201)]
+        );
+        // A lead that is focused, not read whole, gets no second region.
+        assert_eq!(
+            plan_with(&files[..1], &with(200, 5)),
+            vec![("main.py".into(), 90, 110)]
         );
     }
 }

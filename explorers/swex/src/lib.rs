@@ -19,8 +19,9 @@
 //! 4. [`locate`]: the top source files and their partner tests (tests named for them, by
 //!    `swex_text::subjects`), each with its chunks, evidence marks and a belief.
 //! 5. [`swex_rankkit::localize`]: candidate spans within each file, then the plan for the line
-//!    budget — the believed lead file whole, a few-line pointer into each other file, at most
-//!    `top_k` regions, sources first and then tests, each part most confident first.
+//!    budget — the believed lead file whole, a few-line pointer into each other file (and, in
+//!    answers of `locate.lead_pointer_from` regions or more, into the whole lead before it), at
+//!    most `top_k` regions, sources first and then tests, each part most confident first.
 //!
 //! Config (all optional): `{"ranker": "learned", "dense": false, "linear_languages": null, "model": null,
 //! "span_ranker": "learned", "span_model": null,
@@ -554,6 +555,7 @@ impl Swex {
                 lead_focus_lines: config.locate.lead_focus_lines,
                 pointer_lines: config.locate.pointer_lines,
                 min_confidence: config.locate.min_confidence,
+                lead_pointer: config.locate.lead_pointer(request.top_k),
             },
         );
         let mut regions: Vec<swex_plugin::Region> = plan.into_iter().map(|p| p.region).collect();

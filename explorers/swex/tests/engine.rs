@@ -226,6 +226,41 @@ fn a_long_answer_holds_more_sources() {
     assert_eq!(count(&answer), (4, 1), "{:?}", spans(&answer));
 }
 
+/// In an answer of nine regions or more, a lead file read whole is preceded by a pointer to where
+/// in it to start (the definition the issue is about); shorter answers keep the region for
+/// another file.
+#[test]
+fn a_long_answer_points_into_the_whole_lead_first() {
+    let regions_of_lead = |answer: &Response| {
+        answer
+            .regions
+            .iter()
+            .filter(|r| r.path == "shop/pricing.py")
+            .count()
+    };
+    let long = explore(serde_json::Value::Null, 10);
+    let regions = spans(&long);
+    assert_eq!(regions[1], ("shop/pricing.py", 1, -1), "{regions:?}");
+    let (path, start, end) = regions[0];
+    assert_eq!(path, "shop/pricing.py", "{regions:?}");
+    // `DiscountRule` opens on line 4, `apply_discount` on line 8: the pointer is a few lines
+    // of that class, not the module's head.
+    assert!((4..=9).contains(&start) && end - start < 5, "{regions:?}");
+    assert_eq!(regions_of_lead(&long), 2);
+
+    let short = explore(serde_json::Value::Null, 5);
+    assert_eq!(spans(&short)[0], ("shop/pricing.py", 1, -1));
+    assert_eq!(regions_of_lead(&short), 1);
+
+    let never = explore(
+        serde_json::json!({"locate": {"lead_pointer_from": 100}}),
+        10,
+    );
+    assert_eq!(spans(&never)[0], ("shop/pricing.py", 1, -1));
+    let always = explore(serde_json::json!({"locate": {"lead_pointer_from": 0}}), 5);
+    assert_eq!(spans(&always)[0], regions[0]);
+}
+
 #[test]
 fn top_k_cuts_the_plan() {
     let one = explore(serde_json::Value::Null, 1);
