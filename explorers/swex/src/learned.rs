@@ -191,12 +191,50 @@ impl FileRanker {
         let (mut sources, tests): (Vec<RankedFile>, Vec<RankedFile>) =
             ranked.into_iter().partition(|f| !f.is_test);
         for file in &mut sources {
-            file.score = self.linear_weight * file.score
-                + self.ensemble.score(&rows[&file.path]) / self.temperature;
+            file.score = self.learned_score(file, &rows);
         }
         sources.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
         sources.extend(tests);
         sources
+    }
+
+    /// Re-ranks the source files below the lead of a linear ranking by the model, the lead kept:
+    /// for the languages where the linear ranking picks the first file better but the model
+    /// orders the next ones better (docs/ranker.md, "The lead stays linear"). Each place keeps
+    /// its linear score — the lead's, the second-best, … — so the beliefs the planner reads
+    /// from the scores are those of the linear ranking, place by place. Sources first (ties by
+    /// path), then the tests in their linear order.
+    pub fn rerank_below_lead(
+        &self,
+        ranked: Vec<RankedFile>,
+        hits: &[SearchHit],
+        extra: &ExtraEvidence,
+    ) -> Vec<RankedFile> {
+        let rows = feature_rows(&ranked, hits, extra);
+        let (mut sources, tests): (Vec<RankedFile>, Vec<RankedFile>) =
+            ranked.into_iter().partition(|f| !f.is_test);
+        sources.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
+        let places: Vec<f64> = sources.iter().map(|f| f.score).collect();
+        if sources.len() > 1 {
+            let mut below: Vec<(f64, RankedFile)> = sources
+                .split_off(1)
+                .into_iter()
+                .map(|f| (self.learned_score(&f, &rows), f))
+                .collect();
+            below.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.path.cmp(&b.1.path)));
+            for ((_, mut file), &place) in below.into_iter().zip(&places[1..]) {
+                file.score = place;
+                sources.push(file);
+            }
+        }
+        sources.extend(tests);
+        sources
+    }
+
+    /// A source file's calibrated learned score: `linear_weight` × its linear score + its
+    /// trees' score / `temperature`.
+    fn learned_score(&self, file: &RankedFile, rows: &HashMap<String, Vec<f64>>) -> f64 {
+        self.linear_weight * file.score + self.ensemble.score(&rows[&file.path]) / self.temperature
     }
 }
 
@@ -592,6 +630,48 @@ mod tests {
             let error = FileRanker::from_json(&model(bad)).unwrap_err();
             assert!(error.0.contains("linear_weight"), "{error}");
         }
+    }
+
+    /// Below a linear lead, the model orders the sources and each place keeps the linear score
+    /// it had: here trees that prefer the sources third and later in lexical rank.
+    #[test]
+    fn below_a_linear_lead_the_model_orders_the_places_and_they_keep_their_scores() {
+        let ranker = FileRanker::from_json(&serde_json::json!({
+            "format": "swex-trees/1", "features": ["source_lexical_rank_log"],
+            "trees": [{"split_feature": [0], "threshold": [0.9], "left_child": [-1],
+                "right_child": [-2], "leaf_value": [0.0, 1.0]}]}))
+        .unwrap();
+        let list = || {
+            vec![
+                ranked("tests/test_a.py", 5.0, None),
+                ranked("pkg/a.py", 4.0, Some(0)),
+                ranked("pkg/b.py", 3.0, Some(1)),
+                ranked("pkg/c.py", 2.0, Some(2)),
+                ranked("pkg/d.py", 1.0, Some(3)),
+            ]
+        };
+        let scored = |out: Vec<RankedFile>| -> Vec<(String, f64)> {
+            out.into_iter().map(|f| (f.path, f.score)).collect()
+        };
+        let below = scored(ranker.rerank_below_lead(list(), &[], &ExtraEvidence::default()));
+        let expected = [
+            ("pkg/a.py", 4.0),
+            ("pkg/c.py", 3.0),
+            ("pkg/d.py", 2.0),
+            ("pkg/b.py", 1.0),
+            ("tests/test_a.py", 5.0),
+        ];
+        let expected: Vec<(String, f64)> =
+            expected.iter().map(|(p, s)| (p.to_string(), *s)).collect();
+        assert_eq!(below, expected);
+        // The whole re-ranking would have put the lead below the two the trees prefer.
+        let whole = scored(ranker.rerank(list(), &[], &ExtraEvidence::default()));
+        assert_eq!(whole[0].0, "pkg/c.py");
+        assert_eq!(whole[2].0, "pkg/a.py");
+        // One source or none: nothing to re-order.
+        let one = vec![ranked("pkg/a.py", 4.0, Some(0))];
+        let out = ranker.rerank_below_lead(one, &[], &ExtraEvidence::default());
+        assert_eq!(scored(out), [("pkg/a.py".to_string(), 4.0)]);
     }
 
     #[test]

@@ -11,8 +11,9 @@
 //! 3. [`rank`]: one feature vector per touched file (lexical, symbols, mentions, frames, file and
 //!    directory names, partner tests, kind priors) and a linear score; then [`learned`]: the
 //!    source files re-ranked by gradient-boosted trees trained on real fixes (`swex train`),
-//!    blended with a share of the linear score (the model's `linear_weight`), except for queries
-//!    in the `linear_languages`, where the linear score held up better. When the model reads
+//!    blended with a share of the linear score (the model's `linear_weight`); for queries in the
+//!    `linear_languages`, where the linear score picks the first file better, only the sources
+//!    below the linear lead (`learned_below_linear_lead`). When the model reads
 //!    them (or features are emitted), [`proximity`] adds each file's nearness in the code graph
 //!    to the issue's names and to the best-ranked sources, and [`similarity`] its best chunk's
 //!    similarity to the issue in the dense layer.
@@ -23,8 +24,8 @@
 //!    answers of `locate.lead_pointer_from` regions or more, into the whole lead before it), at
 //!    most `top_k` regions, sources first and then tests, each part most confident first.
 //!
-//! Config (all optional): `{"ranker": "learned", "dense": false, "linear_languages": null, "model": null,
-//! "span_ranker": "learned", "span_model": null,
+//! Config (all optional): `{"ranker": "learned", "dense": false, "linear_languages": null,
+//! "learned_below_linear_lead": true, "model": null, "span_ranker": "learned", "span_model": null,
 //! "emit_features": false, "weights": {...}, "locate": {...}, "candidates": 400,
 //! "max_identifiers": 40, "max_dotted_names": 100, "partner_sources": 2, "debug": false,
 //! "short_query_words": 8}`; see [`SwexConfig`]. The weights make ablations a config change.
@@ -54,13 +55,19 @@ pub struct SwexConfig {
     /// except for the `linear_languages`) or `linear` (the hand-fitted [`rank::Weights`] alone,
     /// for comparison).
     pub ranker: RankerKind,
-    /// Languages the `learned` ranker leaves to the linear weights. Absent: the model's own —
+    /// Languages whose lead the `learned` ranker leaves to the linear weights (and, with
+    /// `learned_below_linear_lead` false, the whole order). Absent: the model's own —
     /// for a shipped model the languages where, on both kinds of held-out folds of the training
     /// fixes, the linear ranking beat it ([`learned::ShippedModel`]: Python and JavaScript for
     /// the default model, none for the dense one; docs/ranker.md), none for a model of one's
     /// own. A query's language is the most common language of its best lexical source files
     /// ([`learned::query_language`]).
     pub linear_languages: Option<Vec<String>>,
+    /// In the `linear_languages`, the linear ranking keeps its first source and the model orders
+    /// the sources below it (true, the default: on held-out folds of the training fixes the
+    /// linear lead is the better first file there and the model the better next ones;
+    /// docs/ranker.md), or the whole linear order stays (false).
+    pub learned_below_linear_lead: bool,
     /// Rank with the shipped model that also reads the dense layer's similarity of each file to
     /// the issue ([`learned::SHIPPED_DENSE`]): better on held-out folds, but it needs the
     /// embedding model (`swex models fetch`; without it the explorer fails saying so) and costs
@@ -104,6 +111,7 @@ impl Default for SwexConfig {
         SwexConfig {
             ranker: RankerKind::Learned,
             linear_languages: None,
+            learned_below_linear_lead: true,
             dense: false,
             model: None,
             span_ranker: RankerKind::Learned,
@@ -168,8 +176,8 @@ pub struct Swex {
 }
 
 /// The learned file ranker: the one a config gave (read, and checked, when the explorer is
-/// created), or a shipped one, read on first use — a one-shot process whose issue is in one of
-/// `linear_languages` never consults it, and reading it is about a millisecond.
+/// created), or a shipped one, read on first use (about a millisecond) — a one-shot process
+/// that leaves the whole order to the linear weights never consults it.
 enum FileModel {
     Given(learned::FileRanker),
     Shipped(
@@ -360,8 +368,11 @@ impl Explorer for Swex {
         stages.lap("parse");
         let gathered = self.gather(&issue, services, &mut stages)?;
         let ranked = rank::rank_files(&gathered.evidence(&issue), &self.config.weights);
+        let linear_lead = self.linear_language(&ranked);
         let model = match &self.learned {
-            Some(model) if !self.linear_language(&ranked) => Some(model.get()),
+            Some(model) if !linear_lead || self.config.learned_below_linear_lead => {
+                Some(model.get())
+            }
             _ => None,
         };
         let mut notes: Vec<String> = Vec::new();
@@ -372,6 +383,7 @@ impl Explorer for Swex {
             notes.push(learned::features_note(&ranked, &gathered.hits, &extra));
         }
         let ranked = match model {
+            Some(model) if linear_lead => model.rerank_below_lead(ranked, &gathered.hits, &extra),
             Some(model) => model.rerank(ranked, &gathered.hits, &extra),
             None => ranked,
         };

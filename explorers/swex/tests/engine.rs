@@ -261,6 +261,24 @@ fn a_long_answer_points_into_the_whole_lead_first() {
     assert_eq!(spans(&always)[0], regions[0]);
 }
 
+/// Python is one of the default model's `linear_languages`: the linear ranking keeps the lead
+/// and the model orders the rest (`learned_below_linear_lead`), or, switched off, the answer is
+/// the linear ranking's.
+#[test]
+fn in_a_linear_language_the_lead_is_the_linear_rankings() {
+    let linear = explore(serde_json::json!({"ranker": "linear"}), 10);
+    let default = explore(serde_json::Value::Null, 10);
+    let whole_linear = explore(serde_json::json!({"learned_below_linear_lead": false}), 10);
+    assert_eq!(spans(&default)[..2], spans(&linear)[..2]);
+    assert_eq!(spans(&whole_linear), spans(&linear));
+    let sorted = |answer: &Response| {
+        let mut paths: Vec<String> = answer.regions.iter().map(|r| r.path.clone()).collect();
+        paths.sort();
+        paths
+    };
+    assert_eq!(sorted(&default), sorted(&linear));
+}
+
 #[test]
 fn top_k_cuts_the_plan() {
     let one = explore(serde_json::Value::Null, 1);
