@@ -339,15 +339,17 @@ pub fn plan_regions(
             (start, end.max(start), why)
         };
         let lines = end - start + 1;
-        let pointer = (limits.lead_pointer && lead && start == 1 && end == file.line_count)
+        // The pointer only comes with its whole file: both must fit in `top_k`.
+        let pointer = (limits.lead_pointer
+            && lead
+            && start == 1
+            && end == file.line_count
+            && planned.len() + 2 <= limits.top_k)
             .then(|| lead_pointer(file, spans, limits, left - u64::from(lines)))
             .flatten();
         if let Some(pointer) = pointer {
             left -= u64::from(pointer.lines);
             planned.push((order, pointer));
-            if planned.len() >= limits.top_k {
-                break;
-            }
         }
         left = left.saturating_sub(u64::from(lines));
         let end_field = if start == 1 && end == file.line_count {
@@ -636,6 +638,11 @@ mod tests {
                 ("main.py".into(), 1, -1),
                 ("other.py".into(), 200, 204),
             ]
+        );
+        // It never displaces its own file: with room for one region, the whole lead.
+        assert_eq!(
+            plan_with(&files, &with(1000, 1)),
+            vec![("main.py".into(), 1, -1)]
         );
         // It counts against the budget: with two lines to spare there is no pointer (the next
         // file gets them).
