@@ -84,8 +84,16 @@ const VENDOR_DIRS: [&str; 9] = [
 /// Redis, `dependencies/` of simdjson's benchmarked parsers); deeper down the same names are usually
 /// code of the project's own (`core/deps/`, FastAPI's `fastapi/dependencies/`).
 const TOP_VENDOR_DIRS: [&str; 2] = ["deps", "dependencies"];
-/// Bundles and generated amalgamations: what a build or a release script wrote, wherever they sit.
-const GENERATED_DIRS: [&str; 3] = ["dist", "single_include", "amalgamation"];
+/// Bundles and generated amalgamations: what a build or a release script wrote, wherever they sit
+/// (a single-header library's amalgamation goes by `single_include/` or `singleheader/`).
+const GENERATED_DIRS: [&str; 6] = [
+    "dist",
+    "single_include",
+    "singleheader",
+    "single_header",
+    "single-header",
+    "amalgamation",
+];
 /// Build output folders, counted only at the top of a checkout: deeper down the same names hold
 /// real code often enough (`pip/_internal/operations/build/`), and build output below the top is
 /// almost always ignored by the checkout's own rules, which the index respects.
@@ -430,6 +438,9 @@ mod tests {
         check("vendor/lib/x.go", "vendored");
         check("api/x.pb.go", "generated");
         check("dist/zod.min.js", "generated");
+        check("singleheader/simdjson.h", "generated");
+        check("single_header/doctest.h", "generated");
+        check("include/simdjson/header.h", "");
         check("types/index.d.ts", "declaration");
         check("aiohttp/__init__.py", "barrel");
         check("tests/conftest.py", "test");
