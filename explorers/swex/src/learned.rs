@@ -187,15 +187,17 @@ impl FileRanker {
         hits: &[SearchHit],
         extra: &ExtraEvidence,
     ) -> Vec<RankedFile> {
-        let rows = feature_rows(&ranked, hits, extra);
-        let (mut sources, tests): (Vec<RankedFile>, Vec<RankedFile>) =
-            ranked.into_iter().partition(|f| !f.is_test);
-        for file in &mut sources {
-            file.score = self.learned_score(file, &rows);
-        }
-        sources.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
-        sources.extend(tests);
-        sources
+        let (rows, sources, tests) = rows_sources_tests(ranked, hits, extra);
+        let mut out: Vec<RankedFile> = self
+            .learned_order(sources, &rows)
+            .into_iter()
+            .map(|(score, mut file)| {
+                file.score = score;
+                file
+            })
+            .collect();
+        out.extend(tests);
+        out
     }
 
     /// Re-ranks the source files below the lead of a linear ranking by the model, the lead kept:
@@ -210,32 +212,51 @@ impl FileRanker {
         hits: &[SearchHit],
         extra: &ExtraEvidence,
     ) -> Vec<RankedFile> {
-        let rows = feature_rows(&ranked, hits, extra);
-        let (mut sources, tests): (Vec<RankedFile>, Vec<RankedFile>) =
-            ranked.into_iter().partition(|f| !f.is_test);
+        let (rows, mut sources, tests) = rows_sources_tests(ranked, hits, extra);
         sources.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
         let places: Vec<f64> = sources.iter().map(|f| f.score).collect();
-        if sources.len() > 1 {
-            let mut below: Vec<(f64, RankedFile)> = sources
-                .split_off(1)
-                .into_iter()
-                .map(|f| (self.learned_score(&f, &rows), f))
-                .collect();
-            below.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.path.cmp(&b.1.path)));
-            for ((_, mut file), &place) in below.into_iter().zip(&places[1..]) {
-                file.score = place;
-                sources.push(file);
-            }
+        let below = sources.split_off(sources.len().min(1));
+        for ((_, mut file), &place) in self
+            .learned_order(below, &rows)
+            .into_iter()
+            .zip(places.iter().skip(1))
+        {
+            file.score = place;
+            sources.push(file);
         }
         sources.extend(tests);
         sources
     }
 
-    /// A source file's calibrated learned score: `linear_weight` × its linear score + its
-    /// trees' score / `temperature`.
-    fn learned_score(&self, file: &RankedFile, rows: &HashMap<String, Vec<f64>>) -> f64 {
-        self.linear_weight * file.score + self.ensemble.score(&rows[&file.path]) / self.temperature
+    /// Files with their calibrated learned scores (`linear_weight` × the linear score + the
+    /// trees' score / `temperature`), best first, ties by path.
+    fn learned_order(
+        &self,
+        files: Vec<RankedFile>,
+        rows: &HashMap<String, Vec<f64>>,
+    ) -> Vec<(f64, RankedFile)> {
+        let mut scored: Vec<(f64, RankedFile)> = files
+            .into_iter()
+            .map(|f| {
+                let trees = self.ensemble.score(&rows[&f.path]);
+                (self.linear_weight * f.score + trees / self.temperature, f)
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.path.cmp(&b.1.path)));
+        scored
     }
+}
+
+/// A ranking's feature rows (by path), and its source files and tests apart, each in the
+/// ranking's order.
+fn rows_sources_tests(
+    ranked: Vec<RankedFile>,
+    hits: &[SearchHit],
+    extra: &ExtraEvidence,
+) -> (HashMap<String, Vec<f64>>, Vec<RankedFile>, Vec<RankedFile>) {
+    let rows = feature_rows(&ranked, hits, extra);
+    let (sources, tests) = ranked.into_iter().partition(|f| !f.is_test);
+    (rows, sources, tests)
 }
 
 /// A `swex-trees/1` model over features among `computed`: its ensemble re-pointed at rows of
@@ -672,6 +693,9 @@ mod tests {
         let one = vec![ranked("pkg/a.py", 4.0, Some(0))];
         let out = ranker.rerank_below_lead(one, &[], &ExtraEvidence::default());
         assert_eq!(scored(out), [("pkg/a.py".to_string(), 4.0)]);
+        let tests_only = vec![ranked("tests/test_a.py", 5.0, None)];
+        let out = ranker.rerank_below_lead(tests_only, &[], &ExtraEvidence::default());
+        assert_eq!(scored(out), [("tests/test_a.py".to_string(), 5.0)]);
     }
 
     #[test]
