@@ -42,6 +42,35 @@ fn json(output: &Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
+/// Work that ends within half a second shows no progress: an explore on a small snapshot, cold
+/// or warm, writes only its answer (stderr is not a terminal here, where every stage's last
+/// count used to be a line of its own).
+#[test]
+fn quick_work_prints_no_progress() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let repo_arg = repo.path().to_str().unwrap();
+    for run in ["cold", "warm"] {
+        let output = swex(
+            &[
+                "explore",
+                "--repo",
+                repo_arg,
+                "--json",
+                "slugify lowercases titles",
+            ],
+            cache.path(),
+        );
+        json(&output);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !stderr.contains("reading") && !stderr.contains("analysing"),
+            "{run}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn index_reports_statistics_and_diagnostics() {
     let repo = tempfile::tempdir().unwrap();

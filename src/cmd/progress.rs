@@ -1,5 +1,6 @@
 //! Progress of long engine work on stderr: one rewritten line on a terminal, a line every few
-//! seconds otherwise (logs), nothing with `--quiet`.
+//! seconds otherwise (logs), nothing with `--quiet` — and nothing for work done within its first
+//! half second (a warm index opens in tens of milliseconds; its stages would only be noise).
 
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
@@ -33,11 +34,12 @@ impl StderrProgress {
     }
 }
 
+/// Work shorter than this shows no progress at all.
+const QUIET_START: Duration = Duration::from_millis(500);
+
 impl Progress for StderrProgress {
     fn report(&self, stage: Stage, done: u64, total: u64) {
-        if self.quiet
-            || self.started.elapsed() < Duration::from_millis(500) && total > 0 && done < total
-        {
+        if self.quiet || self.started.elapsed() < QUIET_START {
             return;
         }
         let mut last = self.last.lock().expect("progress");
