@@ -71,6 +71,66 @@ fn quick_work_prints_no_progress() {
     }
 }
 
+/// `bench/python/explore_latency.py`, the one-shot latency benchmark of docs/explorer-swex.md,
+/// runs two binaries over a bench file's snapshots (here the same one twice, an A/A run) and
+/// reports each one's p50 and their ratio; a row without a snapshot is refused before anything
+/// runs.
+#[test]
+fn the_latency_benchmark_compares_two_binaries() {
+    let Some(python) = swex_testkit::available(swex_testkit::Needs::Python, swex_testkit::python())
+    else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let repos = tmp.path().join("repos");
+    fixture(&repos.join("org__app-1"));
+    let bench = tmp.path().join("bench.jsonl");
+    let row = serde_json::json!({"instance_id": "org__app-1",
+        "problem_statement": "slugify lowercases titles but keeps spaces"});
+    fs::write(&bench, format!("{row}\n")).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/python/explore_latency.py");
+    let binary = env!("CARGO_BIN_EXE_swex");
+    let report = tmp.path().join("latency.json");
+    let run = |repos: &Path| {
+        Command::new(&python)
+            .arg(&script)
+            .arg("--bench")
+            .arg(&bench)
+            .arg("--repos")
+            .arg(repos)
+            .arg("--cache-dir")
+            .arg(tmp.path().join("cache"))
+            .args(["--runs", "2", binary, binary, "--json"])
+            .arg(&report)
+            .output()
+            .unwrap()
+    };
+    let output = run(&repos);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("p50") && stdout.contains("ratio"),
+        "{stdout}"
+    );
+    let figures: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(figures["instances"], 1);
+    assert_eq!(figures["binaries"].as_array().unwrap().len(), 2);
+    assert!(figures["binaries"][1]["p50_ms"].as_f64().unwrap() > 0.0);
+    assert!(figures["ratio"].as_f64().unwrap() > 0.0);
+    let missing = run(&tmp.path().join("elsewhere"));
+    assert!(!missing.status.success());
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("no snapshot for org__app-1"),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
+}
+
 #[test]
 fn index_reports_statistics_and_diagnostics() {
     let repo = tempfile::tempdir().unwrap();
