@@ -63,7 +63,9 @@ impl std::error::Error for ModelError {}
 impl TreeEnsemble {
     /// Reads and checks a model (see the module doc for what is checked).
     pub fn from_json(value: &serde_json::Value) -> Result<TreeEnsemble, ModelError> {
-        let model: TreeEnsemble = serde_json::from_value(value.clone())
+        // Read from the borrowed value: a model is tens of kilobytes of JSON, read on the first
+        // query of every one-shot process.
+        let model = TreeEnsemble::deserialize(value)
             .map_err(|e| ModelError(format!("not a `{FORMAT}` model: {e}")))?;
         model.check()?;
         Ok(model)
