@@ -321,22 +321,16 @@ pub fn plan_regions(
             } else {
                 limits.pointer_lines
             };
-            let room = left.min(u64::from(u32::MAX)) as u32;
-            let size = size.min(room);
-            let (start, span_end, why) = match spans.first() {
-                Some(best) => (
-                    strongest_window(best, &file.marks, size),
-                    best.end,
-                    best.why.clone(),
-                ),
-                None if lead => (1, file.line_count, "file head".to_owned()),
+            // At least one line is left (`left > 0`), so a window of `size` fits the budget.
+            let size = size.min(left.min(u64::from(u32::MAX)) as u32);
+            match spans.first() {
+                Some(best) => {
+                    let (start, end) = window_in_span(file, best, size);
+                    (start, end, best.why.clone())
+                }
+                None if lead => (1, file.line_count.min(size.max(1)), "file head".to_owned()),
                 None => continue,
-            };
-            let end = span_end
-                .min(start.saturating_add(size.max(1)) - 1)
-                .min(start.saturating_add(room) - 1)
-                .min(file.line_count);
-            (start, end.max(start), why)
+            }
         };
         let lines = end - start + 1;
         // The pointer only comes with its whole file: both must fit in `top_k`.
@@ -389,12 +383,7 @@ fn lead_pointer(
     if file.line_count <= size || u64::from(size) > room {
         return None;
     }
-    let start = strongest_window(best, &file.marks, size);
-    let end = best
-        .end
-        .min(start + size - 1)
-        .min(file.line_count)
-        .max(start);
+    let (start, end) = window_in_span(file, best, size);
     Some(Planned {
         region: Region::new(file.path.clone(), i64::from(start), i64::from(end))
             .with_score(file.confidence)
@@ -402,6 +391,17 @@ fn lead_pointer(
         confidence: file.confidence,
         lines: end - start + 1,
     })
+}
+
+/// The window of at most `size` lines (at least one) that a region gives of `span`: from where the
+/// most mark weight is ([`strongest_window`]) to the span's end or the file's at the latest.
+fn window_in_span(file: &FileEvidence, span: &Span, size: u32) -> (u32, u32) {
+    let start = strongest_window(span, &file.marks, size);
+    let end = span
+        .end
+        .min(start.saturating_add(size.max(1)) - 1)
+        .min(file.line_count);
+    (start, end.max(start))
 }
 
 /// Where a window of `size` lines inside `span` holds the most mark weight: its first line. The
