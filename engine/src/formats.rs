@@ -11,6 +11,7 @@
 //! | [`TOKENIZER_VERSION`] | the lexical analyser and the pool's tantivy schema | the `pools-*-t{N}` directory |
 //! | [`EMBEDDING_CACHE_VERSION`] | the segments of the embedding cache | each segment's header ([`crate::dense::cache`]) |
 //! | [`PASSAGE_TEXT_VERSION`] | the text embedded for a chunk ([`crate::dense::passage_text`]) | every model identity, so vectors of another layout are never reused |
+//! | [`HISTORY_FORMAT_VERSION`] | the history documents' layout, terms and what their key covers | the `history-v{N}/` directory and every key ([`crate::history`]) |
 //! | [`GRAPH_STORE_VERSION`] | stored HNSW graphs and what their key covers | each stored graph's manifest and key ([`crate::dense::graph_store`]) |
 //!
 //! The analysis tag also covers the analyser's options ([`AnalyzeOptions`]), serialised: a new
@@ -37,6 +38,10 @@ pub const PASSAGE_TEXT_VERSION: u32 = 1;
 
 /// The stored HNSW graphs' layout and what their key covers.
 pub const GRAPH_STORE_VERSION: u32 = 1;
+
+/// The layout of a cached history ([`crate::history::FileHistory`]), the terms it is cut into
+/// and what its key covers.
+pub const HISTORY_FORMAT_VERSION: u32 = 1;
 
 /// What the analysis tag hashes: the analyser version and its options, serialised as JSON (not
 /// their `Debug` output, which is not a format).

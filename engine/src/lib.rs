@@ -12,6 +12,8 @@
 //!   [`formats`]: every on-disk format version, in one place.
 //! - [`index`]: [`index::Engine`] opens a snapshot into a [`index::SnapshotIndex`], the API
 //!   explorers query (files, lines, chunks, lexical search, definitions, graph, grep).
+//! - [`history`]: each file's commit messages from the repository's history, searched by BM25
+//!   (the `history_search` service).
 //! - [`search`]: ranked code search for short queries over those indexes (diversified,
 //!   definition-level, symbol- and path-aware, dense-fused when the model is installed).
 //!
@@ -25,6 +27,7 @@ pub mod cache;
 pub mod dense;
 pub mod formats;
 pub mod graph;
+pub mod history;
 pub mod index;
 pub mod lang;
 pub mod lexical;

@@ -199,6 +199,10 @@ pub struct SnapshotIndex {
     search_aids: OnceLock<crate::search::SearchAids>,
     /// The engine's dense layer and this snapshot's full dense index, on first use.
     dense: dense::DenseSlot,
+    /// The repository history of the checkout ([`crate::history`]), read on first use from the
+    /// cache under `cache_dir`.
+    history: OnceLock<Result<Arc<crate::history::FileHistory>, crate::history::HistoryError>>,
+    cache_dir: PathBuf,
     diagnostics: Vec<Diagnostic>,
     stats: IndexStats,
     /// What the tree looked like when it was listed, for [`Engine::refresh`].
@@ -264,6 +268,8 @@ impl Engine {
             definition_table: OnceLock::new(),
             search_aids: OnceLock::new(),
             dense: dense::DenseSlot::new(self.dense.clone()),
+            history: OnceLock::new(),
+            cache_dir: self.config.cache_dir.clone(),
             diagnostics,
             stats,
             tree,

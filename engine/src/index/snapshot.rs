@@ -260,6 +260,24 @@ impl SnapshotIndex {
         })
     }
 
+    /// The checkout's repository history ([`crate::history`]): from its snapshot marker's git
+    /// directory and commit, or its work tree's `HEAD`; read on the first call (one `git log`,
+    /// then from the cache by commit). [`HistoryError::Absent`] for a checkout without one.
+    ///
+    /// [`HistoryError::Absent`]: crate::history::HistoryError::Absent
+    pub fn history(
+        &self,
+    ) -> Result<Arc<crate::history::FileHistory>, crate::history::HistoryError> {
+        use crate::history::{FileHistory, HistoryLimits, HistorySource};
+        self.history
+            .get_or_init(|| {
+                let source = HistorySource::of_checkout(&self.root)?;
+                FileHistory::load_or_build(&self.cache_dir, &source, &HistoryLimits::default())
+                    .map(Arc::new)
+            })
+            .clone()
+    }
+
     /// The position in [`SnapshotIndex::files`] of a chunk's file.
     pub(crate) fn chunk_file(&self, chunk_id: u32) -> Option<usize> {
         self.locate(chunk_id).map(|(file, _)| file)

@@ -13,6 +13,7 @@
 //! sources. The learned scores are divided by the model's `temperature`, calibrated on held-out
 //! folds so that the planner's softmax over them ([`crate::locate`]) gives probabilities.
 
+use crate::history::History;
 use crate::proximity::Proximity;
 use crate::rank::{RankedFile, is_doc_path, is_header_path, is_vendored_path};
 use crate::similarity::Similarity;
@@ -58,6 +59,9 @@ pub const FEATURES: &[&str] = &[
     "dense",
     "dense_relative",
     "dense_rank_log",
+    "history",
+    "history_relative",
+    "history_rank_log",
 ];
 
 /// The features read from the code graph ([`crate::proximity`]), last in [`FEATURES`]: the graph
@@ -70,29 +74,40 @@ pub const GRAPH_FEATURES: &[&str] = &["graph_issue", "graph_top"];
 /// reads one or the features are emitted, and take their absent values otherwise.
 pub const DENSE_FEATURES: &[&str] = &["dense", "dense_relative", "dense_rank_log"];
 
+/// The features of the repository history ([`crate::history`]), last in [`FEATURES`]: absent
+/// values (0, 0, [`ABSENT_RANK_LOG`]) for a checkout without git history.
+pub const HISTORY_FEATURES: &[&str] = &["history", "history_relative", "history_rank_log"];
+
 /// The evidence that costs more than the ranking's own, asked for only when read: the code
-/// graph's walks and the dense layer's similarities (each absent when not asked for).
+/// graph's walks, the dense layer's similarities and the repository history (each absent when
+/// not asked for).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ExtraEvidence {
     pub proximity: Proximity,
     pub similarity: Similarity,
+    pub history: History,
 }
 
 /// A file model shipped with the explorer (trained on `../shared/data/train`; its `training`
-/// field says on what, and its held-out metrics) and the languages it leaves to the linear
-/// weights: those where, on both kinds of held-out folds, the linear ranking beat it
-/// (docs/ranker.md).
+/// field says on what, and its held-out metrics) and the languages whose lead it leaves to the
+/// linear weights: those where, on held-out folds, the linear ranking picked the first file
+/// better (docs/ranker.md); [`EVERY_LANGUAGE`] for all of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShippedModel {
     pub json: &'static str,
     pub linear_languages: &'static [&'static str],
 }
 
-/// The default file model: no graph or dense feature. Python (where the linear weights were
-/// fitted on issues of the same repositories) and JavaScript stay linear.
+/// In a list of linear languages: every query, whatever its language (or none).
+pub const EVERY_LANGUAGE: &str = "*";
+
+/// The default file model: no graph, dense or history feature. Since the linear score reads the
+/// repository history, the linear ranking picks the first file better in every language on
+/// held-out folds (docs/ranker.md, "Repository history"): the lead is linear everywhere, the
+/// trees order the sources below it.
 pub const SHIPPED: ShippedModel = ShippedModel {
     json: include_str!("../model/file-ranker.json"),
-    linear_languages: &["python", "javascript"],
+    linear_languages: &[EVERY_LANGUAGE],
 };
 
 /// The file model that also reads the dense similarities (`"dense": true`; it needs the
@@ -424,6 +439,9 @@ pub fn feature_rows(
                 extra.similarity.best(path),
                 extra.similarity.relative(path),
                 extra.similarity.rank_log(path),
+                extra.history.score(path),
+                extra.history.relative(path),
+                extra.history.rank_log(path),
             ];
             debug_assert_eq!(row.len(), FEATURES.len());
             (file.path.clone(), row)

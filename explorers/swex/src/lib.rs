@@ -9,7 +9,8 @@
 //!    the cleaned issue and for its title, and the definitions of the names the issue gives.
 //!    A one-line request of a few words is answered by the host's ranked code search instead.
 //! 3. [`rank`]: one feature vector per touched file (lexical, symbols, mentions, frames, file and
-//!    directory names, partner tests, kind priors) and a linear score; then [`learned`]: the
+//!    directory names, partner tests, kind priors) and a linear score, to which [`history`]
+//!    adds how well each source's commit messages match the issue; then [`learned`]: the
 //!    source files re-ranked by gradient-boosted trees trained on real fixes (`swex train`),
 //!    blended with a share of the linear score (the model's `linear_weight`); for queries in the
 //!    `linear_languages`, where the linear score picks the first file better, only the sources
@@ -32,6 +33,7 @@
 
 /// The issue reading of this explorer lives with every other issue parser, in `swex-issue`.
 pub use swex_issue::ranking as issue;
+pub mod history;
 pub mod learned;
 pub mod locate;
 pub mod proximity;
@@ -56,12 +58,12 @@ pub struct SwexConfig {
     /// for comparison).
     pub ranker: RankerKind,
     /// Languages whose lead the `learned` ranker leaves to the linear weights (and, with
-    /// `learned_below_linear_lead` false, the whole order). Absent: the model's own —
-    /// for a shipped model the languages where, on both kinds of held-out folds of the training
-    /// fixes, the linear ranking beat it ([`learned::ShippedModel`]: Python and JavaScript for
-    /// the default model, none for the dense one; docs/ranker.md), none for a model of one's
-    /// own. A query's language is the most common language of its best lexical source files
-    /// ([`learned::query_language`]).
+    /// `learned_below_linear_lead` false, the whole order); `"*"` is every language. Absent: the
+    /// model's own — for a shipped model the languages where, on held-out folds of the training
+    /// fixes, the linear ranking picked the first file better ([`learned::ShippedModel`]: every
+    /// language for the default model, none for the dense one; docs/ranker.md), none for a
+    /// model of one's own. A query's language is the most common language of its best lexical
+    /// source files ([`learned::query_language`]).
     pub linear_languages: Option<Vec<String>>,
     /// In the `linear_languages`, the linear ranking keeps its first source and the model orders
     /// the sources below it (true, the default: on held-out folds of the training fixes the
@@ -253,16 +255,17 @@ impl Swex {
     }
 
     /// Whether the query's language ([`learned::query_language`]) is one the learned ranker
-    /// leaves to the linear weights.
+    /// leaves to the linear weights ([`learned::EVERY_LANGUAGE`] in the list: every query).
     fn linear_language(&self, ranked: &[rank::RankedFile]) -> bool {
-        let Some(language) = learned::query_language(ranked) else {
-            return false;
+        let listed: Vec<&str> = match (&self.config.linear_languages, &self.learned) {
+            (Some(listed), _) => listed.iter().map(String::as_str).collect(),
+            (None, Some(model)) => model.linear_languages().to_vec(),
+            (None, None) => Vec::new(),
         };
-        match (&self.config.linear_languages, &self.learned) {
-            (Some(listed), _) => listed.iter().any(|l| l == language),
-            (None, Some(model)) => model.linear_languages().contains(&language),
-            (None, None) => false,
+        if listed.contains(&learned::EVERY_LANGUAGE) {
+            return true;
         }
+        learned::query_language(ranked).is_some_and(|language| listed.contains(&language))
     }
 
     /// The graph's walks and the dense similarities, each only when the model reads it or the
@@ -298,6 +301,43 @@ impl Swex {
             }
         }
         Ok(extra)
+    }
+
+    /// The repository history of the ranking's source files ([`history`]), when the linear
+    /// weights or the model read it or the features are emitted. Without it (no git history, no
+    /// engine) every file has the absent values, so the ranking is the one without history; a
+    /// note says so when features are emitted, and always when the search failed.
+    fn history(
+        &self,
+        request: &Request,
+        services: &Services<'_>,
+        model: Option<&learned::FileRanker>,
+        ranked: &[rank::RankedFile],
+        notes: &mut Vec<String>,
+    ) -> history::History {
+        let read = self.config.weights.history != 0.0
+            || self.config.emit_features
+            || model.is_some_and(|m| m.reads_any(learned::HISTORY_FEATURES));
+        if !read {
+            return history::History::default();
+        }
+        let sources: Vec<String> = ranked
+            .iter()
+            .filter(|f| !f.is_test)
+            .map(|f| f.path.clone())
+            .collect();
+        if sources.is_empty() {
+            return history::History::default();
+        }
+        match history::History::measure(services, &request.issue, sources) {
+            Ok(history) => history,
+            Err(e) => {
+                if self.config.emit_features || !e.is_unavailable() {
+                    notes.push(format!("history features absent: {e}"));
+                }
+                history::History::default()
+            }
+        }
     }
 
     fn unavailable(e: swex_plugin::ServiceError) -> ExplorerError {
@@ -376,8 +416,12 @@ impl Explorer for Swex {
             _ => None,
         };
         let mut notes: Vec<String> = Vec::new();
-        let extra =
+        let history = self.history(request, services, model, &ranked, &mut notes);
+        let ranked = rank::add_history(ranked, &history, &self.config.weights);
+        stages.lap("history");
+        let mut extra =
             self.extra_evidence(request, services, model, &gathered, &ranked, &mut notes)?;
+        extra.history = history;
         stages.lap("extra");
         if self.config.emit_features {
             notes.push(learned::features_note(&ranked, &gathered.hits, &extra));
@@ -612,6 +656,7 @@ fn add_debug_notes(
                 "partner_test": f.features.partner_test,
                 "names": f.features.names,
                 "dirs": f.features.dirs,
+                "history": f.features.history,
                 "doc": rank::is_doc_path(&f.path),
                 "init": swex_plugin::text::paths::path_role(&f.path).barrel,
                 "vendor": rank::is_vendored_path(&f.path),
@@ -658,8 +703,9 @@ mod tests {
     }
 
     #[test]
-    fn python_and_javascript_queries_keep_the_linear_order_by_default() {
-        // Where the linear ranking beat the trees on held-out folds (docs/ranker.md).
+    fn every_query_keeps_the_linear_lead_by_default() {
+        // Where the linear ranking picked the first file better on held-out folds: everywhere,
+        // since it reads the history (docs/ranker.md).
         let swex = Swex::create(&serde_json::json!({})).unwrap();
         let query = |language: &str, extension: &str| {
             vec![
@@ -667,26 +713,31 @@ mod tests {
                 ranked(language, &format!("src/b.{extension}"), 1),
             ]
         };
-        assert!(swex.linear_language(&query("python", "py")));
-        assert!(swex.linear_language(&query("javascript", "js")));
         for (language, extension) in [
+            ("python", "py"),
+            ("javascript", "js"),
             ("rust", "rs"),
             ("c", "c"),
             ("cpp", "cc"),
             ("go", "go"),
             ("java", "java"),
+            ("zig", "zig"),
         ] {
             assert!(
-                !swex.linear_language(&query(language, extension)),
+                swex.linear_language(&query(language, extension)),
                 "{language}"
             );
         }
+        assert!(swex.linear_language(&[]), "a query of no language too");
         // The list is a config: empty sends every query to the trees, a list sends its own.
         let trees = Swex::create(&serde_json::json!({"linear_languages": []})).unwrap();
         assert!(!trees.linear_language(&query("python", "py")));
         let go = Swex::create(&serde_json::json!({"linear_languages": ["go"]})).unwrap();
         assert!(go.linear_language(&query("go", "go")));
         assert!(!go.linear_language(&query("python", "py")));
+        assert!(!go.linear_language(&[]));
+        let every = Swex::create(&serde_json::json!({"linear_languages": ["*"]})).unwrap();
+        assert!(every.linear_language(&query("rust", "rs")));
         // The dense model beat the linear ranking everywhere; a model of one's own ranks every
         // query unless the config says otherwise; the linear ranker is linear everywhere anyway.
         let dense = Swex::create(&serde_json::json!({"dense": true})).unwrap();

@@ -68,17 +68,31 @@ fn explore_files(
     budget: Option<u64>,
 ) -> Response {
     let repo = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
+    write_files(repo.path(), files);
+    explore_checkout(repo.path(), config, issue, top_k, budget)
+}
+
+fn write_files(root: &std::path::Path, files: &[(&str, &str)]) {
     for (path, text) in files {
-        let abs = repo.path().join(path);
+        let abs = root.join(path);
         std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
         std::fs::write(abs, text).unwrap();
     }
+}
+
+fn explore_checkout(
+    root: &std::path::Path,
+    config: serde_json::Value,
+    issue: &str,
+    top_k: usize,
+    budget: Option<u64>,
+) -> Response {
+    let cache = tempfile::tempdir().unwrap();
     let engine = Engine::new(EngineConfig {
         cache_dir: cache.path().to_owned(),
         ..EngineConfig::default()
     });
-    let backend = EngineBackend::new(engine.open(repo.path()).unwrap());
+    let backend = EngineBackend::new(engine.open(root).unwrap());
     let plugin = ExplorerPlugin::builtin(swex_explorer_swex::swex_explorer_vtable).unwrap();
     assert_eq!(plugin.name(), "swex");
     let explorer = plugin.instantiate(&config).unwrap();
@@ -403,4 +417,107 @@ fn emitted_features_carry_each_files_nearness_in_the_code_graph() {
     // Without the note the shipped model, which reads no graph feature, answers the same.
     let plain = explore(serde_json::Value::Null, 5);
     assert_eq!(spans(&plain), spans(&answer));
+}
+
+/// The repository history moves a file whose commits were about the issue above its look-alike
+/// (same code, same words): `ui/panel.py`'s commit speaks of the widget's flicker, so it leads;
+/// without the history term, or in a copy without git history, the tie goes by path and the
+/// answer is the one without history, exactly.
+#[test]
+fn the_commit_history_lifts_a_file_and_no_history_changes_nothing() {
+    let files: &[(&str, &str)] = &[
+        (
+            "ui/frame.py",
+            "def draw(widget):\n    return widget.paint()\n",
+        ),
+        (
+            "ui/panel.py",
+            "def draw(widget):\n    return widget.paint()\n",
+        ),
+    ];
+    let issue = "The widget flickers when drawn\n\nDrawing a widget makes it flicker twice.";
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    swex_testkit::git(root, &["init", "-q"]);
+    write_files(root, files);
+    swex_testkit::git(root, &["add", "."]);
+    swex_testkit::git(root, &["commit", "-q", "-m", "Initial commit"]);
+    // A change to ui/panel.py about the issue's subject, then a change back.
+    std::fs::write(root.join("ui/panel.py"), format!("{}\n", files[1].1)).unwrap();
+    swex_testkit::git(
+        root,
+        &[
+            "commit",
+            "-q",
+            "-am",
+            "Stop the flicker of a widget drawn twice",
+        ],
+    );
+    write_files(root, files);
+    swex_testkit::git(root, &["commit", "-q", "-am", "Tidy up"]);
+    let first = |answer: &Response| answer.regions[0].path.clone();
+    let no_history = serde_json::json!({"weights": {"history": 0.0}});
+    let with_history = explore_checkout(root, serde_json::Value::Null, issue, 5, None);
+    assert_eq!(first(&with_history), "ui/panel.py", "{with_history:?}");
+    let without = explore_checkout(root, no_history.clone(), issue, 5, None);
+    assert_eq!(first(&without), "ui/frame.py", "{without:?}");
+    // The features carry it: the matched file's relative history is 1, the other's 0.
+    let answer = explore_checkout(
+        root,
+        serde_json::json!({"emit_features": true}),
+        issue,
+        5,
+        None,
+    );
+    let note = answer
+        .notes
+        .iter()
+        .find_map(|n| n.strip_prefix(swex_explorer_swex::learned::FEATURES_NOTE_PREFIX))
+        .expect("a features note");
+    let note: serde_json::Value = serde_json::from_str(note).unwrap();
+    let at = swex_explorer_swex::learned::FEATURES
+        .iter()
+        .position(|f| *f == "history_relative")
+        .unwrap();
+    let relative = |path: &str| {
+        note["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["path"] == path)
+            .unwrap()["row"][at]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!(
+        (relative("ui/panel.py"), relative("ui/frame.py")),
+        (1.0, 0.0)
+    );
+
+    // The same files without git: the answer without history, and a note only when features
+    // are emitted.
+    let plain = tempfile::tempdir().unwrap();
+    write_files(plain.path(), files);
+    let plain_default = explore_checkout(plain.path(), serde_json::Value::Null, issue, 5, None);
+    assert_eq!(spans(&plain_default), spans(&without));
+    assert!(
+        plain_default.notes.iter().all(|n| !n.contains("history")),
+        "{plain_default:?}"
+    );
+    let emitted = explore_checkout(
+        plain.path(),
+        serde_json::json!({"emit_features": true}),
+        issue,
+        5,
+        None,
+    );
+    assert!(
+        emitted
+            .notes
+            .iter()
+            .any(|n| n.starts_with("history features absent:")
+                && n.contains("no repository history")),
+        "{:?}",
+        emitted.notes
+    );
 }

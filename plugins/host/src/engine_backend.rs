@@ -19,6 +19,7 @@
 
 use std::sync::Arc;
 use swex_engine::graph::{CodeGraph, EdgeKind, NodeId, NodeKind, PageRankOptions};
+use swex_engine::history::HistoryError;
 use swex_engine::index::{
     CandidateRegion, DenseMode as EngineDenseMode, DenseQuery, IndexError, SearchFilters,
     SnapshotIndex,
@@ -484,6 +485,29 @@ impl ServiceBackend for EngineBackend {
         })
     }
 
+    fn history_search(&self, args: HistorySearchArgs) -> Result<HistorySearchResult, ServiceError> {
+        let service = ServiceId::HistorySearch;
+        let history = self.index.history().map_err(|e| match e {
+            HistoryError::Absent(_) => {
+                ServiceError::new(service, ServiceErrorKind::Unavailable, e.to_string())
+            }
+            HistoryError::Git(_) => failed(service, e),
+        })?;
+        let mut hits = history.search(&args.query, args.paths.as_deref());
+        hits.truncate(args.limit);
+        Ok(HistorySearchResult {
+            hits: hits
+                .into_iter()
+                .map(|h| HistoryHit {
+                    path: h.path,
+                    score: h.score,
+                })
+                .collect(),
+            commit: history.commit().to_owned(),
+            commits: history.commits(),
+        })
+    }
+
     fn grep(&self, args: GrepArgs) -> Result<GrepResult, ServiceError> {
         let pattern = if args.case_insensitive {
             format!("(?i){}", args.pattern)
@@ -662,6 +686,75 @@ mod tests {
             })
             .unwrap_err();
         assert_eq!(error.kind, ServiceErrorKind::InvalidArgs);
+    }
+
+    /// `history_search` through the C table: in a git work tree, files ranked by the messages of
+    /// the commits that changed them (limit, chosen paths, the commit read); a folder without
+    /// history answers `Unavailable` with the reason.
+    #[test]
+    fn history_search_ranks_files_by_their_commit_messages() {
+        let (repo, _cache, _) = open(&[]);
+        let root = repo.path();
+        swex_testkit::git(root, &["init", "-q"]);
+        for (path, message) in [
+            ("pkg/filters.py", "Add the floatformat filter"),
+            ("pkg/urls.py", "Add URL routing"),
+            (
+                "pkg/filters.py",
+                "Fix floatformat rounding of negative numbers",
+            ),
+            ("pkg/other.py", "Round numbers in reports"),
+        ] {
+            let file = root.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            let old = std::fs::read_to_string(&file).unwrap_or_default();
+            std::fs::write(&file, format!("{old}x = 1\n")).unwrap();
+            swex_testkit::git(root, &["add", "."]);
+            swex_testkit::git(root, &["commit", "-q", "-m", message]);
+        }
+        let head = swex_testkit::git(root, &["rev-parse", "HEAD"]);
+        let cache = tempfile::tempdir().unwrap();
+        let engine = Engine::new(EngineConfig {
+            cache_dir: cache.path().to_owned(),
+            ..EngineConfig::default()
+        });
+        let backend = EngineBackend::new(engine.open(root).unwrap());
+        let table = swex_plugin_serve::ServicesTable::new(&backend);
+        // SAFETY: the table outlives `services`.
+        let services = unsafe { Services::from_raw(table.as_ptr()) }.expect("table");
+        let search = |query: &str, paths: Option<&[&str]>, limit| {
+            services.history_search(&HistorySearchArgs {
+                query: query.into(),
+                paths: paths.map(|p| p.iter().map(|s| s.to_string()).collect()),
+                limit,
+            })
+        };
+        let result = search("floatformat rounds negative numbers wrongly", None, 10).unwrap();
+        assert_eq!((result.commit.as_str(), result.commits), (head.as_str(), 4));
+        let paths: Vec<&str> = result.hits.iter().map(|h| h.path.as_str()).collect();
+        assert_eq!(paths, ["pkg/filters.py", "pkg/other.py"]);
+        assert!(result.hits.iter().all(|h| h.score > 0.0));
+        assert_eq!(
+            search("floatformat numbers", None, 1).unwrap().hits.len(),
+            1
+        );
+        let chosen = search("numbers", Some(&["pkg/other.py", "pkg/urls.py"]), 10).unwrap();
+        let paths: Vec<&str> = chosen.hits.iter().map(|h| h.path.as_str()).collect();
+        assert_eq!(paths, ["pkg/other.py"]);
+
+        let (_plain, _cache, plain) = open(&[("a.py", "x = 1\n")]);
+        let table = swex_plugin_serve::ServicesTable::new(&plain);
+        // SAFETY: the table outlives `services`.
+        let services = unsafe { Services::from_raw(table.as_ptr()) }.expect("table");
+        let error = services
+            .history_search(&HistorySearchArgs {
+                query: "x".into(),
+                paths: None,
+                limit: 1,
+            })
+            .unwrap_err();
+        assert_eq!(error.kind, ServiceErrorKind::Unavailable);
+        assert!(error.message.contains("no repository history"), "{error:?}");
     }
 
     /// The engine answers `read_lines` exactly as the filesystem backend, which splits files

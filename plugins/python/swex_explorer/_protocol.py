@@ -24,6 +24,7 @@ SERVICES = (
     "grep",
     "issue_clues",
     "code_search",
+    "history_search",
 )
 
 

@@ -164,3 +164,13 @@ class Services:
         return self.call("code_search", _drop_none({"query": query, "limit": limit,
                                                     "per_file": per_file, "under": under,
                                                     "dense": dense}))
+
+    def history_search(self, query: str, limit: int = 10,
+                       paths: Optional[Sequence[str]] = None) -> Record:
+        """Files ranked by how well their commit messages match ``query`` (BM25 with the
+        statistics of ``paths``, or of every file with history): ``hits`` (``path``, ``score``),
+        ``commit``, ``commits``. ``unavailable`` for a checkout without git history."""
+        args = {"query": query, "limit": limit}
+        if paths is not None:
+            args["paths"] = list(paths)
+        return self.call("history_search", args)

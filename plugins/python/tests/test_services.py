@@ -30,6 +30,7 @@ CALLS = {
     "grep": lambda s: s.grep("def ", limit=5),
     "issue_clues": lambda s: s.issue_clues("parse_url drops the port"),
     "code_search": lambda s: s.code_search("parse url", limit=3),
+    "history_search": lambda s: s.history_search("parse url", limit=3, paths=["src/app.py"]),
 }
 
 # What each result holds, so that the methods can unwrap it.

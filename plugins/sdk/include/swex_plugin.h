@@ -85,6 +85,7 @@ typedef struct SwexServices {
     /* Appended after the first release: check struct_size before using the slots below. */
     SwexServiceFn issue_clues;           /* {"text"} -> {"frames": [...], "paths", "identifiers", "code_spans", "terms": [{text, weight}]} */
     SwexServiceFn code_search;           /* {"query", "limit", "per_file"?, "under"?, "dense"?} -> {"hits": [...], "query_kind", "dense"} */
+    SwexServiceFn history_search;        /* {"query", "paths"?, "limit"} -> {"hits": [{path, score}], "commit", "commits"} */
 } SwexServices;
 
 typedef int32_t (*SwexCreateFn)(SwexBytes config, void **out_instance, SwexBuffer *out_error);

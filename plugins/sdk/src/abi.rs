@@ -257,4 +257,6 @@ pub struct SwexServices {
     pub issue_clues: Option<SwexServiceFn>,
     /// Appended after `issue_clues`: read `struct_size` before using it.
     pub code_search: Option<SwexServiceFn>,
+    /// Appended after `code_search`: read `struct_size` before using it.
+    pub history_search: Option<SwexServiceFn>,
 }

@@ -72,6 +72,7 @@ impl<'a> Services<'a> {
             ServiceId::Grep => self.raw.grep,
             ServiceId::IssueClues => self.raw.issue_clues,
             ServiceId::CodeSearch => self.raw.code_search,
+            ServiceId::HistorySearch => self.raw.history_search,
         }
     }
 
@@ -243,5 +244,14 @@ impl<'a> Services<'a> {
     /// Ranked code search (see [`CodeSearchArgs`]); `Unavailable` from hosts without the engine.
     pub fn code_search(&self, args: &CodeSearchArgs) -> Result<CodeSearchResult, ServiceError> {
         self.call(ServiceId::CodeSearch, args)
+    }
+
+    /// Files ranked by their commit messages (see [`HistorySearchArgs`]); `Unavailable` from
+    /// hosts without the engine and for checkouts without git history.
+    pub fn history_search(
+        &self,
+        args: &HistorySearchArgs,
+    ) -> Result<HistorySearchResult, ServiceError> {
+        self.call(ServiceId::HistorySearch, args)
     }
 }

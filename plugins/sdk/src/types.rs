@@ -201,12 +201,16 @@ pub enum ServiceId {
     IssueClues,
     /// Ranked code search for short queries (appended after `issue_clues`).
     CodeSearch,
+    /// `history_search`: files ranked by how well their commit messages match a text
+    /// ([`HistorySearchArgs`] → [`HistorySearchResult`]). Engine backend with the checkout's git
+    /// history only (appended after `code_search`).
+    HistorySearch,
 }
 
 impl ServiceId {
     /// Every service, in the order of their slots in [`crate::abi::SwexServices`] (the services
     /// table after its header): [`ServiceId::index`] is the position here.
-    pub const ALL: [ServiceId; 12] = [
+    pub const ALL: [ServiceId; 13] = [
         ServiceId::ListFiles,
         ServiceId::FileInfo,
         ServiceId::ReadLines,
@@ -219,6 +223,7 @@ impl ServiceId {
         ServiceId::Grep,
         ServiceId::IssueClues,
         ServiceId::CodeSearch,
+        ServiceId::HistorySearch,
     ];
 
     /// The service's snake-case name (`list_files`, `read_lines`, ...): the name of its slot in
@@ -238,6 +243,7 @@ impl ServiceId {
             ServiceId::Grep => "grep",
             ServiceId::IssueClues => "issue_clues",
             ServiceId::CodeSearch => "code_search",
+            ServiceId::HistorySearch => "history_search",
         }
     }
 
@@ -652,6 +658,44 @@ pub struct CodeSearchResult {
     /// `dense` was `off`).
     #[serde(default)]
     pub dense: bool,
+}
+
+// ---- history_search ----
+
+/// `history_search` arguments: BM25 of `query` against each file's commit messages (the newest
+/// 200 of the last 3,000 non-merge commits of the checkout's commit), with the statistics of the
+/// files scored — those of `paths`, or every file some commit touched.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HistorySearchArgs {
+    /// The text to match: an issue, a question, words.
+    pub query: String,
+    /// Score only these repository-relative paths (document frequencies and lengths are theirs);
+    /// `None`: every file with history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paths: Option<Vec<String>>,
+    /// The most hits to return.
+    pub limit: usize,
+}
+
+/// One file's score in a `history_search`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryHit {
+    /// Repository-relative path, `/` separators.
+    pub path: String,
+    /// BM25 of the query against the file's commit messages (positive).
+    pub score: f64,
+}
+
+/// `history_search` result: files whose messages match some query term, best first (ties by
+/// path), and which history was read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HistorySearchResult {
+    /// The files, best first.
+    pub hits: Vec<HistoryHit>,
+    /// The commit whose past was read (the snapshot's commit, or the work tree's `HEAD`).
+    pub commit: String,
+    /// How many commits were read.
+    pub commits: u32,
 }
 
 // ---- definitions ----

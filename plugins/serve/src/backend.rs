@@ -83,6 +83,15 @@ pub trait ServiceBackend: Send + Sync {
         Err(self.unavailable(ServiceId::CodeSearch))
     }
 
+    /// `history_search`: files ranked by their commit messages. Default: `Unavailable` (engine
+    /// backend over a checkout with git history only).
+    fn history_search(
+        &self,
+        _args: HistorySearchArgs,
+    ) -> Result<HistorySearchResult, ServiceError> {
+        Err(self.unavailable(ServiceId::HistorySearch))
+    }
+
     /// The error a backend gives for a service it does not have.
     fn unavailable(&self, service: ServiceId) -> ServiceError {
         ServiceError::unavailable(
@@ -138,6 +147,7 @@ impl<B: ServiceBackend> RawServices for B {
             ServiceId::Grep => typed(service, args, |a| self.grep(a)),
             ServiceId::IssueClues => typed(service, args, |a| self.issue_clues(a)),
             ServiceId::CodeSearch => typed(service, args, |a| self.code_search(a)),
+            ServiceId::HistorySearch => typed(service, args, |a| self.history_search(a)),
             // A service newer than this backend knows.
             _ => Err(self.unavailable(service)),
         }

@@ -78,6 +78,7 @@ impl<'a> ServicesTable<'a> {
             grep: slot(9),
             issue_clues: slot(10),
             code_search: slot(11),
+            history_search: slot(12),
         };
         ServicesTable {
             table,
@@ -105,6 +106,7 @@ const TRAMPOLINES: [SwexServiceFn; ServiceId::ALL.len()] = [
     trampoline::<9>,
     trampoline::<10>,
     trampoline::<11>,
+    trampoline::<12>,
 ];
 
 unsafe extern "C" fn trampoline<const INDEX: usize>(

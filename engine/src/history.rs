@@ -1,0 +1,850 @@
+//! Repository history: what the commits that changed a file said, searchable by an issue.
+//!
+//! A fix usually lands in a file whose earlier commits were about the same thing: an issue about
+//! `floatformat` rounding matches "Fixed #35627 -- … floatformat …" in the log of
+//! `django/template/defaultfilters.py` even when the file's code shares few words with the issue.
+//! On the train rows (docs/ranker.md, "Repository history") this is the strongest file-ranking
+//! signal after the linear ranking itself.
+//!
+//! - [`HistorySource`]: where a checkout's history is — a `swex snapshot` folder's marker names
+//!   its git directory and commit; a git work tree has its `HEAD` (commits that touched the
+//!   folder the checkout's root is, paths relative to it); anything else has none.
+//! - [`FileHistory::build`]: one `git log` of the last [`HistoryLimits::max_commits`] non-merge
+//!   commits reachable from the commit (never later ones: a benchmark snapshot sees only the
+//!   past of its base commit), each file's document the messages of its newest
+//!   [`HistoryLimits::messages_per_file`] commits, cut into [`terms`]. A clone that lacks old
+//!   objects (partial or shallow mirrors) gives the commits before the first one it cannot read.
+//! - [`FileHistory::load_or_build`]: cached by commit, folder and limits (a commit's ancestry
+//!   never changes, so the key is its content), as a checksummed entry ([`crate::cache::entry`])
+//!   in a flat layout that is searched in place: reading it costs one file read and a checksum.
+//! - [`FileHistory::search`]: BM25 of a query's distinct terms against the documents of the given
+//!   files, with the statistics (document frequencies, mean length) of those files: the scores
+//!   rank the files a caller compares, whatever the rest of the repository did.
+//!
+//! Knows git's log format and nothing of plugins or explorers; the host serves it as the
+//! `history_search` service.
+
+use crate::cache::entry::{read_entry, write_entry};
+use crate::snapshot::SnapshotLayout;
+use crate::snapshot::git::GitDir;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use swex_text::identifiers::{Digits, identifier_parts};
+use swex_text::stopwords::StopList;
+
+/// Why a checkout has no searchable history, or why reading it failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HistoryError {
+    /// The checkout has no history to read: not a git work tree nor a `swex snapshot` folder,
+    /// or the git directory its marker names is gone.
+    #[error("no repository history: {0}")]
+    Absent(String),
+    /// `git` could not be run or failed.
+    #[error("reading the repository history failed: {0}")]
+    Git(String),
+}
+
+/// How much history a document holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryLimits {
+    /// The newest non-merge commits read.
+    pub max_commits: usize,
+    /// The newest commit messages of one file that make its document.
+    pub messages_per_file: usize,
+}
+
+impl Default for HistoryLimits {
+    /// The limits of the measurement in docs/ranker.md ("Repository history").
+    fn default() -> Self {
+        HistoryLimits {
+            max_commits: 3000,
+            messages_per_file: 200,
+        }
+    }
+}
+
+/// Where a checkout's history is: a git directory, a commit, and the folder of the repository the
+/// checkout's root is (`""` for the whole repository; with a trailing `/` otherwise).
+///
+/// Finding it runs no `git` for a snapshot (its marker says all) and one `git rev-parse` in a
+/// work tree; the git directory is opened only to build a history the cache does not hold.
+#[derive(Debug, Clone)]
+pub struct HistorySource {
+    git_dir: PathBuf,
+    commit: String,
+    prefix: String,
+}
+
+impl HistorySource {
+    /// The history of the checkout at `root` (see the module overview).
+    pub fn of_checkout(root: &Path) -> Result<HistorySource, HistoryError> {
+        let absent = |why: String| HistoryError::Absent(why);
+        if let Some(marker) = SnapshotLayout::new(root)
+            .ok()
+            .and_then(|layout| layout.read_marker())
+        {
+            return Ok(HistorySource {
+                git_dir: PathBuf::from(marker.git_dir),
+                commit: marker.report.commit,
+                prefix: String::new(),
+            });
+        }
+        if !root.ancestors().any(|dir| dir.join(".git").exists()) {
+            return Err(absent(format!(
+                "{} is neither a git work tree nor a swex snapshot",
+                root.display()
+            )));
+        }
+        // One call: the git directory, the root's folder in the repository, and `HEAD`.
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args([
+                "rev-parse",
+                "--absolute-git-dir",
+                "--show-prefix",
+                "--verify",
+                "HEAD",
+            ])
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| HistoryError::Git(format!("cannot run git: {e}")))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines();
+        match (
+            out.status.success(),
+            lines.next(),
+            lines.next(),
+            lines.next(),
+        ) {
+            (true, Some(git_dir), Some(prefix), Some(commit)) => Ok(HistorySource {
+                git_dir: PathBuf::from(git_dir),
+                commit: commit.to_owned(),
+                prefix: prefix.to_owned(),
+            }),
+            _ => Err(absent(format!(
+                "no commit to read in the work tree at {} ({})",
+                root.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))),
+        }
+    }
+
+    /// The commit whose past is read.
+    pub fn commit(&self) -> &str {
+        &self.commit
+    }
+
+    /// The cache key: what the history's content depends on.
+    fn key(&self, limits: &HistoryLimits) -> String {
+        let identity = format!(
+            "{}\0{}\0{}\0{}\0{}",
+            crate::formats::HISTORY_FORMAT_VERSION,
+            self.commit,
+            self.prefix,
+            limits.max_commits,
+            limits.messages_per_file
+        );
+        blake3::hash(identity.as_bytes()).to_hex()[..32].to_string()
+    }
+
+    /// `git log` of the commit: each commit's message and the files it changed (under the
+    /// prefix, relative to it), newest first.
+    fn log(&self, limits: &HistoryLimits) -> Result<Vec<(String, Vec<String>)>, HistoryError> {
+        let git = GitDir::open(&self.git_dir).map_err(|e| {
+            HistoryError::Absent(format!(
+                "the history is in {}, which cannot be read ({e})",
+                self.git_dir.display()
+            ))
+        })?;
+        let mut command = git.command();
+        command
+            .args(["log", "--no-merges", "--no-color", "--no-show-signature"])
+            .args(["--no-relative", "-z", "--name-only"])
+            .arg("--format=%x1e%s%n%b%x1f")
+            .arg(format!("--max-count={}", limits.max_commits))
+            .arg(&self.commit)
+            .arg("--");
+        if !self.prefix.is_empty() {
+            command.arg(&self.prefix);
+        }
+        let out = command
+            .output()
+            .map_err(|e| HistoryError::Git(format!("cannot run git: {e}")))?;
+        let mut commits = parse_log(&String::from_utf8_lossy(&out.stdout), &self.prefix);
+        if !out.status.success() && commits.len() > 1 {
+            // A clone without every old object (a partial or shallow mirror) stops where one is
+            // missing: the commits before it are the newest history, whole; the last may be cut.
+            commits.pop();
+            return Ok(commits);
+        }
+        if !out.status.success() {
+            return Err(HistoryError::Git(format!(
+                "`git log {}` in {}: {}",
+                self.commit,
+                self.git_dir.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(commits)
+    }
+}
+
+/// Commits of `git log -z --name-only --format=%x1e%s%n%b%x1f`: each record is `\x1e`, the
+/// message, `\x1f`, then NUL-terminated file names (git puts a newline before the first).
+fn parse_log(text: &str, prefix: &str) -> Vec<(String, Vec<String>)> {
+    text.split('\x1e')
+        .filter_map(|record| {
+            let (message, names) = record.split_once('\x1f')?;
+            let files = names
+                .split('\0')
+                .map(|name| name.trim_start_matches('\n'))
+                .filter_map(|name| name.strip_prefix(prefix))
+                .filter(|name| !name.is_empty())
+                .map(str::to_owned)
+                .collect();
+            Some((message.to_owned(), files))
+        })
+        .collect()
+}
+
+/// Calls `each` with the terms of `text`: every ASCII word (letters, digits and `_`, from its
+/// first letter on, without trailing `_`) lowercased, and its identifier parts (`QuerySet` → `queryset`, `query`,
+/// `set`), each once per word; three characters or more, not a stop word of the issue ranking
+/// (`StopList::IssueRanking`). Commit messages and queries are cut alike.
+pub fn terms(text: &str, mut each: impl FnMut(&str)) {
+    let mut seen: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        let word = word
+            .trim_start_matches(|c: char| !c.is_ascii_alphabetic())
+            .trim_end_matches('_');
+        if word.len() < 2 {
+            continue;
+        }
+        seen.clear();
+        seen.push(word.to_ascii_lowercase());
+        for part in identifier_parts(word, Digits::Attached) {
+            if !seen.contains(&part) {
+                seen.push(part);
+            }
+        }
+        for term in &seen {
+            if term.len() >= 3 && !StopList::IssueRanking.contains(term) {
+                each(term);
+            }
+        }
+    }
+}
+
+/// BM25's parameters (the usual ones, as in the measurement).
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// The history documents of a checkout's files, in a flat layout searched in place (see
+/// [`FileHistory::to_bytes`] for the layout).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileHistory {
+    /// The commit whose past this is (empty when made from commits given by hand).
+    commit: String,
+    bytes: Vec<u8>,
+    terms: u32,
+    files: u32,
+    commits: u32,
+    /// Byte offsets of the sections.
+    term_offsets: usize,
+    file_offsets: usize,
+    lengths: usize,
+    posting_starts: usize,
+    term_blob: usize,
+    path_blob: usize,
+    postings: usize,
+}
+
+/// A file's BM25 score against a query's terms.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryHit {
+    pub path: String,
+    pub score: f64,
+}
+
+const HISTORY_ENTRY_KIND: [u8; 4] = *b"HIST";
+
+/// A file's document while it is laid out: its path, its length in terms and its (term, count)
+/// pairs by term.
+type Document<'a> = (&'a str, u32, Vec<(u32, u32)>);
+
+impl FileHistory {
+    /// Reads the history of `source` from the cache under `cache_dir`, or builds and stores it
+    /// (a cache that cannot be written only costs the next call the build again).
+    pub fn load_or_build(
+        cache_dir: &Path,
+        source: &HistorySource,
+        limits: &HistoryLimits,
+    ) -> Result<FileHistory, HistoryError> {
+        let path = Self::cache_path(cache_dir, source, limits);
+        let version = crate::formats::HISTORY_FORMAT_VERSION;
+        if let Ok(Some(bytes)) = read_entry(&path, HISTORY_ENTRY_KIND, version)
+            && let Some(mut history) = FileHistory::from_bytes(bytes)
+        {
+            history.commit = source.commit.clone();
+            return Ok(history);
+        }
+        let history = FileHistory::build(source, limits)?;
+        let _ = write_entry(&path, HISTORY_ENTRY_KIND, version, &history.bytes);
+        Ok(history)
+    }
+
+    /// Where the cache keeps the history of `source`.
+    pub fn cache_path(cache_dir: &Path, source: &HistorySource, limits: &HistoryLimits) -> PathBuf {
+        cache_dir
+            .join(format!(
+                "history-v{}",
+                crate::formats::HISTORY_FORMAT_VERSION
+            ))
+            .join(format!("{}.bin", source.key(limits)))
+    }
+
+    /// Reads the log of `source` into documents.
+    pub fn build(
+        source: &HistorySource,
+        limits: &HistoryLimits,
+    ) -> Result<FileHistory, HistoryError> {
+        let log = source.log(limits)?;
+        let mut history = FileHistory::of_commits(&log, limits.messages_per_file);
+        history.commit = source.commit.clone();
+        Ok(history)
+    }
+
+    /// The documents of commits given newest first as (message, files).
+    pub fn of_commits(commits: &[(String, Vec<String>)], messages_per_file: usize) -> FileHistory {
+        let mut term_ids: HashMap<String, u32> = HashMap::new();
+        // Per file: messages taken, length in terms, term counts.
+        let mut docs: HashMap<&str, (usize, u32, HashMap<u32, u32>)> = HashMap::new();
+        let mut message_terms: Vec<u32> = Vec::new();
+        for (message, files) in commits {
+            message_terms.clear();
+            terms(message, |term| {
+                let next = term_ids.len() as u32;
+                message_terms.push(*term_ids.entry(term.to_owned()).or_insert(next));
+            });
+            for file in files {
+                let doc = docs.entry(file.as_str()).or_default();
+                if doc.0 >= messages_per_file {
+                    continue;
+                }
+                doc.0 += 1;
+                doc.1 += message_terms.len() as u32;
+                for &term in &message_terms {
+                    *doc.2.entry(term).or_default() += 1;
+                }
+            }
+        }
+        // Terms in byte order, files in path order: both are found by binary search.
+        let mut vocabulary: Vec<(&str, u32)> =
+            term_ids.iter().map(|(t, &id)| (t.as_str(), id)).collect();
+        vocabulary.sort_unstable();
+        let mut renumber = vec![0u32; vocabulary.len()];
+        for (new, (_, old)) in vocabulary.iter().enumerate() {
+            renumber[*old as usize] = new as u32;
+        }
+        let mut files: Vec<Document<'_>> = docs
+            .into_iter()
+            .map(|(path, (_, length, counts))| {
+                let mut postings: Vec<(u32, u32)> = counts
+                    .into_iter()
+                    .map(|(term, tf)| (renumber[term as usize], tf))
+                    .collect();
+                postings.sort_unstable();
+                (path, length, postings)
+            })
+            .collect();
+        files.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let bytes = Self::to_bytes(
+            commits.len() as u32,
+            &vocabulary.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
+            &files,
+        );
+        FileHistory::from_bytes(bytes).expect("a history just laid out reads back")
+    }
+
+    /// The flat layout, every number a little-endian `u32`: the counts (terms, files, commits),
+    /// the term offsets (terms + 1, into the term blob), the path offsets (files + 1, into the
+    /// path blob), each file's length in terms, each file's first posting (files + 1), the term
+    /// blob, the path blob, then the postings: (term, count) pairs, each file's sorted by term.
+    fn to_bytes(commits: u32, vocabulary: &[&str], files: &[Document<'_>]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let put = |out: &mut Vec<u8>, n: usize| out.extend_from_slice(&(n as u32).to_le_bytes());
+        put(&mut out, vocabulary.len());
+        put(&mut out, files.len());
+        put(&mut out, commits as usize);
+        let mut offset = 0;
+        put(&mut out, 0);
+        for term in vocabulary {
+            offset += term.len();
+            put(&mut out, offset);
+        }
+        offset = 0;
+        put(&mut out, 0);
+        for (path, _, _) in files {
+            offset += path.len();
+            put(&mut out, offset);
+        }
+        for (_, length, _) in files {
+            put(&mut out, *length as usize);
+        }
+        offset = 0;
+        put(&mut out, 0);
+        for (_, _, postings) in files {
+            offset += postings.len();
+            put(&mut out, offset);
+        }
+        for term in vocabulary {
+            out.extend_from_slice(term.as_bytes());
+        }
+        for (path, _, _) in files {
+            out.extend_from_slice(path.as_bytes());
+        }
+        for (_, _, postings) in files {
+            for &(term, tf) in postings {
+                put(&mut out, term as usize);
+                put(&mut out, tf as usize);
+            }
+        }
+        out
+    }
+
+    /// Reads the layout of [`FileHistory::to_bytes`]; `None` when it is inconsistent (sizes,
+    /// offsets out of order or out of range, a term or path that is not UTF-8).
+    fn from_bytes(bytes: Vec<u8>) -> Option<FileHistory> {
+        let word = |at: usize| -> Option<u32> {
+            Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?))
+        };
+        let (terms, files, commits) = (word(0)?, word(4)?, word(8)?);
+        let (t, f) = (terms as usize, files as usize);
+        let term_offsets: usize = 12;
+        let file_offsets = term_offsets.checked_add(4 * (t + 1))?;
+        let lengths = file_offsets.checked_add(4 * (f + 1))?;
+        let posting_starts = lengths.checked_add(4 * f)?;
+        let term_blob = posting_starts.checked_add(4 * (f + 1))?;
+        let term_bytes = word(term_offsets + 4 * t)? as usize;
+        let path_blob = term_blob.checked_add(term_bytes)?;
+        let path_bytes = word(file_offsets + 4 * f)? as usize;
+        let postings = path_blob.checked_add(path_bytes)?;
+        let pairs = word(posting_starts + 4 * f)? as usize;
+        if postings.checked_add(8 * pairs)? != bytes.len() {
+            return None;
+        }
+        let monotone = |start: usize, count: usize| {
+            (0..count).all(|i| match (word(start + 4 * i), word(start + 4 * i + 4)) {
+                (Some(a), Some(b)) => a <= b,
+                _ => false,
+            })
+        };
+        if !(monotone(term_offsets, t) && monotone(file_offsets, f) && monotone(posting_starts, f))
+        {
+            return None;
+        }
+        std::str::from_utf8(&bytes[term_blob..path_blob]).ok()?;
+        std::str::from_utf8(&bytes[path_blob..postings]).ok()?;
+        Some(FileHistory {
+            commit: String::new(),
+            bytes,
+            terms,
+            files,
+            commits,
+            term_offsets,
+            file_offsets,
+            lengths,
+            posting_starts,
+            term_blob,
+            path_blob,
+            postings,
+        })
+    }
+
+    fn word(&self, at: usize) -> u32 {
+        u32::from_le_bytes(self.bytes[at..at + 4].try_into().expect("4 bytes"))
+    }
+
+    /// The `i`th string of a blob whose offsets start at `offsets`.
+    fn string(&self, offsets: usize, blob: usize, i: usize) -> &str {
+        let start = blob + self.word(offsets + 4 * i) as usize;
+        let end = blob + self.word(offsets + 4 * i + 4) as usize;
+        // Checked as UTF-8 when read; a boundary inside a character cannot come from to_bytes.
+        std::str::from_utf8(&self.bytes[start..end]).unwrap_or("")
+    }
+
+    fn find(&self, offsets: usize, blob: usize, count: u32, wanted: &str) -> Option<u32> {
+        let (mut low, mut high) = (0u32, count);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            match self.string(offsets, blob, mid as usize).cmp(wanted) {
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// The commit whose past this is.
+    pub fn commit(&self) -> &str {
+        &self.commit
+    }
+
+    /// How many commits were read.
+    pub fn commits(&self) -> u32 {
+        self.commits
+    }
+
+    /// How many files have a document.
+    pub fn files(&self) -> u32 {
+        self.files
+    }
+
+    /// The paths that have a document, in path order.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        (0..self.files as usize).map(|i| self.string(self.file_offsets, self.path_blob, i))
+    }
+
+    /// How many times `term` occurs in the document of `path` (0 when either is unknown).
+    pub fn count(&self, path: &str, term: &str) -> u32 {
+        match (self.file_id(path), self.term_id(term)) {
+            (Some(file), Some(term)) => self
+                .postings_of(file)
+                .find(|p| p.0 == term)
+                .map_or(0, |p| p.1),
+            _ => 0,
+        }
+    }
+
+    fn term_id(&self, term: &str) -> Option<u32> {
+        self.find(self.term_offsets, self.term_blob, self.terms, term)
+    }
+
+    fn file_id(&self, path: &str) -> Option<u32> {
+        self.find(self.file_offsets, self.path_blob, self.files, path)
+    }
+
+    fn length(&self, file: u32) -> u32 {
+        self.word(self.lengths + 4 * file as usize)
+    }
+
+    /// The (term, count) pairs of a file's document, by term.
+    fn postings_of(&self, file: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let first = self.word(self.posting_starts + 4 * file as usize) as usize;
+        let end = self.word(self.posting_starts + 4 * file as usize + 4) as usize;
+        (first..end).map(move |i| {
+            let at = self.postings + 8 * i;
+            (self.word(at), self.word(at + 4))
+        })
+    }
+
+    /// BM25 of the distinct [`terms`] of `query` against the documents of `paths` (every file
+    /// with a document when `None`), with the statistics of those files: `N` is how many paths
+    /// are scored, document frequencies and the mean length count those that have a document.
+    /// Files that match no term are left out; best first, ties by path.
+    pub fn search(&self, query: &str, paths: Option<&[String]>) -> Vec<HistoryHit> {
+        let mut wanted: Vec<u32> = Vec::new();
+        terms(query, |term| {
+            if let Some(id) = self.term_id(term) {
+                wanted.push(id);
+            }
+        });
+        wanted.sort_unstable();
+        wanted.dedup();
+        let scored: Vec<(&str, Option<u32>)> = match paths {
+            Some(paths) => {
+                // A path given twice is one file.
+                let mut seen = std::collections::HashSet::new();
+                paths
+                    .iter()
+                    .filter(|p| seen.insert(p.as_str()))
+                    .map(|p| (p.as_str(), self.file_id(p)))
+                    .collect()
+            }
+            None => self.paths().zip((0..self.files).map(Some)).collect(),
+        };
+        let documents: Vec<(&str, u32)> = scored
+            .iter()
+            .filter_map(|&(path, id)| id.map(|id| (path, id)))
+            .collect();
+        if wanted.is_empty() || documents.is_empty() {
+            return Vec::new();
+        }
+        // Each document's counts of the wanted terms, by a merge of two sorted lists.
+        let counts: Vec<Vec<(usize, u32)>> = documents
+            .iter()
+            .map(|&(_, file)| {
+                let mut found = Vec::new();
+                let mut want = wanted.iter().enumerate().peekable();
+                for (term, tf) in self.postings_of(file) {
+                    while want.next_if(|&(_, &w)| w < term).is_some() {}
+                    match want.peek() {
+                        Some(&(slot, &w)) if w == term => found.push((slot, tf)),
+                        Some(_) => {}
+                        None => break,
+                    }
+                }
+                found
+            })
+            .collect();
+        let mut df = vec![0u32; wanted.len()];
+        for found in &counts {
+            for &(slot, _) in found {
+                df[slot] += 1;
+            }
+        }
+        let n = scored.len() as f64;
+        let mean_length = documents
+            .iter()
+            .map(|&(_, file)| f64::from(self.length(file)))
+            .sum::<f64>()
+            / documents.len() as f64;
+        let mean_length = if mean_length > 0.0 { mean_length } else { 1.0 };
+        let mut hits: Vec<HistoryHit> = documents
+            .iter()
+            .zip(&counts)
+            .filter(|(_, found)| !found.is_empty())
+            .map(|(&(path, file), found)| {
+                let length = f64::from(self.length(file));
+                let score = found
+                    .iter()
+                    .map(|&(slot, tf)| {
+                        let df = f64::from(df[slot]);
+                        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                        let tf = f64::from(tf);
+                        idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / mean_length))
+                    })
+                    .sum();
+                HistoryHit {
+                    path: path.to_owned(),
+                    score,
+                }
+            })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
+        hits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use swex_testkit::git;
+
+    fn commits(log: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
+        log.iter()
+            .map(|(m, files)| (m.to_string(), files.iter().map(|f| f.to_string()).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn terms_are_words_and_their_identifier_parts_once_per_word() {
+        let mut found = Vec::new();
+        terms(
+            "Fixed QuerySet.only() with 2to3 and the __init__ of a_b",
+            |t| found.push(t.to_owned()),
+        );
+        assert_eq!(
+            found,
+            ["fixed", "queryset", "query", "to3", "init", "a_b"],
+            "`set`, `only` and `the` are stop words; `a_b` has no part of three letters"
+        );
+    }
+
+    #[test]
+    fn log_records_give_messages_and_the_files_under_the_prefix() {
+        let text = "\x1eFix typo\n\x1f\0\ndocs/config.rst\0\x1eRemove tests\nbody line\n\x1f\0\nsrc/a.py\0lib/b.py\0";
+        assert_eq!(
+            parse_log(text, ""),
+            commits(&[
+                ("Fix typo\n", &["docs/config.rst"]),
+                ("Remove tests\nbody line\n", &["src/a.py", "lib/b.py"]),
+            ])
+        );
+        assert_eq!(
+            parse_log(text, "src/"),
+            commits(&[
+                ("Fix typo\n", &[]),
+                ("Remove tests\nbody line\n", &["a.py"])
+            ])
+        );
+    }
+
+    #[test]
+    fn a_file_document_holds_its_newest_messages_up_to_the_limit() {
+        let log = commits(&[
+            ("floatformat rounding", &["filters.py", "tests.py"]),
+            ("floatformat again", &["filters.py"]),
+            ("oldest floatformat", &["filters.py"]),
+        ]);
+        let history = FileHistory::of_commits(&log, 2);
+        assert_eq!(history.commits(), 3);
+        assert_eq!(
+            history.paths().collect::<Vec<_>>(),
+            ["filters.py", "tests.py"]
+        );
+        assert_eq!(history.count("filters.py", "floatformat"), 2);
+        assert_eq!(history.count("filters.py", "oldest"), 0, "beyond the limit");
+        assert_eq!(history.count("tests.py", "rounding"), 1);
+        assert_eq!(history.count("nothing.py", "rounding"), 0);
+        // The bytes read back as the same history.
+        assert_eq!(
+            FileHistory::from_bytes(history.bytes.clone()),
+            Some(history.clone())
+        );
+    }
+
+    #[test]
+    fn inconsistent_bytes_are_refused() {
+        let history = FileHistory::of_commits(&commits(&[("alpha beta", &["a.py", "b.py"])]), 5);
+        let mut bytes = history.bytes.clone();
+        bytes.pop();
+        assert_eq!(FileHistory::from_bytes(bytes), None);
+        let mut swapped = history.bytes.clone();
+        // The first term offset after 0 made larger than the next one.
+        swapped[16..20].copy_from_slice(&1000u32.to_le_bytes());
+        assert_eq!(FileHistory::from_bytes(swapped), None);
+        assert_eq!(FileHistory::from_bytes(Vec::new()), None);
+    }
+
+    /// BM25 with the statistics of the scored files, by hand: two documents of the three paths
+    /// hold `widget`, one holds `render`.
+    #[test]
+    fn search_is_bm25_over_the_scored_files() {
+        let log = commits(&[
+            ("widget render fix", &["a.py"]),
+            ("widget cleanup", &["b.py"]),
+            ("unrelated change", &["c.py"]),
+        ]);
+        let history = FileHistory::of_commits(&log, 200);
+        let paths: Vec<String> = ["a.py", "b.py", "c.py", "d.py"].map(String::from).into();
+        let hits = history.search("The Widget does not render", Some(&paths));
+        let n = 4.0;
+        let idf = |df: f64| (1.0f64 + (n - df + 0.5) / (df + 0.5)).ln();
+        // Lengths: a 3, b 2, c 2 → mean 7/3.
+        let part = |length: f64| 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * length / (7.0 / 3.0)));
+        let a = (idf(2.0) + idf(1.0)) * part(3.0);
+        let b = idf(2.0) * part(2.0);
+        assert_eq!(hits.len(), 2);
+        assert_eq!(hits[0].path, "a.py");
+        assert!((hits[0].score - a).abs() < 1e-12, "{hits:?} vs {a}");
+        assert_eq!(hits[1].path, "b.py");
+        assert!((hits[1].score - b).abs() < 1e-12, "{hits:?} vs {b}");
+        // Every file with a document when no paths are given: N = 3.
+        let all = history.search("widget", None);
+        assert_eq!(
+            all.iter().map(|h| h.path.as_str()).collect::<Vec<_>>(),
+            ["b.py", "a.py"]
+        );
+        assert!(history.search("nothing matches", Some(&paths)).is_empty());
+        assert!(history.search("widget", Some(&[])).is_empty());
+    }
+
+    fn commit_file(root: &Path, path: &str, text: &str, message: &str) {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+        git(root, &["add", "."]);
+        git(root, &["commit", "-q", "-m", message]);
+    }
+
+    /// A work tree: the commits of HEAD, and for a folder of it only the commits that touched
+    /// it, with paths relative to it; cached by commit.
+    #[test]
+    fn a_work_tree_reads_its_head_and_the_cache_keeps_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(&root).unwrap();
+        git(&root, &["init", "-q"]);
+        commit_file(&root, "pkg/filters.py", "x = 1\n", "Add floatformat filter");
+        commit_file(&root, "docs/notes.md", "notes\n", "Document floatformat");
+        commit_file(
+            &root,
+            "pkg/filters.py",
+            "x = 2\n",
+            "Fix floatformat rounding",
+        );
+        let source = HistorySource::of_checkout(&root).unwrap();
+        let history = FileHistory::build(&source, &HistoryLimits::default()).unwrap();
+        assert_eq!(history.commits(), 3);
+        assert_eq!(history.count("pkg/filters.py", "floatformat"), 2);
+        assert_eq!(history.count("docs/notes.md", "document"), 1);
+
+        let inner = HistorySource::of_checkout(&root.join("pkg")).unwrap();
+        let history = FileHistory::build(&inner, &HistoryLimits::default()).unwrap();
+        assert_eq!(history.commits(), 2, "only commits that touched pkg/");
+        assert_eq!(history.paths().collect::<Vec<_>>(), ["filters.py"]);
+
+        let cache = dir.path().join("cache");
+        let limits = HistoryLimits::default();
+        let built = FileHistory::load_or_build(&cache, &source, &limits).unwrap();
+        assert!(FileHistory::cache_path(&cache, &source, &limits).is_file());
+        // A cached history is read, not rebuilt: a garbled entry would be rebuilt, a valid one
+        // is returned as stored.
+        assert_eq!(
+            FileHistory::load_or_build(&cache, &source, &limits).unwrap(),
+            built
+        );
+        std::fs::write(
+            FileHistory::cache_path(&cache, &source, &limits),
+            b"garbage",
+        )
+        .unwrap();
+        assert_eq!(
+            FileHistory::load_or_build(&cache, &source, &limits).unwrap(),
+            built
+        );
+
+        // A new commit is another key.
+        commit_file(&root, "pkg/other.py", "y\n", "Add other");
+        let moved = HistorySource::of_checkout(&root).unwrap();
+        assert_ne!(moved.commit(), source.commit());
+        assert_eq!(
+            FileHistory::load_or_build(&cache, &moved, &limits)
+                .unwrap()
+                .commits(),
+            4
+        );
+    }
+
+    /// A clone that lacks an old object (a partial mirror): `git log` stops there with an error,
+    /// and the history is the commits before it.
+    #[test]
+    fn a_mirror_missing_old_objects_gives_the_history_before_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        for (n, message) in ["oldest", "older", "newer", "newest"].iter().enumerate() {
+            commit_file(
+                root,
+                "a.py",
+                &format!("x = {n}\n"),
+                &format!("The {message} change"),
+            );
+        }
+        let tree = git(root, &["rev-parse", "HEAD~3^{tree}"]);
+        std::fs::remove_file(root.join(".git/objects").join(&tree[..2]).join(&tree[2..])).unwrap();
+        let source = HistorySource::of_checkout(root).unwrap();
+        let history = FileHistory::build(&source, &HistoryLimits::default()).unwrap();
+        assert!(
+            (1..=2).contains(&history.commits()),
+            "{}",
+            history.commits()
+        );
+        assert_eq!(history.count("a.py", "newest"), 1);
+        assert_eq!(history.count("a.py", "oldest"), 0);
+    }
+
+    #[test]
+    fn a_plain_folder_has_no_history() {
+        let dir = tempfile::tempdir().unwrap();
+        match HistorySource::of_checkout(dir.path()) {
+            Err(HistoryError::Absent(why)) => assert!(why.contains("neither"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
