@@ -611,7 +611,7 @@ impl Swex {
                 lead_focus_lines: config.locate.lead_focus_lines,
                 pointer_lines: config.locate.pointer_lines,
                 min_confidence: config.locate.min_confidence,
-                lead_pointer: config.locate.lead_pointer(request.top_k),
+                lead_pointer: config.locate.lead_pointer(request.top_k, &request.issue),
             },
         );
         let mut regions: Vec<swex_plugin::Region> = plan.into_iter().map(|p| p.region).collect();

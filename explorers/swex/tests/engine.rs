@@ -273,6 +273,18 @@ fn a_long_answer_points_into_the_whole_lead_first() {
     assert_eq!(spans(&never)[0], ("shop/pricing.py", 1, -1));
     let always = explore(serde_json::json!({"locate": {"lead_pointer_from": 0}}), 5);
     assert_eq!(spans(&always)[0], regions[0]);
+
+    // A one-line question (too long for the short-query path) is answered as a search: the
+    // best span first, no pointer before it.
+    let question = "where does DiscountRule apply_discount compute the discounted unrounded price";
+    let asked = explore_issue(serde_json::Value::Null, question, 10, None);
+    assert_eq!(
+        spans(&asked)[0],
+        ("shop/pricing.py", 1, -1),
+        "{:?}",
+        spans(&asked)
+    );
+    assert_eq!(regions_of_lead(&asked), 1);
 }
 
 /// Python is one of the default model's `linear_languages`: the linear ranking keeps the lead
