@@ -13,10 +13,8 @@
 //! sources. The learned scores are divided by the model's `temperature`, calibrated on held-out
 //! folds so that the planner's softmax over them ([`crate::locate`]) gives probabilities.
 
-use crate::history::History;
 use crate::proximity::Proximity;
 use crate::rank::{RankedFile, is_doc_path, is_header_path, is_vendored_path};
-use crate::similarity::Similarity;
 use serde::Serialize;
 use std::collections::HashMap;
 use swex_plugin::text::paths::path_role;
@@ -84,8 +82,10 @@ pub const HISTORY_FEATURES: &[&str] = &["history", "history_relative", "history_
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ExtraEvidence {
     pub proximity: Proximity,
-    pub similarity: Similarity,
-    pub history: History,
+    /// The dense similarities ([`crate::similarity`]).
+    pub similarity: FileScores,
+    /// The history matches ([`crate::history`]).
+    pub history: FileScores,
 }
 
 /// A file model shipped with the explorer (trained on `../shared/data/train`; its `training`
@@ -333,6 +333,52 @@ pub fn rank_log(rank: Option<usize>) -> f64 {
     rank.map_or(ABSENT_RANK_LOG, |r| (1.0 + r as f64).ln())
 }
 
+/// Per-file scores of one kind of evidence (the dense similarities, the history matches), ranked:
+/// the three values a feature row reads of each — the score, the score over the best one's, and
+/// the log of the rank.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileScores {
+    /// Each scored file's score and rank (best first, ties by path).
+    scores: HashMap<String, (f64, usize)>,
+    top: f64,
+}
+
+impl FileScores {
+    /// From (path, score) pairs, one per file, in any order.
+    pub fn ranked(files: impl IntoIterator<Item = (String, f64)>) -> FileScores {
+        let mut files: Vec<(String, f64)> = files.into_iter().collect();
+        files.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let top = files.first().map_or(0.0, |f| f.1);
+        FileScores {
+            scores: files
+                .into_iter()
+                .enumerate()
+                .map(|(rank, (path, score))| (path, (score, rank)))
+                .collect(),
+            top,
+        }
+    }
+
+    /// The file's score (0 when it has none).
+    pub fn score(&self, path: &str) -> f64 {
+        self.scores.get(path).map_or(0.0, |s| s.0)
+    }
+
+    /// The file's score over the best file's (0 when it has none, or when the best is not
+    /// positive).
+    pub fn relative(&self, path: &str) -> f64 {
+        if self.top <= 0.0 {
+            return 0.0;
+        }
+        self.scores.get(path).map_or(0.0, |s| s.0 / self.top)
+    }
+
+    /// ln(1 + the file's rank among the scored files), [`ABSENT_RANK_LOG`] when it has none.
+    pub fn rank_log(&self, path: &str) -> f64 {
+        rank_log(self.scores.get(path).map(|s| s.1))
+    }
+}
+
 /// One feature row per candidate source file of a ranking, by path (see [`FEATURES`]); the graph
 /// and dense features from `extra` (absent values when it has none).
 pub fn feature_rows(
@@ -436,7 +482,7 @@ pub fn feature_rows(
                 flag(top_folder == Some(folder(path))),
                 extra.proximity.from_issue(path),
                 extra.proximity.from_top(path),
-                extra.similarity.best(path),
+                extra.similarity.score(path),
                 extra.similarity.relative(path),
                 extra.similarity.rank_log(path),
                 extra.history.score(path),

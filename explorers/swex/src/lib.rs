@@ -289,7 +289,7 @@ impl Swex {
                 proximity::Proximity::measure(services, &gathered.definitions, ranked);
         }
         if self.config.emit_features || reads_dense {
-            match similarity::Similarity::measure(services, &request.issue) {
+            match similarity::measure(services, &request.issue) {
                 Ok(similarity) => extra.similarity = similarity,
                 // A model that reads the similarities would rank worse without them, quietly.
                 Err(e) if reads_dense => {
@@ -314,12 +314,12 @@ impl Swex {
         model: Option<&learned::FileRanker>,
         ranked: &[rank::RankedFile],
         notes: &mut Vec<String>,
-    ) -> history::History {
+    ) -> learned::FileScores {
         let read = self.config.weights.history != 0.0
             || self.config.emit_features
             || model.is_some_and(|m| m.reads_any(learned::HISTORY_FEATURES));
         if !read {
-            return history::History::default();
+            return learned::FileScores::default();
         }
         let sources: Vec<String> = ranked
             .iter()
@@ -327,15 +327,15 @@ impl Swex {
             .map(|f| f.path.clone())
             .collect();
         if sources.is_empty() {
-            return history::History::default();
+            return learned::FileScores::default();
         }
-        match history::History::measure(services, &request.issue, sources) {
+        match history::measure(services, &request.issue, sources) {
             Ok(history) => history,
             Err(e) => {
                 if self.config.emit_features || !e.is_unavailable() {
                     notes.push(format!("history features absent: {e}"));
                 }
-                history::History::default()
+                learned::FileScores::default()
             }
         }
     }

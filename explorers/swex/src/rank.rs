@@ -99,7 +99,7 @@ pub struct Features {
     pub last_frame: f64,
     pub title_lexical: f64,
     pub partner_test: f64,
-    /// The history match over the best candidate source's ([`crate::history::History::relative`];
+    /// The history match over the best candidate source's ([`crate::learned::FileScores::relative`];
     /// set by [`add_history`], 0 for tests).
     pub history: f64,
     /// Names of the definitions this file holds that the issue names (for provenance).
@@ -542,7 +542,7 @@ fn score_files(
 /// best first again, ties by path. With no history every score stays as it was.
 pub fn add_history(
     mut ranked: Vec<RankedFile>,
-    history: &crate::history::History,
+    history: &crate::learned::FileScores,
     weights: &Weights,
 ) -> Vec<RankedFile> {
     for file in ranked.iter_mut().filter(|f| !f.is_test) {

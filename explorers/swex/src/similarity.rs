@@ -14,6 +14,7 @@
 //! when its model reads these features or the features are emitted for training. Without the
 //! model the features are absent (the values above) and a note says so.
 
+use crate::learned::FileScores;
 use std::collections::HashMap;
 use swex_plugin::types::{DenseMode, DenseSearchArgs, SearchHit};
 use swex_plugin::{ServiceError, Services};
@@ -22,63 +23,27 @@ use swex_plugin::{ServiceError, Services};
 /// explorer's default, so the two share their vectors).
 pub const DENSE_CANDIDATES: usize = 100;
 
-/// Each file's best chunk similarity and its rank among the files (best first).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Similarity {
-    best: HashMap<String, (f64, usize)>,
-    top: f64,
+/// The dense search for `issue`: each file's best chunk similarity, ranked; the host's error when
+/// it has no dense layer (no embedding model) or the search fails.
+pub fn measure(services: &Services<'_>, issue: &str) -> Result<FileScores, ServiceError> {
+    let mut args = DenseSearchArgs::new(issue, DENSE_CANDIDATES);
+    args.mode = Some(DenseMode::Rerank);
+    args.candidates = Some(DENSE_CANDIDATES);
+    let result = services.dense_search_with(&args)?;
+    Ok(of_hits(&result.hits))
 }
 
-impl Similarity {
-    /// The dense search for `issue`; the host's error when it has no dense layer (no embedding
-    /// model) or the search fails.
-    pub fn measure(services: &Services<'_>, issue: &str) -> Result<Similarity, ServiceError> {
-        let mut args = DenseSearchArgs::new(issue, DENSE_CANDIDATES);
-        args.mode = Some(DenseMode::Rerank);
-        args.candidates = Some(DENSE_CANDIDATES);
-        let result = services.dense_search_with(&args)?;
-        Ok(Similarity::of_hits(&result.hits))
+/// Each file's best chunk similarity, from chunk hits scored by similarity, in any order.
+pub fn of_hits(hits: &[SearchHit]) -> FileScores {
+    let mut best: HashMap<&str, f64> = HashMap::new();
+    for hit in hits {
+        let entry = best.entry(hit.path.as_str()).or_insert(f64::NEG_INFINITY);
+        *entry = entry.max(hit.score);
     }
-
-    /// From chunk hits scored by similarity, in any order.
-    pub fn of_hits(hits: &[SearchHit]) -> Similarity {
-        let mut best: HashMap<&str, f64> = HashMap::new();
-        for hit in hits {
-            let entry = best.entry(hit.path.as_str()).or_insert(f64::NEG_INFINITY);
-            *entry = entry.max(hit.score);
-        }
-        let mut files: Vec<(&str, f64)> = best.into_iter().collect();
-        files.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
-        let top = files.first().map_or(0.0, |f| f.1);
-        Similarity {
-            best: files
-                .into_iter()
-                .enumerate()
-                .map(|(rank, (path, score))| (path.to_owned(), (score, rank)))
-                .collect(),
-            top,
-        }
-    }
-
-    /// The file's best chunk similarity (0 when none was scored).
-    pub fn best(&self, path: &str) -> f64 {
-        self.best.get(path).map_or(0.0, |b| b.0)
-    }
-
-    /// The file's best similarity over the best file's (0 when none was scored, or when the
-    /// best is not positive).
-    pub fn relative(&self, path: &str) -> f64 {
-        if self.top <= 0.0 {
-            return 0.0;
-        }
-        self.best.get(path).map_or(0.0, |b| b.0 / self.top)
-    }
-
-    /// ln(1 + the file's rank among the scored files), [`crate::learned::ABSENT_RANK_LOG`] when
-    /// it has none.
-    pub fn rank_log(&self, path: &str) -> f64 {
-        crate::learned::rank_log(self.best.get(path).map(|b| b.1))
-    }
+    FileScores::ranked(
+        best.into_iter()
+            .map(|(path, score)| (path.to_owned(), score)),
+    )
 }
 
 #[cfg(test)]
@@ -93,21 +58,21 @@ mod tests {
             SearchHit::new("a.py", 10, 20, 0.4),
             SearchHit::new("c.py", 1, 5, -0.1),
         ];
-        let s = Similarity::of_hits(&hits);
-        assert_eq!(s.best("a.py"), 0.4);
+        let s = of_hits(&hits);
+        assert_eq!(s.score("a.py"), 0.4);
         assert_eq!(s.relative("a.py"), 0.8);
         assert_eq!(s.relative("b.py"), 1.0);
         assert_eq!(s.rank_log("b.py"), 0.0);
         assert_eq!(s.rank_log("a.py"), 2f64.ln());
         assert_eq!(s.rank_log("c.py"), 3f64.ln());
-        assert_eq!(s.best("c.py"), -0.1);
+        assert_eq!(s.score("c.py"), -0.1);
         // Not scored: the absent values.
         assert_eq!(
-            (s.best("d.py"), s.relative("d.py"), s.rank_log("d.py")),
+            (s.score("d.py"), s.relative("d.py"), s.rank_log("d.py")),
             (0.0, 0.0, 10.0)
         );
-        let none = Similarity::of_hits(&[]);
+        let none = of_hits(&[]);
         assert_eq!(none.relative("a.py"), 0.0);
-        assert_eq!(none, Similarity::default());
+        assert_eq!(none, FileScores::default());
     }
 }

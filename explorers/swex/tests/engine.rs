@@ -101,6 +101,31 @@ fn explore_checkout(
     explorer.explore(&request, &backend).unwrap()
 }
 
+/// The features note of an answer (`emit_features`).
+fn features_note(answer: &Response) -> serde_json::Value {
+    let note = answer
+        .notes
+        .iter()
+        .find_map(|n| n.strip_prefix(swex_explorer_swex::learned::FEATURES_NOTE_PREFIX))
+        .expect("a features note");
+    serde_json::from_str(note).unwrap()
+}
+
+/// A candidate's value of a feature in a features note.
+fn feature(note: &serde_json::Value, path: &str, name: &str) -> f64 {
+    let at = swex_explorer_swex::learned::FEATURES
+        .iter()
+        .position(|f| *f == name)
+        .unwrap();
+    let candidate = note["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["path"] == path)
+        .unwrap_or_else(|| panic!("{path} is not a candidate: {note}"));
+    candidate["row"][at].as_f64().unwrap()
+}
+
 fn spans(answer: &Response) -> Vec<(&str, i64, i64)> {
     answer
         .regions
@@ -395,29 +420,12 @@ fn emitted_features_carry_each_files_nearness_in_the_code_graph() {
     // The issue names `DiscountRule`, `apply_discount` and `round_price` (shop/pricing.py);
     // shop/cart.py calls `round_price`; shop/shipping.py only shares a word with the issue.
     let answer = explore(serde_json::json!({"emit_features": true}), 5);
-    let note = answer
-        .notes
-        .iter()
-        .find_map(|n| n.strip_prefix(swex_explorer_swex::learned::FEATURES_NOTE_PREFIX))
-        .expect("a features note");
-    let note: serde_json::Value = serde_json::from_str(note).unwrap();
-    let features: Vec<&str> = note["features"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f.as_str().unwrap())
-        .collect();
-    assert_eq!(features, swex_explorer_swex::learned::FEATURES);
-    let value = |path: &str, feature: &str| -> f64 {
-        let at = features.iter().position(|f| *f == feature).unwrap();
-        let candidate = note["candidates"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["path"] == path)
-            .unwrap_or_else(|| panic!("{path} is not a candidate: {note}"));
-        candidate["row"][at].as_f64().unwrap()
-    };
+    let note = features_note(&answer);
+    assert_eq!(
+        note["features"],
+        serde_json::json!(swex_explorer_swex::learned::FEATURES)
+    );
+    let value = |path: &str, name: &str| feature(&note, path, name);
     assert_eq!(value("shop/pricing.py", "graph_issue"), 1.0, "{note}");
     let cart = value("shop/cart.py", "graph_issue");
     let shipping = value("shop/shipping.py", "graph_issue");
@@ -481,26 +489,8 @@ fn the_commit_history_lifts_a_file_and_no_history_changes_nothing() {
         5,
         None,
     );
-    let note = answer
-        .notes
-        .iter()
-        .find_map(|n| n.strip_prefix(swex_explorer_swex::learned::FEATURES_NOTE_PREFIX))
-        .expect("a features note");
-    let note: serde_json::Value = serde_json::from_str(note).unwrap();
-    let at = swex_explorer_swex::learned::FEATURES
-        .iter()
-        .position(|f| *f == "history_relative")
-        .unwrap();
-    let relative = |path: &str| {
-        note["candidates"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["path"] == path)
-            .unwrap()["row"][at]
-            .as_f64()
-            .unwrap()
-    };
+    let note = features_note(&answer);
+    let relative = |path: &str| feature(&note, path, "history_relative");
     assert_eq!(
         (relative("ui/panel.py"), relative("ui/frame.py")),
         (1.0, 0.0)
