@@ -28,7 +28,9 @@ use crate::cache::entry::{read_entry, write_entry};
 use crate::snapshot::SnapshotLayout;
 use crate::snapshot::git::GitDir;
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use swex_text::identifiers::{Digits, identifier_parts};
 use swex_text::stopwords::StopList;
 
@@ -51,6 +53,9 @@ pub struct HistoryLimits {
     pub max_commits: usize,
     /// The newest commit messages of one file that make its document.
     pub messages_per_file: usize,
+    /// The most bytes of `git log` output read (a history of huge commits is cut, not held in
+    /// memory whole): the commits read before it are kept.
+    pub max_log_bytes: u64,
 }
 
 impl Default for HistoryLimits {
@@ -59,6 +64,7 @@ impl Default for HistoryLimits {
         HistoryLimits {
             max_commits: 3000,
             messages_per_file: 200,
+            max_log_bytes: 64 << 20,
         }
     }
 }
@@ -140,12 +146,13 @@ impl HistorySource {
     /// The cache key: what the history's content depends on.
     fn key(&self, limits: &HistoryLimits) -> String {
         let identity = format!(
-            "{}\0{}\0{}\0{}\0{}",
+            "{}\0{}\0{}\0{}\0{}\0{}",
             crate::formats::HISTORY_FORMAT_VERSION,
             self.commit,
             self.prefix,
             limits.max_commits,
-            limits.messages_per_file
+            limits.messages_per_file,
+            limits.max_log_bytes
         );
         blake3::hash(identity.as_bytes()).to_hex()[..32].to_string()
     }
@@ -170,22 +177,50 @@ impl HistorySource {
         if !self.prefix.is_empty() {
             command.arg(&self.prefix);
         }
-        let out = command
-            .output()
-            .map_err(|e| HistoryError::Git(format!("cannot run git: {e}")))?;
-        let mut commits = parse_log(&String::from_utf8_lossy(&out.stdout), &self.prefix);
-        if !out.status.success() && commits.len() > 1 {
-            // A clone without every old object (a partial or shallow mirror) stops where one is
-            // missing: the commits before it are the newest history, whole; the last may be cut.
+        let spawn_error = |e: std::io::Error| HistoryError::Git(format!("cannot run git: {e}"));
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(spawn_error)?;
+        // stderr is drained beside stdout, so that neither pipe can fill and stall git.
+        let mut stderr = child.stderr.take().expect("piped");
+        let errors = std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = (&mut stderr).take(64 * 1024).read_to_end(&mut text);
+            let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+            text
+        });
+        let mut stdout = Vec::new();
+        let read = child
+            .stdout
+            .take()
+            .expect("piped")
+            .take(limits.max_log_bytes + 1)
+            .read_to_end(&mut stdout);
+        let cut = stdout.len() as u64 > limits.max_log_bytes;
+        if cut {
+            // Enough history: the rest is older.
+            let _ = child.kill();
+        }
+        let status = child.wait().map_err(spawn_error)?;
+        let errors = errors.join().unwrap_or_default();
+        read.map_err(spawn_error)?;
+        let mut commits = parse_log(&String::from_utf8_lossy(&stdout), &self.prefix);
+        let complete = status.success() && !cut;
+        if !complete && commits.len() > 1 {
+            // Cut at the byte limit, or a clone without every old object (a partial or shallow
+            // mirror) that stops where one is missing: the commits before are the newest
+            // history, whole; the last one may be cut.
             commits.pop();
             return Ok(commits);
         }
-        if !out.status.success() {
+        if !complete {
             return Err(HistoryError::Git(format!(
                 "`git log {}` in {}: {}",
                 self.commit,
                 self.git_dir.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
+                String::from_utf8_lossy(&errors).trim()
             )));
         }
         Ok(commits)
@@ -837,6 +872,38 @@ mod tests {
         );
         assert_eq!(history.count("a.py", "newest"), 1);
         assert_eq!(history.count("a.py", "oldest"), 0);
+    }
+
+    /// Output past the byte limit is not read: the commits before it are the history.
+    #[test]
+    fn a_history_past_the_byte_limit_keeps_its_newest_commits() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        for n in 0..20 {
+            commit_file(
+                root,
+                "a.py",
+                &format!("x = {n}\n"),
+                &format!("Change number{n}"),
+            );
+        }
+        let source = HistorySource::of_checkout(root).unwrap();
+        let whole = FileHistory::build(&source, &HistoryLimits::default()).unwrap();
+        assert_eq!(whole.commits(), 20);
+        let limits = HistoryLimits {
+            max_log_bytes: 100,
+            ..HistoryLimits::default()
+        };
+        let cut = FileHistory::build(&source, &limits).unwrap();
+        assert!((1..5).contains(&cut.commits()), "{}", cut.commits());
+        assert_eq!(cut.count("a.py", "number19"), 1, "the newest is kept");
+        assert_eq!(cut.count("a.py", "number0"), 0);
+        assert_ne!(
+            FileHistory::cache_path(dir.path(), &source, &limits),
+            FileHistory::cache_path(dir.path(), &source, &HistoryLimits::default()),
+            "the limit is part of the key"
+        );
     }
 
     #[test]
