@@ -12,8 +12,10 @@
 //! - [`FileHistory::build`]: one `git log` of the last [`HistoryLimits::max_commits`] non-merge
 //!   commits reachable from the commit (never later ones: a benchmark snapshot sees only the
 //!   past of its base commit), each file's document the messages of its newest
-//!   [`HistoryLimits::messages_per_file`] commits, cut into [`terms`]. A clone that lacks old
-//!   objects (partial or shallow mirrors) gives the commits before the first one it cannot read.
+//!   [`HistoryLimits::messages_per_file`] commits, cut into [`terms`]. A commit without parents
+//!   (a root commit, or the boundary of a shallow clone such as a one-commit fetch) is left out:
+//!   it "adds" every file, so its message would be every file's. A clone that lacks old objects
+//!   (a partial mirror) gives the commits before the first one it cannot read.
 //! - [`FileHistory::load_or_build`]: cached by commit, folder and limits (a commit's ancestry
 //!   never changes, so the key is its content), as a checksummed entry ([`crate::cache::entry`])
 //!   in a flat layout that is searched in place: reading it costs one file read and a checksum.
@@ -170,7 +172,7 @@ impl HistorySource {
         command
             .args(["log", "--no-merges", "--no-color", "--no-show-signature"])
             .args(["--no-relative", "-z", "--name-only"])
-            .arg("--format=%x1e%s%n%b%x1f")
+            .arg("--format=%x1e%P%x1d%s%n%b%x1f")
             .arg(format!("--max-count={}", limits.max_commits))
             .arg(&self.commit)
             .arg("--");
@@ -206,13 +208,18 @@ impl HistorySource {
         let status = child.wait().map_err(spawn_error)?;
         let errors = errors.join().unwrap_or_default();
         read.map_err(spawn_error)?;
-        let mut commits = parse_log(&String::from_utf8_lossy(&stdout), &self.prefix);
+        let text = String::from_utf8_lossy(&stdout);
         let complete = status.success() && !cut;
-        if !complete && commits.len() > 1 {
-            // Cut at the byte limit, or a clone without every old object (a partial or shallow
-            // mirror) that stops where one is missing: the commits before are the newest
-            // history, whole; the last one may be cut.
-            commits.pop();
+        // Cut at the byte limit, or a clone without every old object (a partial or shallow
+        // mirror) that stops where one is missing: the commits before the last record begun are
+        // the newest history, whole.
+        let whole = if complete {
+            &text[..]
+        } else {
+            &text[..text.rfind('\x1e').unwrap_or(0)]
+        };
+        let commits = parse_log(whole, &self.prefix);
+        if !complete && !commits.is_empty() {
             return Ok(commits);
         }
         if !complete {
@@ -227,12 +234,19 @@ impl HistorySource {
     }
 }
 
-/// Commits of `git log -z --name-only --format=%x1e%s%n%b%x1f`: each record is `\x1e`, the
-/// message, `\x1f`, then NUL-terminated file names (git puts a newline before the first).
+/// Commits of `git log -z --name-only --format=%x1e%P%x1d%s%n%b%x1f`: each record is `\x1e`, the
+/// parents, `\x1d`, the message, `\x1f`, then NUL-terminated file names (git puts a newline
+/// before the first). A commit without parents is left out: a root commit, or the boundary of a
+/// shallow clone (a one-commit fetch), "adds" every file of its tree, so its message would be
+/// every file's, about none of them.
 fn parse_log(text: &str, prefix: &str) -> Vec<(String, Vec<String>)> {
     text.split('\x1e')
         .filter_map(|record| {
-            let (message, names) = record.split_once('\x1f')?;
+            let (head, names) = record.split_once('\x1f')?;
+            let (parents, message) = head.split_once('\x1d')?;
+            if parents.trim().is_empty() {
+                return None;
+            }
             let files = names
                 .split('\0')
                 .map(|name| name.trim_start_matches('\n'))
@@ -691,8 +705,9 @@ mod tests {
     }
 
     #[test]
+    /// The root commit (no parents) is left out.
     fn log_records_give_messages_and_the_files_under_the_prefix() {
-        let text = "\x1eFix typo\n\x1f\0\ndocs/config.rst\0\x1eRemove tests\nbody line\n\x1f\0\nsrc/a.py\0lib/b.py\0";
+        let text = "\x1eab12\x1dFix typo\n\x1f\0\ndocs/config.rst\0\x1ecd34 ef56\x1dRemove tests\nbody line\n\x1f\0\nsrc/a.py\0lib/b.py\0\x1e\x1dInitial commit\n\x1f\0\nsrc/a.py\0docs/config.rst\0";
         assert_eq!(
             parse_log(text, ""),
             commits(&[
@@ -795,6 +810,7 @@ mod tests {
         let root = dir.path().join("repo");
         std::fs::create_dir_all(&root).unwrap();
         git(&root, &["init", "-q"]);
+        commit_file(&root, "README", "r\n", "Initial floatformat project");
         commit_file(&root, "pkg/filters.py", "x = 1\n", "Add floatformat filter");
         commit_file(&root, "docs/notes.md", "notes\n", "Document floatformat");
         commit_file(
@@ -805,9 +821,10 @@ mod tests {
         );
         let source = HistorySource::of_checkout(&root).unwrap();
         let history = FileHistory::build(&source, &HistoryLimits::default()).unwrap();
-        assert_eq!(history.commits(), 3);
+        assert_eq!(history.commits(), 3, "the root commit is left out");
         assert_eq!(history.count("pkg/filters.py", "floatformat"), 2);
         assert_eq!(history.count("docs/notes.md", "document"), 1);
+        assert!(!history.paths().any(|p| p == "README"));
 
         let inner = HistorySource::of_checkout(&root.join("pkg")).unwrap();
         let history = FileHistory::build(&inner, &HistoryLimits::default()).unwrap();
@@ -890,7 +907,7 @@ mod tests {
         }
         let source = HistorySource::of_checkout(root).unwrap();
         let whole = FileHistory::build(&source, &HistoryLimits::default()).unwrap();
-        assert_eq!(whole.commits(), 20);
+        assert_eq!(whole.commits(), 19, "the root commit is left out");
         let limits = HistoryLimits {
             max_log_bytes: 100,
             ..HistoryLimits::default()
