@@ -149,6 +149,9 @@ fn index_reports_statistics_and_diagnostics() {
     assert_eq!(report["diagnostics"][0]["path"], "logo.png");
     assert_eq!(report["diagnostics"][0]["kind"], "binary");
     assert!(report["graph"]["nodes"].as_u64().unwrap() >= 4);
+    // A plain folder has no history to rank with, and says why.
+    let reason = report["history"]["absent"]["reason"].as_str().unwrap();
+    assert!(reason.contains("neither a git work tree"), "{reason}");
 
     // Second run: everything from the cache; the human output says so.
     let output = swex(&["index", "--repo", repo_arg, "-q"], cache.path());
@@ -157,6 +160,38 @@ fn index_reports_statistics_and_diagnostics() {
     assert!(text.contains("files     4 indexed (python 4)"), "{text}");
     assert!(text.contains("analyses 4 reused, 0 computed"), "{text}");
     assert!(text.contains("logo.png: binary"), "{text}");
+    assert!(
+        text.contains("history   none (no repository history"),
+        "{text}"
+    );
+
+    // In a git work tree: the commits of HEAD (the root commit, which adds every file, left out).
+    let git = |args: &[&str]| swex_testkit::git(repo.path(), args);
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "Initial import"]);
+    fs::write(repo.path().join("app/utils.py"), format!("{UTILS}\n")).unwrap();
+    git(&["commit", "-q", "-am", "Fix slug handling"]);
+    let head = git(&["rev-parse", "HEAD"]);
+    let report = json(&swex(
+        &["index", "--repo", repo_arg, "--json", "-q"],
+        cache.path(),
+    ));
+    let read = &report["history"]["read"];
+    assert_eq!(read["commit"], head.as_str());
+    assert_eq!(
+        (read["commits"].as_u64(), read["files"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let text =
+        String::from_utf8(swex(&["index", "--repo", repo_arg, "-q"], cache.path()).stdout).unwrap();
+    assert!(
+        text.contains(&format!(
+            "history   1 commit up to {}, 1 file with history",
+            &head[..12]
+        )),
+        "{text}"
+    );
 }
 
 #[test]

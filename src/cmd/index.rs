@@ -104,7 +104,40 @@ struct Report<'a> {
     graph: Option<GraphReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     dense: Option<DenseBuildReport>,
+    history: HistoryReport,
     diagnostics: &'a [Diagnostic],
+}
+
+/// The repository history the `swex` explorer ranks with: read (or built and cached) now.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+enum HistoryReport {
+    Read {
+        commit: String,
+        commits: u32,
+        files: u32,
+        ms: f64,
+    },
+    Absent {
+        reason: String,
+    },
+}
+
+impl HistoryReport {
+    fn of(index: &SnapshotIndex) -> HistoryReport {
+        let started = std::time::Instant::now();
+        match index.history() {
+            Ok(history) => HistoryReport::Read {
+                commit: history.commit().to_owned(),
+                commits: history.commits(),
+                files: history.files(),
+                ms: started.elapsed().as_secs_f64() * 1000.0,
+            },
+            Err(e) => HistoryReport::Absent {
+                reason: e.to_string(),
+            },
+        }
+    }
 }
 
 #[derive(serde::Serialize)]
@@ -128,6 +161,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             build_ms: started.elapsed().as_secs_f64() * 1000.0,
         }
     });
+    let history = HistoryReport::of(&index);
     let stats = index.stats();
     if args.json {
         let report = Report {
@@ -135,6 +169,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             stats,
             graph,
             dense,
+            history,
             diagnostics: index.diagnostics(),
         };
         outln!("{}", serde_json::to_string_pretty(&report)?);
@@ -182,6 +217,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             dense.embed_seconds,
             dense.index_seconds
         );
+    }
+    match &history {
+        HistoryReport::Read {
+            commit,
+            commits,
+            files,
+            ms,
+        } => outln!(
+            "history   {commits} commit{} up to {}, {files} file{} with history, read in {ms:.0} ms",
+            if *commits == 1 { "" } else { "s" },
+            &commit[..commit.len().min(12)],
+            if *files == 1 { "" } else { "s" },
+        ),
+        HistoryReport::Absent { reason } => outln!("history   none ({})", shown(reason)),
     }
     let pool = &stats.pool;
     outln!(
