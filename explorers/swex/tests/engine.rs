@@ -299,9 +299,10 @@ fn a_long_answer_points_into_the_whole_lead_first() {
     let always = explore(serde_json::json!({"locate": {"lead_pointer_from": 0}}), 5);
     assert_eq!(spans(&always)[0], regions[0]);
 
-    // A one-line question (too long for the short-query path) is answered as a search: the
+    // A one-line request (too long for the short-query path) is answered as a search: the
     // best span first, no pointer before it.
-    let question = "where does DiscountRule apply_discount compute the discounted unrounded price";
+    let question = "in the shop package DiscountRule apply_discount returns the discounted price \
+        without rounding it like round_price does for a cart";
     let asked = explore_issue(serde_json::Value::Null, question, 10, None);
     assert_eq!(
         spans(&asked)[0],
