@@ -27,7 +27,7 @@
 //! `history_search` service.
 
 use crate::cache::entry::{read_entry, write_entry};
-use crate::snapshot::SnapshotLayout;
+use crate::snapshot;
 use crate::snapshot::git::GitDir;
 use std::collections::HashMap;
 use std::io::Read;
@@ -87,17 +87,14 @@ impl HistorySource {
     /// The history of the checkout at `root` (see the module overview).
     pub fn of_checkout(root: &Path) -> Result<HistorySource, HistoryError> {
         let absent = |why: String| HistoryError::Absent(why);
-        if let Some(marker) = SnapshotLayout::new(root)
-            .ok()
-            .and_then(|layout| layout.read_marker())
-        {
+        if let Some(marker) = snapshot::marker_at(root) {
             return Ok(HistorySource {
                 git_dir: PathBuf::from(marker.git_dir),
                 commit: marker.report.commit,
                 prefix: String::new(),
             });
         }
-        if !root.ancestors().any(|dir| dir.join(".git").exists()) {
+        if snapshot::work_tree_top(root).is_none() {
             return Err(absent(format!(
                 "{} is neither a git work tree nor a swex snapshot",
                 root.display()

@@ -1052,15 +1052,11 @@ impl CheckoutRules {
             git_error: None,
             sources: Vec::new(),
         };
-        let is_snapshot = crate::snapshot::SnapshotLayout::new(&root)
-            .ok()
-            .and_then(|layout| layout.read_marker())
-            .is_some();
-        if is_snapshot {
+        if crate::snapshot::marker_at(&root).is_some() {
             rules.kind = CheckoutKind::Snapshot;
             return rules;
         }
-        if let Some(top) = root.ancestors().find(|dir| dir.join(".git").exists()) {
+        if let Some(top) = crate::snapshot::work_tree_top(&root) {
             rules.kind = CheckoutKind::GitWorkTree;
             // `.gitignore` files of the folders between the root and the work tree's top apply
             // inside the root too, nearest first; `.git/info/exclude` after them.

@@ -30,7 +30,20 @@ pub use materialize::{
 };
 pub use paths::{NameError, NameProblem, PlainName, RefusalReason};
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// The marker of the `swex snapshot` folder at `root` (its sidecar `<parent>/.swex/<name>.json`),
+/// when it is a complete snapshot: what the checkout rules and the repository history read to
+/// tell a snapshot from a work tree.
+pub fn marker_at(root: &Path) -> Option<SnapshotMarker> {
+    SnapshotLayout::new(root).ok()?.read_marker()
+}
+
+/// The top of the git work tree that `root` is in: the nearest folder, `root` itself or above,
+/// that holds a `.git`.
+pub fn work_tree_top(root: &Path) -> Option<&Path> {
+    root.ancestors().find(|dir| dir.join(".git").exists())
+}
 
 /// Everything that can go wrong while making a snapshot. In a batch, each instance's error is
 /// reported for that instance and the batch goes on.
