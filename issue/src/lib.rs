@@ -7,6 +7,8 @@
 //!   the `issue_clues` service returns them; the plugin SDK re-exports them.
 //! - with the `parse` feature (default; it brings `regex`):
 //!   - [`frames`]: traceback frames and source locations of six syntaxes;
+//!   - [`markup`]: what a reader of the rendered issue sees (HTML comments of issue templates
+//!     removed, code kept);
 //!   - [`paths`]: which words are file paths and paths inside source-browser links (hints made
 //!     repository-relative: `swex_text::hints`);
 //!   - [`words`]: code-likeness of a word, stop words;
@@ -36,6 +38,8 @@
 pub mod clues;
 #[cfg(feature = "parse")]
 pub mod frames;
+#[cfg(feature = "parse")]
+pub mod markup;
 #[cfg(feature = "parse")]
 pub mod mentions;
 #[cfg(feature = "parse")]

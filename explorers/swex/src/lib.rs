@@ -3,8 +3,9 @@
 //! request's line budget on what it believes most (docs/explorer-swex.md).
 //!
 //! Pipeline (each stage is its own module):
-//! 1. [`issue`]: read the issue — title, body without environment dumps, identifiers, dotted
-//!    names, paths, traceback frames, weighted words.
+//! 1. [`issue`]: read the issue as its readers see it (an issue template's HTML comments
+//!    removed: `swex_issue::markup`) — title, body without environment dumps, identifiers,
+//!    dotted names, paths, traceback frames, weighted words.
 //! 2. Ask the engine (through the services table): the files of the snapshot, BM25 chunk hits for
 //!    the cleaned issue and for its title, and the definitions of the names the issue gives.
 //!    A one-line request of a few words is answered by the host's ranked code search instead.
@@ -277,7 +278,7 @@ impl Swex {
     /// note saying why.
     fn extra_evidence(
         &self,
-        request: &Request,
+        issue_text: &str,
         services: &Services<'_>,
         model: Option<&learned::FileRanker>,
         gathered: &Gathered,
@@ -292,7 +293,7 @@ impl Swex {
                 proximity::Proximity::measure(services, &gathered.definitions, ranked);
         }
         if self.config.emit_features || reads_dense {
-            match similarity::measure(services, &request.issue) {
+            match similarity::measure(services, issue_text) {
                 Ok(similarity) => extra.similarity = similarity,
                 // A model that reads the similarities would rank worse without them, quietly.
                 Err(e) if reads_dense => {
@@ -306,13 +307,14 @@ impl Swex {
         Ok(extra)
     }
 
-    /// The repository history of the ranking's source files ([`history`]), when the linear
+    /// The repository history of the ranking's code files ([`history`]; not tests, and not
+    /// documentation, whose history is every feature's), when the linear
     /// weights or the model read it or the features are emitted. Without it (no git history, no
     /// engine) every file has the absent values, so the ranking is the one without history; a
     /// note says so when features are emitted, and always when the search failed.
     fn history(
         &self,
-        request: &Request,
+        issue_text: &str,
         services: &Services<'_>,
         model: Option<&learned::FileRanker>,
         ranked: &[rank::RankedFile],
@@ -326,13 +328,13 @@ impl Swex {
         }
         let sources: Vec<String> = ranked
             .iter()
-            .filter(|f| !f.is_test)
+            .filter(|f| !f.is_test && !rank::is_doc_path(&f.path))
             .map(|f| f.path.clone())
             .collect();
         if sources.is_empty() {
             return learned::FileScores::default();
         }
-        match history::measure(services, &request.issue, sources) {
+        match history::measure(services, issue_text, sources) {
             Ok(history) => history,
             Err(e) => {
                 if self.config.emit_features || !e.is_unavailable() {
@@ -407,7 +409,10 @@ impl Explorer for Swex {
             return Ok(response);
         }
         let mut stages = Stages::start();
-        let issue = issue::parse(&request.issue);
+        // The issue as its readers see it: an issue template's HTML comments are not the
+        // author's words (`swex_issue::markup`).
+        let issue_text = swex_issue::markup::without_html_comments(&request.issue);
+        let issue = issue::parse(&issue_text);
         stages.lap("parse");
         let gathered = self.gather(&issue, services, &mut stages)?;
         let ranked = rank::rank_files(&gathered.evidence(&issue), &self.config.weights);
@@ -419,11 +424,11 @@ impl Explorer for Swex {
             _ => None,
         };
         let mut notes: Vec<String> = Vec::new();
-        let history = self.history(request, services, model, &ranked, &mut notes);
+        let history = self.history(&issue_text, services, model, &ranked, &mut notes);
         let ranked = rank::add_history(ranked, &history, &self.config.weights);
         stages.lap("history");
         let mut extra =
-            self.extra_evidence(request, services, model, &gathered, &ranked, &mut notes)?;
+            self.extra_evidence(&issue_text, services, model, &gathered, &ranked, &mut notes)?;
         extra.history = history;
         stages.lap("extra");
         if self.config.emit_features {

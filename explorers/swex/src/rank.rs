@@ -100,7 +100,7 @@ pub struct Features {
     pub title_lexical: f64,
     pub partner_test: f64,
     /// The history match over the best candidate source's ([`crate::learned::FileScores::relative`];
-    /// set by [`add_history`], 0 for tests).
+    /// set by [`add_history`], 0 for tests and documentation).
     pub history: f64,
     /// Names of the definitions this file holds that the issue names (for provenance).
     pub defined: Vec<String>,

@@ -416,6 +416,20 @@ fn short_queries_are_answered_by_ranked_code_search() {
     );
 }
 
+/// An issue template's HTML comments are not the author's words: the answer is the one to the
+/// issue without them. The same words written in the issue do move it.
+#[test]
+fn an_issue_templates_comments_are_not_read() {
+    let template = "\n<!--\nPlease check shipping_cost and shipping weight before filing.\n-->\n";
+    let plain = explore_issue(serde_json::Value::Null, ISSUE, 5, None);
+    let commented = format!("{ISSUE}{template}");
+    let with_comment = explore_issue(serde_json::Value::Null, &commented, 5, None);
+    assert_eq!(spans(&with_comment), spans(&plain));
+    let written = format!("{ISSUE}{}", template.replace("<!--", "").replace("-->", ""));
+    let with_words = explore_issue(serde_json::Value::Null, &written, 5, None);
+    assert_ne!(spans(&with_words), spans(&plain));
+}
+
 #[test]
 fn emitted_features_carry_each_files_nearness_in_the_code_graph() {
     // The issue names `DiscountRule`, `apply_discount` and `round_price` (shop/pricing.py);
@@ -443,7 +457,8 @@ fn emitted_features_carry_each_files_nearness_in_the_code_graph() {
 /// The repository history moves a file whose commits were about the issue above its look-alike
 /// (same code, same words): `ui/panel.py`'s commit speaks of the widget's flicker, so it leads;
 /// without the history term, or in a copy without git history, the tie goes by path and the
-/// answer is the one without history, exactly.
+/// answer is the one without history, exactly. Documentation gets no history: the README changed
+/// in the same commit, but a README's history is every feature's.
 #[test]
 fn the_commit_history_lifts_a_file_and_no_history_changes_nothing() {
     let files: &[(&str, &str)] = &[
@@ -455,6 +470,7 @@ fn the_commit_history_lifts_a_file_and_no_history_changes_nothing() {
             "ui/panel.py",
             "def draw(widget):\n    return widget.paint()\n",
         ),
+        ("README.md", "# ui\n\nDraws a widget, once.\n"),
     ];
     let issue = "The widget flickers when drawn\n\nDrawing a widget makes it flicker twice.";
     let repo = tempfile::tempdir().unwrap();
@@ -465,6 +481,7 @@ fn the_commit_history_lifts_a_file_and_no_history_changes_nothing() {
     swex_testkit::git(root, &["commit", "-q", "-m", "Initial commit"]);
     // A change to ui/panel.py about the issue's subject, then a change back.
     std::fs::write(root.join("ui/panel.py"), format!("{}\n", files[1].1)).unwrap();
+    std::fs::write(root.join("README.md"), format!("{}\n", files[2].1)).unwrap();
     swex_testkit::git(
         root,
         &[
@@ -493,8 +510,12 @@ fn the_commit_history_lifts_a_file_and_no_history_changes_nothing() {
     let note = features_note(&answer);
     let relative = |path: &str| feature(&note, path, "history_relative");
     assert_eq!(
-        (relative("ui/panel.py"), relative("ui/frame.py")),
-        (1.0, 0.0)
+        (
+            relative("ui/panel.py"),
+            relative("ui/frame.py"),
+            relative("README.md")
+        ),
+        (1.0, 0.0, 0.0)
     );
 
     // The same files without git: the answer without history, and a note only when features
