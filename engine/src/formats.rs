@@ -40,8 +40,9 @@ pub const PASSAGE_TEXT_VERSION: u32 = 1;
 pub const GRAPH_STORE_VERSION: u32 = 1;
 
 /// The layout of a cached history ([`crate::history::FileHistory`]), the terms it is cut into,
-/// the commits it reads and what its key covers. 2: commits without parents left out.
-pub const HISTORY_FORMAT_VERSION: u32 = 2;
+/// the commits it reads and what its key covers. 2: commits without parents left out. 3: each
+/// commit's terms and files kept too (the similar commits of a query).
+pub const HISTORY_FORMAT_VERSION: u32 = 3;
 
 /// What the analysis tag hashes: the analyser version and its options, serialised as JSON (not
 /// their `Debug` output, which is not a format).

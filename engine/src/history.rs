@@ -21,7 +21,12 @@
 //!   in a flat layout that is searched in place: reading it costs one file read and a checksum.
 //! - [`FileHistory::search`]: BM25 of a query's distinct terms against the documents of the given
 //!   files, with the statistics (document frequencies, mean length) of those files: the scores
-//!   rank the files a caller compares, whatever the rest of the repository did.
+//!   rank the files a caller compares, whatever the rest of the repository did. And each file's
+//!   share of the query's *similar commits*: the [`SIMILAR_COMMITS`] commits whose own messages
+//!   match the query best (BM25 over the commits), each giving the files it changed its score
+//!   over the best one's, divided by the square root of how many files it changed. A file's
+//!   document mixes up to 200 messages; one commit that reads like the issue names its files
+//!   more sharply (docs/ranker.md, "Similar commits").
 //!
 //! Knows git's log format and nothing of plugins or explorers; the host serves it as the
 //! `history_search` service.
@@ -288,6 +293,36 @@ pub fn terms(text: &str, mut each: impl FnMut(&str)) {
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
+/// The (slot in `wanted`, count) of each wanted term a document has: a merge of its (term, count)
+/// pairs and `wanted`, both sorted by term.
+fn matches(postings: impl Iterator<Item = (u32, u32)>, wanted: &[u32]) -> Vec<(usize, u32)> {
+    let mut found = Vec::new();
+    let mut want = wanted.iter().enumerate().peekable();
+    for (term, tf) in postings {
+        while want.next_if(|&(_, &w)| w < term).is_some() {}
+        match want.peek() {
+            Some(&(slot, &w)) if w == term => found.push((slot, tf)),
+            Some(_) => {}
+            None => break,
+        }
+    }
+    found
+}
+
+/// BM25 of a document's matches ([`matches`]) given the wanted terms' document frequencies, the
+/// number of documents, the document's length and the mean length.
+fn bm25(found: &[(usize, u32)], df: &[u32], n: f64, length: f64, mean_length: f64) -> f64 {
+    found
+        .iter()
+        .map(|&(slot, tf)| {
+            let df = f64::from(df[slot]);
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            let tf = f64::from(tf);
+            idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / mean_length))
+        })
+        .sum()
+}
+
 /// The history documents of a checkout's files, in a flat layout searched in place (see
 /// [`FileHistory::to_bytes`] for the layout).
 #[derive(Debug, Clone, PartialEq)]
@@ -306,14 +341,29 @@ pub struct FileHistory {
     term_blob: usize,
     path_blob: usize,
     postings: usize,
+    /// The commit section: each commit's length, first posting and first file (commits + 1),
+    /// then the postings and the file ids.
+    commit_lengths: usize,
+    commit_posting_starts: usize,
+    commit_file_starts: usize,
+    commit_postings: usize,
+    commit_files: usize,
 }
 
-/// A file's BM25 score against a query's terms.
+/// A file's BM25 score against a query's terms, and its share of the query's similar commits.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoryHit {
     pub path: String,
+    /// BM25 of the query against the file's document (0 when no term matches it).
     pub score: f64,
+    /// Σ over the [`SIMILAR_COMMITS`] commits most like the query that changed the file of the
+    /// commit's score over the best commit's, divided by √(files the commit changed); 0 if none.
+    pub similar_commits: f64,
 }
+
+/// How many of the commits most like a query vote for their files (picked on the train rows:
+/// docs/ranker.md, "Similar commits").
+pub const SIMILAR_COMMITS: usize = 20;
 
 const HISTORY_ENTRY_KIND: [u8; 4] = *b"HIST";
 
@@ -352,6 +402,10 @@ fn prune(dir: &Path, keep: &Path, limit: u64) {
 /// A file's document while it is laid out: its path, its length in terms and its (term, count)
 /// pairs by term.
 type Document<'a> = (&'a str, u32, Vec<(u32, u32)>);
+
+/// A commit as laid out: its length in terms, its (term, count) pairs by term, the ids of the
+/// files it changed.
+type CommitRecord = (u32, Vec<(u32, u32)>, Vec<u32>);
 
 impl FileHistory {
     /// Reads the history of `source` from the cache under `cache_dir`, or builds and stores it
@@ -411,12 +465,19 @@ impl FileHistory {
         // Per file: messages taken, length in terms, term counts.
         let mut docs: HashMap<&str, (usize, u32, HashMap<u32, u32>)> = HashMap::new();
         let mut message_terms: Vec<u32> = Vec::new();
+        // Per commit: its terms (old ids) with counts, and its length.
+        let mut commit_terms: Vec<(u32, HashMap<u32, u32>)> = Vec::with_capacity(commits.len());
         for (message, files) in commits {
             message_terms.clear();
             terms(message, |term| {
                 let next = term_ids.len() as u32;
                 message_terms.push(*term_ids.entry(term.to_owned()).or_insert(next));
             });
+            let mut counts: HashMap<u32, u32> = HashMap::new();
+            for &term in &message_terms {
+                *counts.entry(term).or_default() += 1;
+            }
+            commit_terms.push((message_terms.len() as u32, counts));
             for file in files {
                 let doc = docs.entry(file.as_str()).or_default();
                 if doc.0 >= messages_per_file {
@@ -449,10 +510,33 @@ impl FileHistory {
             })
             .collect();
         files.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let file_ids: HashMap<&str, u32> = files
+            .iter()
+            .enumerate()
+            .map(|(id, doc)| (doc.0, id as u32))
+            .collect();
+        let records: Vec<CommitRecord> = commits
+            .iter()
+            .zip(commit_terms)
+            .map(|((_, changed), (length, counts))| {
+                let mut postings: Vec<(u32, u32)> = counts
+                    .into_iter()
+                    .map(|(term, tf)| (renumber[term as usize], tf))
+                    .collect();
+                postings.sort_unstable();
+                let mut ids: Vec<u32> = changed
+                    .iter()
+                    .filter_map(|f| file_ids.get(f.as_str()).copied())
+                    .collect();
+                ids.sort_unstable();
+                ids.dedup();
+                (length, postings, ids)
+            })
+            .collect();
         let bytes = Self::to_bytes(
-            commits.len() as u32,
             &vocabulary.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
             &files,
+            &records,
         );
         FileHistory::from_bytes(bytes).expect("a history just laid out reads back")
     }
@@ -460,13 +544,16 @@ impl FileHistory {
     /// The flat layout, every number a little-endian `u32`: the counts (terms, files, commits),
     /// the term offsets (terms + 1, into the term blob), the path offsets (files + 1, into the
     /// path blob), each file's length in terms, each file's first posting (files + 1), the term
-    /// blob, the path blob, then the postings: (term, count) pairs, each file's sorted by term.
-    fn to_bytes(commits: u32, vocabulary: &[&str], files: &[Document<'_>]) -> Vec<u8> {
+    /// blob, the path blob, the postings: (term, count) pairs, each file's sorted by term; then
+    /// the commits, newest first: each one's length in terms, first posting (commits + 1) and
+    /// first file (commits + 1), their (term, count) pairs, each commit's sorted by term, and
+    /// their file ids, each commit's sorted.
+    fn to_bytes(vocabulary: &[&str], files: &[Document<'_>], commits: &[CommitRecord]) -> Vec<u8> {
         let mut out = Vec::new();
         let put = |out: &mut Vec<u8>, n: usize| out.extend_from_slice(&(n as u32).to_le_bytes());
         put(&mut out, vocabulary.len());
         put(&mut out, files.len());
-        put(&mut out, commits as usize);
+        put(&mut out, commits.len());
         let mut offset = 0;
         put(&mut out, 0);
         for term in vocabulary {
@@ -500,6 +587,32 @@ impl FileHistory {
                 put(&mut out, tf as usize);
             }
         }
+        for (length, _, _) in commits {
+            put(&mut out, *length as usize);
+        }
+        offset = 0;
+        put(&mut out, 0);
+        for (_, postings, _) in commits {
+            offset += postings.len();
+            put(&mut out, offset);
+        }
+        offset = 0;
+        put(&mut out, 0);
+        for (_, _, ids) in commits {
+            offset += ids.len();
+            put(&mut out, offset);
+        }
+        for (_, postings, _) in commits {
+            for &(term, tf) in postings {
+                put(&mut out, term as usize);
+                put(&mut out, tf as usize);
+            }
+        }
+        for (_, _, ids) in commits {
+            for &id in ids {
+                put(&mut out, id as usize);
+            }
+        }
         out
     }
 
@@ -521,7 +634,15 @@ impl FileHistory {
         let path_bytes = word(file_offsets + 4 * f)? as usize;
         let postings = path_blob.checked_add(path_bytes)?;
         let pairs = word(posting_starts + 4 * f)? as usize;
-        if postings.checked_add(8 * pairs)? != bytes.len() {
+        let c = commits as usize;
+        let commit_lengths = postings.checked_add(8 * pairs)?;
+        let commit_posting_starts = commit_lengths.checked_add(4 * c)?;
+        let commit_file_starts = commit_posting_starts.checked_add(4 * (c + 1))?;
+        let commit_postings = commit_file_starts.checked_add(4 * (c + 1))?;
+        let commit_pairs = word(commit_posting_starts + 4 * c)? as usize;
+        let commit_files = commit_postings.checked_add(8 * commit_pairs)?;
+        let file_ids = word(commit_file_starts + 4 * c)? as usize;
+        if commit_files.checked_add(4 * file_ids)? != bytes.len() {
             return None;
         }
         let monotone = |start: usize, count: usize| {
@@ -530,8 +651,16 @@ impl FileHistory {
                 _ => false,
             })
         };
-        if !(monotone(term_offsets, t) && monotone(file_offsets, f) && monotone(posting_starts, f))
+        if !(monotone(term_offsets, t)
+            && monotone(file_offsets, f)
+            && monotone(posting_starts, f)
+            && monotone(commit_posting_starts, c)
+            && monotone(commit_file_starts, c))
         {
+            return None;
+        }
+        // Every commit's file is a file of the layout (the votes index by it).
+        if (0..file_ids).any(|i| word(commit_files + 4 * i).is_none_or(|id| id >= files)) {
             return None;
         }
         std::str::from_utf8(&bytes[term_blob..path_blob]).ok()?;
@@ -549,6 +678,11 @@ impl FileHistory {
             term_blob,
             path_blob,
             postings,
+            commit_lengths,
+            commit_posting_starts,
+            commit_file_starts,
+            commit_postings,
+            commit_files,
         })
     }
 
@@ -630,10 +764,70 @@ impl FileHistory {
         })
     }
 
+    /// The (term, count) pairs of a commit's message, by term.
+    fn commit_postings_of(&self, commit: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let first = self.word(self.commit_posting_starts + 4 * commit) as usize;
+        let end = self.word(self.commit_posting_starts + 4 * commit + 4) as usize;
+        (first..end).map(move |i| {
+            let at = self.commit_postings + 8 * i;
+            (self.word(at), self.word(at + 4))
+        })
+    }
+
+    /// The ids of the files a commit changed.
+    fn commit_files_of(&self, commit: usize) -> impl Iterator<Item = u32> + '_ {
+        let first = self.word(self.commit_file_starts + 4 * commit) as usize;
+        let end = self.word(self.commit_file_starts + 4 * commit + 4) as usize;
+        (first..end).map(move |i| self.word(self.commit_files + 4 * i))
+    }
+
+    /// Each file's share of the [`SIMILAR_COMMITS`] commits whose messages match the `wanted`
+    /// terms best (BM25 over every commit read; ties: the newer commit), indexed by file id.
+    fn similar_commit_votes(&self, wanted: &[u32]) -> HashMap<u32, f64> {
+        let commits = self.commits as usize;
+        let counts: Vec<Vec<(usize, u32)>> = (0..commits)
+            .map(|commit| matches(self.commit_postings_of(commit), wanted))
+            .collect();
+        let mut df = vec![0u32; wanted.len()];
+        for found in &counts {
+            for &(slot, _) in found {
+                df[slot] += 1;
+            }
+        }
+        let length = |commit: usize| f64::from(self.word(self.commit_lengths + 4 * commit));
+        let mean_length = (0..commits).map(length).sum::<f64>() / commits.max(1) as f64;
+        let mean_length = if mean_length > 0.0 { mean_length } else { 1.0 };
+        let n = commits as f64;
+        let mut scored: Vec<(f64, usize)> = counts
+            .iter()
+            .enumerate()
+            .filter(|(commit, found)| {
+                !found.is_empty() && self.commit_files_of(*commit).next().is_some()
+            })
+            .map(|(commit, found)| (bm25(found, &df, n, length(commit), mean_length), commit))
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored.truncate(SIMILAR_COMMITS);
+        let mut votes: HashMap<u32, f64> = HashMap::new();
+        let Some(&(best, _)) = scored.first() else {
+            return votes;
+        };
+        for &(score, commit) in &scored {
+            let changed = self.commit_files_of(commit).count() as f64;
+            let share = score / best / changed.sqrt();
+            for file in self.commit_files_of(commit) {
+                *votes.entry(file).or_default() += share;
+            }
+        }
+        votes
+    }
+
     /// BM25 of the distinct [`terms`] of `query` against the documents of `paths` (every file
     /// with a document when `None`), with the statistics of those files: `N` is how many paths
-    /// are scored, document frequencies and the mean length count those that have a document.
-    /// Files that match no term are left out; best first, ties by path.
+    /// are scored, document frequencies and the mean length count those that have a document;
+    /// and each one's share of the query's similar commits ([`HistoryHit::similar_commits`]).
+    /// Files that match no term and no similar commit are left out; best first (by the BM25),
+    /// ties by path.
     pub fn search(&self, query: &str, paths: Option<&[String]>) -> Vec<HistoryHit> {
         let mut wanted: Vec<u32> = Vec::new();
         terms(query, |term| {
@@ -662,22 +856,9 @@ impl FileHistory {
         if wanted.is_empty() || documents.is_empty() {
             return Vec::new();
         }
-        // Each document's counts of the wanted terms, by a merge of two sorted lists.
         let counts: Vec<Vec<(usize, u32)>> = documents
             .iter()
-            .map(|&(_, file)| {
-                let mut found = Vec::new();
-                let mut want = wanted.iter().enumerate().peekable();
-                for (term, tf) in self.postings_of(file) {
-                    while want.next_if(|&(_, &w)| w < term).is_some() {}
-                    match want.peek() {
-                        Some(&(slot, &w)) if w == term => found.push((slot, tf)),
-                        Some(_) => {}
-                        None => break,
-                    }
-                }
-                found
-            })
+            .map(|&(_, file)| matches(self.postings_of(file), &wanted))
             .collect();
         let mut df = vec![0u32; wanted.len()];
         for found in &counts {
@@ -692,26 +873,19 @@ impl FileHistory {
             .sum::<f64>()
             / documents.len() as f64;
         let mean_length = if mean_length > 0.0 { mean_length } else { 1.0 };
+        let votes = self.similar_commit_votes(&wanted);
         let mut hits: Vec<HistoryHit> = documents
             .iter()
             .zip(&counts)
-            .filter(|(_, found)| !found.is_empty())
             .map(|(&(path, file), found)| {
                 let length = f64::from(self.length(file));
-                let score = found
-                    .iter()
-                    .map(|&(slot, tf)| {
-                        let df = f64::from(df[slot]);
-                        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                        let tf = f64::from(tf);
-                        idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / mean_length))
-                    })
-                    .sum();
                 HistoryHit {
                     path: path.to_owned(),
-                    score,
+                    score: bm25(found, &df, n, length, mean_length),
+                    similar_commits: votes.get(&file).copied().unwrap_or(0.0),
                 }
             })
+            .filter(|hit| hit.score > 0.0 || hit.similar_commits > 0.0)
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
         hits
@@ -798,6 +972,65 @@ mod tests {
         swapped[16..20].copy_from_slice(&1000u32.to_le_bytes());
         assert_eq!(FileHistory::from_bytes(swapped), None);
         assert_eq!(FileHistory::from_bytes(Vec::new()), None);
+        // The last word is the last commit's last file id: one past the files is refused.
+        let mut stray = history.bytes.clone();
+        let at = stray.len() - 4;
+        stray[at..].copy_from_slice(&2u32.to_le_bytes());
+        assert_eq!(FileHistory::from_bytes(stray), None);
+        assert!(FileHistory::from_bytes(history.bytes.clone()).is_some());
+    }
+
+    /// The commits whose messages match the query best give the files they changed their score
+    /// over the best one's, over √(files changed); by hand for two matching commits of three.
+    #[test]
+    fn similar_commits_vote_for_the_files_they_changed() {
+        let log = commits(&[
+            ("widget render crash", &["a.py", "b.py"]),
+            ("widget cleanup", &["c.py"]),
+            ("zebra quokka", &["d.py"]),
+        ]);
+        let history = FileHistory::of_commits(&log, 200);
+        let hits = history.search("The widget render crash", None);
+        let n = 3.0;
+        let idf = |df: f64| (1.0f64 + (n - df + 0.5) / (df + 0.5)).ln();
+        // Commit lengths 3, 2, 2 → mean 7/3.
+        let part = |length: f64| 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * length / (7.0 / 3.0)));
+        let first = (idf(2.0) + 2.0 * idf(1.0)) * part(3.0);
+        let second = idf(2.0) * part(2.0);
+        let votes: HashMap<&str, f64> = hits
+            .iter()
+            .map(|h| (h.path.as_str(), h.similar_commits))
+            .collect();
+        let half = 1.0 / 2f64.sqrt();
+        assert!((votes["a.py"] - half).abs() < 1e-12, "{hits:?}");
+        assert!((votes["b.py"] - half).abs() < 1e-12, "{hits:?}");
+        assert!((votes["c.py"] - second / first).abs() < 1e-12, "{hits:?}");
+        assert!(!votes.contains_key("d.py"), "matches nothing: {hits:?}");
+        // Only the paths asked for are given, with the same votes (they are the commits').
+        let asked = history.search("widget render crash", Some(&["c.py".to_string()]));
+        assert_eq!(asked.len(), 1);
+        assert!((asked[0].similar_commits - second / first).abs() < 1e-12);
+    }
+
+    /// Only the best SIMILAR_COMMITS commits vote; of equal scores the newer ones.
+    #[test]
+    fn only_the_most_similar_commits_vote() {
+        let names: Vec<String> = (0..=SIMILAR_COMMITS).map(|i| format!("f{i}.py")).collect();
+        let log: Vec<(String, Vec<String>)> = names
+            .iter()
+            .map(|name| ("widget".to_string(), vec![name.clone()]))
+            .collect();
+        let history = FileHistory::of_commits(&log, 200);
+        let hits = history.search("widget", None);
+        let vote = |path: &str| {
+            hits.iter()
+                .find(|h| h.path == path)
+                .unwrap()
+                .similar_commits
+        };
+        assert_eq!(vote("f0.py"), 1.0);
+        assert_eq!(vote(&names[SIMILAR_COMMITS - 1]), 1.0);
+        assert_eq!(vote(&names[SIMILAR_COMMITS]), 0.0, "the oldest is the 21st");
     }
 
     /// BM25 with the statistics of the scored files, by hand: two documents of the three paths

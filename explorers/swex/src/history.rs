@@ -1,12 +1,14 @@
-//! Repository history: how well the commit messages of each candidate source file match the
-//! issue — a term of the linear score ([`crate::rank::Weights::history`]) and features of the
-//! learned file ranker ([`crate::learned::HISTORY_FEATURES`]).
+//! Repository history: how well the commit messages of each candidate code file match the
+//! issue, and how much of the past commits most like the issue changed it — two terms of the
+//! linear score ([`crate::rank::Weights::history`], [`crate::rank::Weights::similar_commits`])
+//! and features of the learned file ranker ([`crate::learned::HISTORY_FEATURES`]).
 //!
-//! One `history_search` over the candidate sources: BM25 of the issue text against each file's
-//! recent commit messages, with the statistics of those candidates (the engine's
-//! `swex_engine::history`). A file's values are its score, its score over the best candidate's,
-//! and the log of its rank; a file no message matches has 0, 0 and
-//! [`crate::learned::ABSENT_RANK_LOG`]. A checkout without git history (a plain folder, a
+//! One `history_search` over the candidates (the engine's `swex_engine::history`): BM25 of the
+//! issue text against each file's recent commit messages, with the statistics of those
+//! candidates, and each file's share of the issue's similar commits. A file's match values are
+//! its score, its score over the best candidate's, and the log of its rank; a file no message
+//! matches has 0, 0 and [`crate::learned::ABSENT_RANK_LOG`]. Its similar-commit value is its
+//! share over the best candidate's (0 when no similar commit changed it). A checkout without git history (a plain folder, a
 //! snapshot whose git directory is gone) or a host without the engine gives every file those
 //! absent values: the ranking is then the one without history.
 
@@ -14,23 +16,31 @@ use crate::learned::FileScores;
 use swex_plugin::types::HistorySearchArgs;
 use swex_plugin::{ServiceError, Services};
 
-/// The history search of `issue` over `paths`: each matched file's score, ranked (files no
-/// message matches have none); the host's error when it has no history (no engine, no git
-/// history) or the search fails.
+/// What the history says of the candidates: their messages' matches and their shares of the
+/// similar commits, each ranked (files without one have none). Empty without history.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct History {
+    pub matches: FileScores,
+    pub similar_commits: FileScores,
+}
+
+/// The history search of `issue` over `paths`; the host's error when it has no history (no
+/// engine, no git history) or the search fails.
 pub fn measure(
     services: &Services<'_>,
     issue: &str,
     paths: Vec<String>,
-) -> Result<FileScores, ServiceError> {
+) -> Result<History, ServiceError> {
     let args = HistorySearchArgs {
         query: issue.to_owned(),
         limit: paths.len(),
         paths: Some(paths),
     };
-    let result = services.history_search(&args)?;
-    Ok(of_scores(
-        result.hits.into_iter().map(|h| (h.path, h.score)),
-    ))
+    let hits = services.history_search(&args)?.hits;
+    Ok(History {
+        matches: of_scores(hits.iter().map(|h| (h.path.clone(), h.score))),
+        similar_commits: of_scores(hits.into_iter().map(|h| (h.path, h.similar_commits))),
+    })
 }
 
 /// From (path, score) pairs in any order; scores that are not positive count as none.

@@ -60,6 +60,7 @@ pub const FEATURES: &[&str] = &[
     "history",
     "history_relative",
     "history_rank_log",
+    "similar_commits_relative",
 ];
 
 /// The features read from the code graph ([`crate::proximity`]), last in [`FEATURES`]: the graph
@@ -73,8 +74,13 @@ pub const GRAPH_FEATURES: &[&str] = &["graph_issue", "graph_top"];
 pub const DENSE_FEATURES: &[&str] = &["dense", "dense_relative", "dense_rank_log"];
 
 /// The features of the repository history ([`crate::history`]), last in [`FEATURES`]: absent
-/// values (0, 0, [`ABSENT_RANK_LOG`]) for a checkout without git history.
-pub const HISTORY_FEATURES: &[&str] = &["history", "history_relative", "history_rank_log"];
+/// values (0, 0, [`ABSENT_RANK_LOG`], 0) for a checkout without git history.
+pub const HISTORY_FEATURES: &[&str] = &[
+    "history",
+    "history_relative",
+    "history_rank_log",
+    "similar_commits_relative",
+];
 
 /// The evidence that costs more than the ranking's own, asked for only when read: the code
 /// graph's walks, the dense layer's similarities and the repository history (each absent when
@@ -84,8 +90,8 @@ pub struct ExtraEvidence {
     pub proximity: Proximity,
     /// The dense similarities ([`crate::similarity`]).
     pub similarity: FileScores,
-    /// The history matches ([`crate::history`]).
-    pub history: FileScores,
+    /// The history's matches and similar commits ([`crate::history`]).
+    pub history: crate::history::History,
 }
 
 /// A file model shipped with the explorer (trained on `../shared/data/train`; its `training`
@@ -485,9 +491,10 @@ pub fn feature_rows(
                 extra.similarity.score(path),
                 extra.similarity.relative(path),
                 extra.similarity.rank_log(path),
-                extra.history.score(path),
-                extra.history.relative(path),
-                extra.history.rank_log(path),
+                extra.history.matches.score(path),
+                extra.history.matches.relative(path),
+                extra.history.matches.rank_log(path),
+                extra.history.similar_commits.relative(path),
             ];
             debug_assert_eq!(row.len(), FEATURES.len());
             (file.path.clone(), row)

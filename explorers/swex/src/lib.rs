@@ -319,12 +319,14 @@ impl Swex {
         model: Option<&learned::FileRanker>,
         ranked: &[rank::RankedFile],
         notes: &mut Vec<String>,
-    ) -> learned::FileScores {
-        let read = self.config.weights.history != 0.0
+    ) -> history::History {
+        let weights = &self.config.weights;
+        let read = weights.history != 0.0
+            || weights.similar_commits != 0.0
             || self.config.emit_features
             || model.is_some_and(|m| m.reads_any(learned::HISTORY_FEATURES));
         if !read {
-            return learned::FileScores::default();
+            return history::History::default();
         }
         let sources: Vec<String> = ranked
             .iter()
@@ -332,7 +334,7 @@ impl Swex {
             .map(|f| f.path.clone())
             .collect();
         if sources.is_empty() {
-            return learned::FileScores::default();
+            return history::History::default();
         }
         match history::measure(services, issue_text, sources) {
             Ok(history) => history,
@@ -340,7 +342,7 @@ impl Swex {
                 if self.config.emit_features || !e.is_unavailable() {
                     notes.push(format!("history features absent: {e}"));
                 }
-                learned::FileScores::default()
+                history::History::default()
             }
         }
     }

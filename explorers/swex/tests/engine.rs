@@ -494,11 +494,22 @@ fn the_commit_history_lifts_a_file_and_no_history_changes_nothing() {
     write_files(root, files);
     swex_testkit::git(root, &["commit", "-q", "-am", "Tidy up"]);
     let first = |answer: &Response| answer.regions[0].path.clone();
-    let no_history = serde_json::json!({"weights": {"history": 0.0}});
+    let no_history = serde_json::json!({"weights": {"history": 0.0, "similar_commits": 0.0}});
     let with_history = explore_checkout(root, serde_json::Value::Null, issue, 5, None);
     assert_eq!(first(&with_history), "ui/panel.py", "{with_history:?}");
     let without = explore_checkout(root, no_history.clone(), issue, 5, None);
     assert_eq!(first(&without), "ui/frame.py", "{without:?}");
+    // Each term alone lifts it: the messages' match, and the commit most like the issue.
+    for alone in ["history", "similar_commits"] {
+        let other = if alone == "history" {
+            "similar_commits"
+        } else {
+            "history"
+        };
+        let config = serde_json::json!({"weights": {other: 0.0}});
+        let answer = explore_checkout(root, config, issue, 5, None);
+        assert_eq!(first(&answer), "ui/panel.py", "{alone}: {answer:?}");
+    }
     // The features carry it: the matched file's relative history is 1, the other's 0.
     let answer = explore_checkout(
         root,
@@ -508,15 +519,18 @@ fn the_commit_history_lifts_a_file_and_no_history_changes_nothing() {
         None,
     );
     let note = features_note(&answer);
-    let relative = |path: &str| feature(&note, path, "history_relative");
-    assert_eq!(
-        (
-            relative("ui/panel.py"),
-            relative("ui/frame.py"),
-            relative("README.md")
-        ),
-        (1.0, 0.0, 0.0)
-    );
+    for name in ["history_relative", "similar_commits_relative"] {
+        let relative = |path: &str| feature(&note, path, name);
+        assert_eq!(
+            (
+                relative("ui/panel.py"),
+                relative("ui/frame.py"),
+                relative("README.md")
+            ),
+            (1.0, 0.0, 0.0),
+            "{name}"
+        );
+    }
 
     // The same files without git: the answer without history, and a note only when features
     // are emitted.

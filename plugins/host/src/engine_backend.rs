@@ -501,6 +501,7 @@ impl ServiceBackend for EngineBackend {
                 .map(|h| HistoryHit {
                     path: h.path,
                     score: h.score,
+                    similar_commits: h.similar_commits,
                 })
                 .collect(),
             commit: history.commit().to_owned(),
@@ -735,6 +736,13 @@ mod tests {
         let paths: Vec<&str> = result.hits.iter().map(|h| h.path.as_str()).collect();
         assert_eq!(paths, ["pkg/filters.py", "pkg/other.py"]);
         assert!(result.hits.iter().all(|h| h.score > 0.0));
+        // The commit most like the query ("Fix floatformat rounding of negative numbers") gives
+        // its one file a full share; the report one a smaller one.
+        assert_eq!(result.hits[0].similar_commits, 1.0);
+        assert!(
+            (0.0..1.0).contains(&result.hits[1].similar_commits)
+                && result.hits[1].similar_commits > 0.0
+        );
         assert_eq!(
             search("floatformat numbers", None, 1).unwrap().hits.len(),
             1

@@ -168,7 +168,8 @@ class Services:
     def history_search(self, query: str, limit: int = 10,
                        paths: Optional[Sequence[str]] = None) -> Record:
         """Files ranked by how well their commit messages match ``query`` (BM25 with the
-        statistics of ``paths``, or of every file with history): ``hits`` (``path``, ``score``),
+        statistics of ``paths``, or of every file with history): ``hits`` (``path``, ``score``,
+        ``similar_commits``: the file's share of the 20 commits most like ``query``),
         ``commit``, ``commits``. ``unavailable`` for a checkout without git history."""
         args = {"query": query, "limit": limit}
         if paths is not None:

@@ -677,17 +677,22 @@ pub struct HistorySearchArgs {
     pub limit: usize,
 }
 
-/// One file's score in a `history_search`.
+/// One file's scores in a `history_search`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HistoryHit {
     /// Repository-relative path, `/` separators.
     pub path: String,
-    /// BM25 of the query against the file's commit messages (positive).
+    /// BM25 of the query against the file's commit messages (0 when none matches).
     pub score: f64,
+    /// The file's share of the query's similar commits: over the 20 commits whose own messages
+    /// match the query best (BM25 over the commits), Σ of each one that changed the file's score
+    /// over the best one's, divided by √(files it changed); 0 when none changed it.
+    #[serde(default)]
+    pub similar_commits: f64,
 }
 
-/// `history_search` result: files whose messages match some query term, best first (ties by
-/// path), and which history was read.
+/// `history_search` result: files whose messages match some query term or that a similar commit
+/// changed, best first by `score` (ties by path), and which history was read.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HistorySearchResult {
     /// The files, best first.
