@@ -19,6 +19,8 @@
 //! - [`FileHistory::load_or_build`]: cached by commit, folder and limits (a commit's ancestry
 //!   never changes, so the key is its content), as a checksummed entry ([`crate::cache::entry`])
 //!   in a flat layout that is searched in place: reading it costs one file read and a checksum.
+//!   All entries together stay under [`HISTORY_CACHE_BYTES`] (the least recently used go), and a
+//!   write removes the folders of older format versions.
 //! - [`FileHistory::search`]: BM25 of a query's distinct terms against the documents of the given
 //!   files, with the statistics (document frequencies, mean length) of those files: the scores
 //!   rank the files a caller compares, whatever the rest of the repository did. And each file's
@@ -399,6 +401,27 @@ fn prune(dir: &Path, keep: &Path, limit: u64) {
     }
 }
 
+/// Removes the history caches of older format versions beside the folder of `version` under
+/// `cache_dir` (`history-v1/`, `history-v2/`, … written by an older swex): no version reads them
+/// again, and the bound on all histories together would not hold with them. Newer versions' and
+/// anything else are left alone.
+fn remove_older_versions(cache_dir: &Path, version: u32) {
+    let Ok(entries) = std::fs::read_dir(cache_dir) else {
+        return;
+    };
+    for entry in entries.filter_map(|e| e.ok()) {
+        let name = entry.file_name();
+        let older = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("history-v"))
+            .and_then(|n| n.parse::<u32>().ok())
+            .is_some_and(|n| n < version);
+        if older && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// A file's document while it is laid out: its path, its length in terms and its (term, count)
 /// pairs by term.
 type Document<'a> = (&'a str, u32, Vec<(u32, u32)>);
@@ -434,6 +457,7 @@ impl FileHistory {
                 &path,
                 HISTORY_CACHE_BYTES,
             );
+            remove_older_versions(cache_dir, version);
         }
         Ok(history)
     }
@@ -1104,9 +1128,21 @@ mod tests {
         assert_eq!(history.paths().collect::<Vec<_>>(), ["filters.py"]);
 
         let cache = dir.path().join("cache");
+        // An older swex's histories go when this one writes; a newer one's and other caches stay.
+        let version = crate::formats::HISTORY_FORMAT_VERSION;
+        let beside = ["history-v1", "history-v999", "index-v3", "history-vx"];
+        for folder in beside {
+            std::fs::create_dir_all(cache.join(folder)).unwrap();
+            std::fs::write(cache.join(folder).join("entry.bin"), b"x").unwrap();
+        }
         let limits = HistoryLimits::default();
         let built = FileHistory::load_or_build(&cache, &source, &limits).unwrap();
         assert!(FileHistory::cache_path(&cache, &source, &limits).is_file());
+        assert!(version > 1);
+        assert!(!cache.join("history-v1").exists());
+        for kept in &beside[1..] {
+            assert!(cache.join(kept).join("entry.bin").is_file(), "{kept}");
+        }
         // A cached history is read, not rebuilt: a garbled entry would be rebuilt, a valid one
         // is returned as stored.
         assert_eq!(
