@@ -426,7 +426,7 @@ impl Explorer for Swex {
             _ => None,
         };
         let mut notes: Vec<String> = Vec::new();
-        let history = self.history(&issue_text, services, model, &ranked, &mut notes);
+        let history = self.history(&issue.cleaned, services, model, &ranked, &mut notes);
         let ranked = rank::add_history(ranked, &history, &self.config.weights);
         stages.lap("history");
         let mut extra =

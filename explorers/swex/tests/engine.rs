@@ -458,7 +458,8 @@ fn emitted_features_carry_each_files_nearness_in_the_code_graph() {
 /// (same code, same words): `ui/panel.py`'s commit speaks of the widget's flicker, so it leads;
 /// without the history term, or in a copy without git history, the tie goes by path and the
 /// answer is the one without history, exactly. Documentation gets no history: the README changed
-/// in the same commit, but a README's history is every feature's.
+/// in the same commit, but a README's history is every feature's. The issue's environment
+/// listing is not searched: a commit about numpy is not about the bug.
 #[test]
 fn the_commit_history_lifts_a_file_and_no_history_changes_nothing() {
     let files: &[(&str, &str)] = &[
@@ -472,7 +473,9 @@ fn the_commit_history_lifts_a_file_and_no_history_changes_nothing() {
         ),
         ("README.md", "# ui\n\nDraws a widget, once.\n"),
     ];
-    let issue = "The widget flickers when drawn\n\nDrawing a widget makes it flicker twice.";
+    // The environment listing is not read: ui/frame.py's commit about numpy gets nothing.
+    let issue = "The widget flickers when drawn\n\nDrawing a widget makes it flicker twice.\n\n\
+                 Environment:\n- numpy: 1.26.0\n";
     let repo = tempfile::tempdir().unwrap();
     let root = repo.path();
     swex_testkit::git(root, &["init", "-q"]);
@@ -491,6 +494,8 @@ fn the_commit_history_lifts_a_file_and_no_history_changes_nothing() {
             "Stop the flicker of a widget drawn twice",
         ],
     );
+    std::fs::write(root.join("ui/frame.py"), format!("{}\n", files[0].1)).unwrap();
+    swex_testkit::git(root, &["commit", "-q", "-am", "Require numpy 1.26"]);
     write_files(root, files);
     swex_testkit::git(root, &["commit", "-q", "-am", "Tidy up"]);
     let first = |answer: &Response| answer.regions[0].path.clone();
