@@ -418,6 +418,7 @@ impl Explorer for Swex {
         stages.lap("parse");
         let gathered = self.gather(&issue, services, &mut stages)?;
         let ranked = rank::rank_files(&gathered.evidence(&issue), &self.config.weights);
+        stages.lap("linear");
         let linear_lead = self.linear_language(&ranked);
         let model = match &self.learned {
             Some(model) if !linear_lead || self.config.learned_below_linear_lead => {
