@@ -437,57 +437,87 @@ fn add_frames(features: &mut FeatureMap, candidates: &Candidates<'_>, issue: &Is
 /// File and directory names equal to issue words. A directory name only adds to a file some
 /// signal (its own name included) already touched.
 fn add_names(features: &mut FeatureMap, candidates: &Candidates<'_>, issue: &Issue) {
-    let mut stem_counts: HashMap<String, usize> = HashMap::new();
-    for path in candidates.paths() {
-        *stem_counts.entry(squash(module_stem(path))).or_default() += 1;
+    // Each path's squashed stem, once (a repository has thousands of candidates).
+    let stems: Vec<(&str, String)> = candidates
+        .paths()
+        .map(|path| (path, squash(module_stem(path))))
+        .collect();
+    let mut stem_counts: HashMap<&str, usize> = HashMap::new();
+    for (_, stem) in &stems {
+        *stem_counts.entry(stem.as_str()).or_default() += 1;
     }
-    for path in candidates.paths() {
-        let stem = squash(module_stem(path));
+    // A folder's score depends on the folder alone: computed once per folder.
+    let mut folder_scores: HashMap<&str, f64> = HashMap::new();
+    for (path, stem) in &stems {
+        // The issue's strong words are looked up first: the stop-word test allocates.
         if stem.len() >= 3
-            && !is_stop(&stem)
-            && let Some(weight) = issue.strong_words.get(&stem)
+            && let Some(weight) = issue.strong_words.get(stem)
+            && !is_stop(stem)
         {
-            let rarity = (1.0 + candidates.count / stem_counts[&stem] as f64).ln();
-            features.entry(path.to_owned()).or_default().names += weight.ln_1p() * rarity;
+            let rarity = (1.0 + candidates.count / stem_counts[stem.as_str()] as f64).ln();
+            features.entry((*path).to_owned()).or_default().names += weight.ln_1p() * rarity;
         }
-        // Ordered, so that the sum below adds in one order in every process (a hash set's order
-        // changes between runs, and with it the last bits of the sum).
-        let dirs: BTreeSet<String> = path
-            .split('/')
-            .rev()
-            .skip(1)
-            .map(squash)
-            .filter(|d| d.len() >= 3 && !is_stop(d))
-            .collect();
-        let dir_score: f64 = dirs
-            .iter()
-            .filter_map(|d| issue.strong_words.get(d))
-            .map(|w| w.ln_1p())
-            .sum();
-        if dir_score > 0.0 && features.contains_key(path) {
-            features.get_mut(path).expect("checked").dirs = dir_score;
+        if !features.contains_key(*path) {
+            continue;
+        }
+        let folder = path.rsplit_once('/').map_or("", |(folder, _)| folder);
+        let dir_score = *folder_scores
+            .entry(folder)
+            .or_insert_with(|| folder_score(folder, issue));
+        if dir_score > 0.0 {
+            features.get_mut(*path).expect("checked").dirs = dir_score;
         }
     }
 }
 
+/// The `dirs` evidence of a folder: Σ ln(1 + weight) of the issue's strong words among its
+/// distinct squashed segments (three letters or more, not stop words).
+fn folder_score(folder: &str, issue: &Issue) -> f64 {
+    // Ordered, so that the sum adds in one order in every process (a hash set's order changes
+    // between runs, and with it the last bits of the sum).
+    let dirs: BTreeSet<String> = folder
+        .split('/')
+        .filter(|d| !d.is_empty())
+        .map(squash)
+        .filter(|d| d.len() >= 3 && issue.strong_words.contains_key(d) && !is_stop(d))
+        .collect();
+    dirs.iter()
+        .filter_map(|d| issue.strong_words.get(d))
+        .map(|w| w.ln_1p())
+        .sum()
+}
+
 /// Tests that match the issue point at the files they test. Sources are found by their subject
 /// key (one hash look-up per test, not a scan of every file per test), then checked with the
-/// exact naming rule.
+/// exact naming rule. Only the keys the matched tests ask for are indexed: the path rules
+/// (`is_test_path`) run for the few candidates whose key is one of them, not for every file.
 fn add_partner_tests(features: &mut FeatureMap, candidates: &Candidates<'_>) {
-    let mut by_subject: HashMap<String, Vec<&str>> = HashMap::new();
-    for path in candidates.paths().filter(|p| !is_test_path(p)) {
-        by_subject.entry(subject_key(path)).or_default().push(path);
-    }
-    let mut partner: BTreeMap<String, f64> = BTreeMap::new();
-    for (test, f) in features
+    let tests: Vec<(&String, f64, Vec<String>)> = features
         .iter()
         .filter(|(p, f)| f.lexical > 0.0 && is_test_path(p))
-    {
-        for key in subject_keys(test) {
-            for source in by_subject.get(&key).into_iter().flatten() {
+        .map(|(test, f)| (test, f.lexical, subject_keys(test)))
+        .collect();
+    let wanted: HashSet<&str> = tests
+        .iter()
+        .flat_map(|(_, _, keys)| keys.iter().map(String::as_str))
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let mut by_subject: HashMap<String, Vec<&str>> = HashMap::new();
+    for path in candidates.paths() {
+        let key = subject_key(path);
+        if wanted.contains(key.as_str()) && !is_test_path(path) {
+            by_subject.entry(key).or_default().push(path);
+        }
+    }
+    let mut partner: BTreeMap<String, f64> = BTreeMap::new();
+    for (test, lexical, keys) in &tests {
+        for key in keys {
+            for source in by_subject.get(key).into_iter().flatten() {
                 if names_subject(test, source) {
                     let best = partner.entry((*source).to_owned()).or_default();
-                    *best = best.max(f.lexical);
+                    *best = best.max(*lexical);
                 }
             }
         }
