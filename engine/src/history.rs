@@ -575,30 +575,33 @@ impl FileHistory {
     fn to_bytes(vocabulary: &[&str], files: &[Document<'_>], commits: &[CommitRecord]) -> Vec<u8> {
         let mut out = Vec::new();
         let put = |out: &mut Vec<u8>, n: usize| out.extend_from_slice(&(n as u32).to_le_bytes());
+        // The offsets of consecutive parts: 0, then the running sum of their lengths.
+        let put_offsets = |out: &mut Vec<u8>, lengths: &mut dyn Iterator<Item = usize>| {
+            let mut offset = 0;
+            put(out, 0);
+            for length in lengths {
+                offset += length;
+                put(out, offset);
+            }
+        };
+        let put_pairs = |out: &mut Vec<u8>, pairs: &[(u32, u32)]| {
+            for &(term, tf) in pairs {
+                put(out, term as usize);
+                put(out, tf as usize);
+            }
+        };
         put(&mut out, vocabulary.len());
         put(&mut out, files.len());
         put(&mut out, commits.len());
-        let mut offset = 0;
-        put(&mut out, 0);
-        for term in vocabulary {
-            offset += term.len();
-            put(&mut out, offset);
-        }
-        offset = 0;
-        put(&mut out, 0);
-        for (path, _, _) in files {
-            offset += path.len();
-            put(&mut out, offset);
-        }
+        put_offsets(&mut out, &mut vocabulary.iter().map(|term| term.len()));
+        put_offsets(&mut out, &mut files.iter().map(|(path, _, _)| path.len()));
         for (_, length, _) in files {
             put(&mut out, *length as usize);
         }
-        offset = 0;
-        put(&mut out, 0);
-        for (_, _, postings) in files {
-            offset += postings.len();
-            put(&mut out, offset);
-        }
+        put_offsets(
+            &mut out,
+            &mut files.iter().map(|(_, _, postings)| postings.len()),
+        );
         for term in vocabulary {
             out.extend_from_slice(term.as_bytes());
         }
@@ -606,31 +609,18 @@ impl FileHistory {
             out.extend_from_slice(path.as_bytes());
         }
         for (_, _, postings) in files {
-            for &(term, tf) in postings {
-                put(&mut out, term as usize);
-                put(&mut out, tf as usize);
-            }
+            put_pairs(&mut out, postings);
         }
         for (length, _, _) in commits {
             put(&mut out, *length as usize);
         }
-        offset = 0;
-        put(&mut out, 0);
+        put_offsets(
+            &mut out,
+            &mut commits.iter().map(|(_, postings, _)| postings.len()),
+        );
+        put_offsets(&mut out, &mut commits.iter().map(|(_, _, ids)| ids.len()));
         for (_, postings, _) in commits {
-            offset += postings.len();
-            put(&mut out, offset);
-        }
-        offset = 0;
-        put(&mut out, 0);
-        for (_, _, ids) in commits {
-            offset += ids.len();
-            put(&mut out, offset);
-        }
-        for (_, postings, _) in commits {
-            for &(term, tf) in postings {
-                put(&mut out, term as usize);
-                put(&mut out, tf as usize);
-            }
+            put_pairs(&mut out, postings);
         }
         for (_, _, ids) in commits {
             for &id in ids {
@@ -716,10 +706,9 @@ impl FileHistory {
 
     /// The `i`th string of a blob whose offsets start at `offsets`.
     fn string(&self, offsets: usize, blob: usize, i: usize) -> &str {
-        let start = blob + self.word(offsets + 4 * i) as usize;
-        let end = blob + self.word(offsets + 4 * i + 4) as usize;
+        let range = self.range_at(offsets, i);
         // Checked as UTF-8 when read; a boundary inside a character cannot come from to_bytes.
-        std::str::from_utf8(&self.bytes[start..end]).unwrap_or("")
+        std::str::from_utf8(&self.bytes[blob + range.start..blob + range.end]).unwrap_or("")
     }
 
     fn find(&self, offsets: usize, blob: usize, count: u32, wanted: &str) -> Option<u32> {
@@ -780,29 +769,41 @@ impl FileHistory {
 
     /// The (term, count) pairs of a file's document, by term.
     fn postings_of(&self, file: u32) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let first = self.word(self.posting_starts + 4 * file as usize) as usize;
-        let end = self.word(self.posting_starts + 4 * file as usize + 4) as usize;
-        (first..end).map(move |i| {
-            let at = self.postings + 8 * i;
-            (self.word(at), self.word(at + 4))
-        })
+        self.pairs(
+            self.postings,
+            self.range_at(self.posting_starts, file as usize),
+        )
     }
 
     /// The (term, count) pairs of a commit's message, by term.
     fn commit_postings_of(&self, commit: usize) -> impl Iterator<Item = (u32, u32)> + '_ {
-        let first = self.word(self.commit_posting_starts + 4 * commit) as usize;
-        let end = self.word(self.commit_posting_starts + 4 * commit + 4) as usize;
-        (first..end).map(move |i| {
-            let at = self.commit_postings + 8 * i;
-            (self.word(at), self.word(at + 4))
-        })
+        self.pairs(
+            self.commit_postings,
+            self.range_at(self.commit_posting_starts, commit),
+        )
     }
 
     /// The ids of the files a commit changed.
     fn commit_files_of(&self, commit: usize) -> impl Iterator<Item = u32> + '_ {
-        let first = self.word(self.commit_file_starts + 4 * commit) as usize;
-        let end = self.word(self.commit_file_starts + 4 * commit + 4) as usize;
-        (first..end).map(move |i| self.word(self.commit_files + 4 * i))
+        self.range_at(self.commit_file_starts, commit)
+            .map(move |i| self.word(self.commit_files + 4 * i))
+    }
+
+    /// The `i`th part's range of an offsets array at `starts` (its entries `i` and `i + 1`).
+    fn range_at(&self, starts: usize, i: usize) -> std::ops::Range<usize> {
+        self.word(starts + 4 * i) as usize..self.word(starts + 4 * i + 4) as usize
+    }
+
+    /// The (term, count) pairs at positions `range` of a pairs section at `section`.
+    fn pairs(
+        &self,
+        section: usize,
+        range: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = (u32, u32)> + '_ {
+        range.map(move |i| {
+            let at = section + 8 * i;
+            (self.word(at), self.word(at + 4))
+        })
     }
 
     /// Each file's share of the [`SIMILAR_COMMITS`] commits whose messages match the `wanted`

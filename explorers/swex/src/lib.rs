@@ -34,6 +34,12 @@
 
 /// The issue reading of this explorer lives with every other issue parser, in `swex-issue`.
 pub use swex_issue::ranking as issue;
+
+/// Whether a request is one line (blank lines around it aside): a question or a name, answered
+/// as a search; an issue has a title and a body.
+pub fn is_one_line(request_text: &str) -> bool {
+    !request_text.trim().contains('\n')
+}
 pub mod history;
 pub mod learned;
 pub mod locate;
@@ -223,7 +229,7 @@ impl Swex {
         let words = text.split_whitespace().count();
         if words == 0
             || words > self.config.short_query_words
-            || text.contains('\n')
+            || !is_one_line(text)
             || !services.provides(swex_plugin::ServiceId::CodeSearch)
         {
             return Ok(None);

@@ -101,7 +101,7 @@ impl LocateConfig {
     /// Whether an answer of `top_k` regions to `request_text` puts a pointer before a lead file
     /// read whole.
     pub fn lead_pointer(&self, top_k: usize, request_text: &str) -> bool {
-        top_k >= self.lead_pointer_from && request_text.trim().contains('\n')
+        top_k >= self.lead_pointer_from && !crate::is_one_line(request_text)
     }
 
     /// Source files an answer of `top_k` regions considers: at least `sources`; a longer answer
