@@ -1,8 +1,11 @@
 //! Every on-disk format version of the engine, in one place.
 //!
 //! Each number names what it covers and where it takes effect; bump it whenever what it covers
-//! changes, so that no cache of another version is ever read as this one's (old data is left in
-//! place, unused, and can be deleted):
+//! changes, so that no cache of another version is ever read as this one's. What a newer version
+//! supersedes is removed when it writes: older `index-v*` trees and folders of an older analyser
+//! or tokenizer when it writes a snapshot's manifest ([`crate::cache::CacheLayout::remove_superseded`]),
+//! older `history-v*` folders when it stores a history; embedding segments and stored graphs of
+//! another version are replaced as they are rebuilt:
 //!
 //! | version | covers | takes effect in |
 //! |---|---|---|

@@ -401,27 +401,6 @@ fn prune(dir: &Path, keep: &Path, limit: u64) {
     }
 }
 
-/// Removes the history caches of older format versions beside the folder of `version` under
-/// `cache_dir` (`history-v1/`, `history-v2/`, … written by an older swex): no version reads them
-/// again, and the bound on all histories together would not hold with them. Newer versions' and
-/// anything else are left alone.
-fn remove_older_versions(cache_dir: &Path, version: u32) {
-    let Ok(entries) = std::fs::read_dir(cache_dir) else {
-        return;
-    };
-    for entry in entries.filter_map(|e| e.ok()) {
-        let name = entry.file_name();
-        let older = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("history-v"))
-            .and_then(|n| n.parse::<u32>().ok())
-            .is_some_and(|n| n < version);
-        if older && entry.file_type().is_ok_and(|t| t.is_dir()) {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
-    }
-}
-
 /// A file's document while it is laid out: its path, its length in terms and its (term, count)
 /// pairs by term.
 type Document<'a> = (&'a str, u32, Vec<(u32, u32)>);
@@ -457,7 +436,9 @@ impl FileHistory {
                 &path,
                 HISTORY_CACHE_BYTES,
             );
-            remove_older_versions(cache_dir, version);
+            // `history-v1/`, `history-v2/`, … of an older swex: the bound on all histories
+            // together would not hold with them.
+            crate::cache::remove_older_versions(cache_dir, "history-v", version);
         }
         Ok(history)
     }

@@ -785,21 +785,29 @@ fn a_format_version_bump_invalidates_everything() {
     let cache = tempfile::tempdir().unwrap();
     write_repo(repo.path(), &fixture());
     let first = engine(cache.path()).open(repo.path()).unwrap();
+    let first_top = top(&first, "bulk_create", 2);
+    let old_tree = cache.path().join(format!("index-v{CACHE_FORMAT_VERSION}"));
+    assert!(old_tree.is_dir());
     let layout = Engine::new(config(cache.path()))
         .layout()
         .at_format_version(CACHE_FORMAT_VERSION + 1);
     let bumped = Engine::with_layout(config(cache.path()), layout)
         .open(repo.path())
         .unwrap();
+    // The newer version's first open removes the tree it supersedes.
+    assert!(!old_tree.exists());
+    assert!(
+        cache
+            .path()
+            .join(format!("index-v{}", CACHE_FORMAT_VERSION + 1))
+            .is_dir()
+    );
     let stats = bumped.stats();
     assert_eq!(stats.cache.analyses_reused, 0);
     assert_eq!(stats.cache.analyses_computed, 6);
     assert_eq!(stats.pool.docs_added, first.stats().pool.snapshot_docs);
     assert_ne!(stats.pool.id, first.stats().pool.id);
-    assert_eq!(
-        top(&bumped, "bulk_create", 2),
-        top(&first, "bulk_create", 2)
-    );
+    assert_eq!(top(&bumped, "bulk_create", 2), first_top);
 }
 
 #[test]

@@ -16,7 +16,9 @@
 //!
 //! - The **analysis tag** hashes the analyser version and options, so a new analyser or other
 //!   options never read old analyses; a new [`CACHE_FORMAT_VERSION`] starts a fresh `index-v*`
-//!   tree (older trees are left alone and can be deleted).
+//!   tree. What a newer version supersedes (older `index-v*` trees, folders of an older
+//!   analyser or tokenizer) is removed when it writes a snapshot's manifest
+//!   ([`CacheLayout::remove_superseded`]); other options' folders stay.
 //! - A **pool** gathers what the snapshots of one repository share: a new snapshot joins the pool
 //!   holding most of its file versions (see [`crate::index`]) and adds only what the pool lacks.
 //! - **File keys** hash `(path, content hash)`: the analysis of a file version is computed once
@@ -160,6 +162,36 @@ impl CacheLayout {
         }
     }
 
+    /// Removes what this layout's versions supersede under its root, and only that:
+    /// `index-v{N}/` trees of older cache formats, and inside this format's tree the
+    /// `roots-…`/`pools-…` folders of an older analyser version, or of this analysis tag with an
+    /// older tokenizer. No version reads them again, and without this every upgrade left a whole
+    /// index of every repository behind (248 MB for the 66 dev snapshots). Folders of other
+    /// options at the same versions, of newer versions and anything else stay. Called when an
+    /// open writes a snapshot's manifest ([`crate::index`]): an upgrade's first open of each
+    /// snapshot, and any open that found the snapshot changed.
+    /// Returns how many folders were removed.
+    pub fn remove_superseded(&self) -> usize {
+        let mut removed = remove_older_versions(&self.root, "index-v", self.format_version);
+        let Some(analyzer) = analyzer_version_of(&self.analysis_tag) else {
+            return removed;
+        };
+        let own_pools = format!("pools-{}-t", self.analysis_tag);
+        removed += remove_dirs_where(&self.versioned(), |name| {
+            if let Some(tokenizer) = name.strip_prefix(&own_pools) {
+                return tokenizer
+                    .parse::<u32>()
+                    .is_ok_and(|t| t < self.tokenizer_version);
+            }
+            let tag = name
+                .strip_prefix("roots-")
+                .or_else(|| name.strip_prefix("pools-"));
+            tag.and_then(analyzer_version_of)
+                .is_some_and(|n| n < analyzer)
+        });
+        removed
+    }
+
     pub fn pools(&self) -> PoolRegistry {
         PoolRegistry {
             dir: self.versioned().join(format!(
@@ -169,6 +201,38 @@ impl CacheLayout {
             format_version: self.format_version,
         }
     }
+}
+
+/// Removes the folders `{prefix}{N}` under `dir` whose version `N` is below `version`: what an
+/// older swex wrote in a format this one never reads. Folders of newer versions (a newer swex
+/// sharing the cache), of unparsable names and plain files are left alone. Best effort: a folder
+/// that cannot be removed stays. Returns how many were removed.
+pub fn remove_older_versions(dir: &Path, prefix: &str, version: u32) -> usize {
+    remove_dirs_where(dir, |name| {
+        name.strip_prefix(prefix)
+            .and_then(|n| n.parse::<u32>().ok())
+            .is_some_and(|n| n < version)
+    })
+}
+
+/// Removes the folders directly under `dir` whose name `superseded` accepts; how many went.
+fn remove_dirs_where(dir: &Path, superseded: impl Fn(&str) -> bool) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_str().is_some_and(&superseded))
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter(|e| std::fs::remove_dir_all(e.path()).is_ok())
+        .count()
+}
+
+/// The analyser version an analysis tag names (`a{N}-…` → `N`).
+fn analyzer_version_of(tag: &str) -> Option<u32> {
+    let rest = tag.strip_prefix('a')?;
+    let digits = rest.split('-').next()?;
+    digits.parse().ok()
 }
 
 /// What a cache lookup found.
@@ -536,6 +600,54 @@ mod tests {
             }],
             ..FileAnalysis::default()
         }
+    }
+
+    #[test]
+    fn only_what_a_newer_version_supersedes_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = CacheLayout::with_format_version(dir.path(), "a4-0723f4c6", 2, 3);
+        // (folder under the cache root, removed?)
+        let cases = [
+            ("index-v1", true),
+            ("index-v2", true),
+            ("index-v3", false),
+            ("index-v4", false),
+            ("index-vx", false),
+            ("history-v1", false),
+            ("embeddings", false),
+            ("index-v3/roots-a3-0723f4c6", true),
+            ("index-v3/pools-a3-0723f4c6-t2", true),
+            ("index-v3/pools-a3-11111111-t9", true),
+            ("index-v3/roots-a4-0723f4c6", false),
+            ("index-v3/pools-a4-0723f4c6-t2", false),
+            ("index-v3/pools-a4-0723f4c6-t1", true),
+            ("index-v3/pools-a4-0723f4c6-t3", false),
+            ("index-v3/roots-a4-99999999", false),
+            ("index-v3/pools-a4-99999999-t1", false),
+            ("index-v3/roots-a5-0723f4c6", false),
+            ("index-v3/pools-ax-0723f4c6-t2", false),
+            ("index-v3/other", false),
+        ];
+        for (folder, _) in cases {
+            std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+            std::fs::write(dir.path().join(folder).join("entry.bin"), b"x").unwrap();
+        }
+        // A plain file with a superseded name is not a cache folder.
+        std::fs::write(dir.path().join("index-v0"), b"mine").unwrap();
+        let expected_removed = cases.iter().filter(|(_, removed)| *removed).count();
+        assert_eq!(layout.remove_superseded(), expected_removed);
+        for (folder, removed) in cases {
+            let exists = dir.path().join(folder).join("entry.bin").is_file();
+            assert_eq!(exists, !removed, "{folder}");
+        }
+        assert!(dir.path().join("index-v0").is_file());
+        // Nothing left to remove; a layout whose tag names no analyser version removes only
+        // older trees.
+        assert_eq!(layout.remove_superseded(), 0);
+        std::fs::create_dir_all(dir.path().join("index-v2")).unwrap();
+        let untagged = CacheLayout::with_format_version(dir.path(), "custom", 2, 3);
+        assert_eq!(untagged.remove_superseded(), 1);
+        assert!(dir.path().join("index-v3/roots-a4-99999999").is_dir());
     }
 
     fn stored() -> StoredAnalysis {

@@ -510,8 +510,15 @@ impl<'e> Build<'e> {
                 && m.files == manifest.files
                 && m.racy_files() == manifest.racy_files()
         });
-        if !unchanged && let Err(err) = self.engine.layout.manifests().put(&self.root, &manifest) {
-            note_write_error(&mut self.stats.cache, err.to_string());
+        if !unchanged {
+            match self.engine.layout.manifests().put(&self.root, &manifest) {
+                // This version writes here: what it supersedes goes (two folder listings, only
+                // when a snapshot was new or changed, never on the stat fast path).
+                Ok(()) => {
+                    self.engine.layout.remove_superseded();
+                }
+                Err(err) => note_write_error(&mut self.stats.cache, err.to_string()),
+            }
         }
     }
 
