@@ -35,6 +35,10 @@ pub struct Weights {
     pub names: f64,
     pub dirs: f64,
     pub doc_penalty: f64,
+    /// Examples, demos and benchmarks (`examples/`, `benchmarks/`, …: the `example` path role):
+    /// code that shows or measures the project, which a fix seldom edits. A prior, the size of
+    /// `doc_penalty` (docs/ranker.md, "Languages without train rows").
+    pub example_penalty: f64,
     pub init_penalty: f64,
     pub test_penalty: f64,
     pub vendor_penalty: f64,
@@ -71,6 +75,7 @@ impl Default for Weights {
             names: 0.14,
             dirs: 2.48,
             doc_penalty: 1.12,
+            example_penalty: 1.12,
             init_penalty: 0.48,
             test_penalty: 0.0,
             vendor_penalty: 6.0,
@@ -550,10 +555,14 @@ fn score_files(
                 + weights.last_frame * f.last_frame
                 + weights.title_lexical * f.title_lexical
                 + weights.partner_test * f.partner_test;
+            let role = path_role(&path);
             if is_doc_path(&path) {
                 score -= weights.doc_penalty;
             }
-            if path_role(&path).barrel {
+            if role.example {
+                score -= weights.example_penalty;
+            }
+            if role.barrel {
                 score -= weights.init_penalty;
             }
             if is_vendored_path(&path) {

@@ -564,3 +564,55 @@ fn the_commit_history_lifts_a_file_and_no_history_changes_nothing() {
         emitted.notes
     );
 }
+
+/// Examples and benchmarks show or measure the project; a fix seldom edits them. A copy of the
+/// module in `examples/` matches the issue as well as the module, and the `example_penalty`
+/// (the `example` path role) is what puts the module first.
+#[test]
+fn an_example_gives_way_to_the_module_it_copies() {
+    let pricing = FILES[0].1;
+    let files: Vec<(&str, &str)> = FILES
+        .iter()
+        .copied()
+        .chain([
+            ("examples/shop/pricing.py", pricing),
+            ("benchmarks/shop/pricing.py", pricing),
+        ])
+        .collect();
+    let linear = |config: serde_json::Value| {
+        let answer = explore_files(&files, config, ISSUE, 10, None);
+        let note = features_note(&answer);
+        let of = |path: &str| {
+            note["candidates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["path"] == path)
+                .unwrap_or_else(|| panic!("{path}: {note}"))["linear"]
+                .as_f64()
+                .unwrap()
+        };
+        (
+            of("shop/pricing.py"),
+            of("examples/shop/pricing.py"),
+            of("benchmarks/shop/pricing.py"),
+            spans(&answer)[0].0.to_string(),
+        )
+    };
+    let (module, example, benchmark, lead) = linear(serde_json::json!({"emit_features": true}));
+    let (module_0, example_0, benchmark_0, _) =
+        linear(serde_json::json!({"emit_features": true, "weights": {"example_penalty": 0}}));
+    let penalty = swex_explorer_swex::rank::Weights::default().example_penalty;
+    assert!(penalty > 0.0);
+    assert_eq!(module, module_0);
+    assert!(
+        (example_0 - example - penalty).abs() < 1e-9,
+        "{example_0} {example}"
+    );
+    assert!((benchmark_0 - benchmark - penalty).abs() < 1e-9);
+    assert!(
+        module > example && module > benchmark,
+        "{module} {example} {benchmark}"
+    );
+    assert_eq!(lead, "shop/pricing.py");
+}
