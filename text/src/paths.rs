@@ -59,7 +59,9 @@ const TEST_PROJECT_PARTS: [&str; 6] = [
     "specs",
 ];
 const DOC_DIRS: [&str; 4] = ["doc", "docs", "documentation", "man"];
-const EXAMPLE_DIRS: [&str; 8] = [
+/// Code that shows or measures the project. `benchmark/` and Rust's `benches/` too, but not
+/// `bench/`: a crate or package of that name is often the project's own benchmark harness.
+const EXAMPLE_DIRS: [&str; 10] = [
     "example",
     "examples",
     "samples",
@@ -68,6 +70,8 @@ const EXAMPLE_DIRS: [&str; 8] = [
     "demos",
     "docs_src",
     "benchmarks",
+    "benchmark",
+    "benches",
 ];
 const VENDOR_DIRS: [&str; 9] = [
     "vendor",
@@ -435,6 +439,9 @@ mod tests {
         check("README.md", "docs");
         check("examples/app.py", "example");
         check("docs_src/first.py", "example");
+        check("benchmark/parse.cpp", "example");
+        check("tokio/benches/sync_mpsc.rs", "example");
+        check("bench/src/report.rs", "");
         check("vendor/lib/x.go", "vendored");
         check("api/x.pb.go", "generated");
         check("dist/zod.min.js", "generated");
