@@ -24,6 +24,15 @@ pub struct History {
     pub similar_commits: FileScores,
 }
 
+impl History {
+    /// Whether the history says nothing of the candidates: no git history, no host history
+    /// service, or no past commit whose words match the issue. The linear score is then the one
+    /// without history.
+    pub fn is_silent(&self) -> bool {
+        self.matches.is_empty() && self.similar_commits.is_empty()
+    }
+}
+
 /// The history search of `issue` over `paths`; the host's error when it has no history (no
 /// engine, no git history) or the search fails.
 pub fn measure(

@@ -101,7 +101,14 @@ pub struct ExtraEvidence {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ShippedModel {
     pub json: &'static str,
+    /// The languages whose lead the linear weights pick when the repository history says
+    /// something of the candidates (the linear score reads it).
     pub linear_languages: &'static [&'static str],
+    /// The same when it says nothing: a checkout without git history (a plain folder, a
+    /// tarball, a shallow clone's single commit), or an issue no past commit matches. The linear
+    /// score is then the one without history, and the lists differ because the held-out folds
+    /// of the two rankings do.
+    pub linear_languages_without_history: &'static [&'static str],
 }
 
 /// In a list of linear languages: every query, whatever its language (or none).
@@ -110,10 +117,12 @@ pub const EVERY_LANGUAGE: &str = "*";
 /// The default file model: no graph, dense or history feature. Since the linear score reads the
 /// repository history, the linear ranking picks the first file better in every language on
 /// held-out folds (docs/ranker.md, "Repository history"): the lead is linear everywhere, the
-/// trees order the sources below it.
+/// trees order the sources below it. Without history the blend of the trees picks it better
+/// outside Python and JavaScript (docs/ranker.md, "Without history").
 pub const SHIPPED: ShippedModel = ShippedModel {
     json: include_str!("../model/file-ranker.json"),
     linear_languages: &[EVERY_LANGUAGE],
+    linear_languages_without_history: &["python", "javascript"],
 };
 
 /// The file model that also reads the dense similarities (`"dense": true`; it needs the
@@ -121,6 +130,7 @@ pub const SHIPPED: ShippedModel = ShippedModel {
 pub const SHIPPED_DENSE: ShippedModel = ShippedModel {
     json: include_str!("../model/file-ranker-dense.json"),
     linear_languages: &[],
+    linear_languages_without_history: &[],
 };
 
 /// A learned file ranker: the trees and the temperature that calibrates their scores. Made only
@@ -363,6 +373,11 @@ impl FileScores {
                 .collect(),
             top,
         }
+    }
+
+    /// Whether no file has a score.
+    pub fn is_empty(&self) -> bool {
+        self.scores.is_empty()
     }
 
     /// The file's score (0 when it has none).

@@ -14,8 +14,9 @@
 //!    adds how well each source's commit messages match the issue; then [`learned`]: the
 //!    source files re-ranked by gradient-boosted trees trained on real fixes (`swex train`),
 //!    blended with a share of the linear score (the model's `linear_weight`); for queries in the
-//!    `linear_languages`, where the linear score picks the first file better, only the sources
-//!    below the linear lead (`learned_below_linear_lead`). When the model reads
+//!    `linear_languages`, where the linear score picks the first file better (for the default
+//!    model: every language when the history speaks, Python and JavaScript when it is silent),
+//!    only the sources below the linear lead (`learned_below_linear_lead`). When the model reads
 //!    them (or features are emitted), [`proximity`] adds each file's nearness in the code graph
 //!    to the issue's names and to the best-ranked sources, and [`similarity`] its best chunk's
 //!    similarity to the issue in the dense layer.
@@ -67,9 +68,10 @@ pub struct SwexConfig {
     /// Languages whose lead the `learned` ranker leaves to the linear weights (and, with
     /// `learned_below_linear_lead` false, the whole order); `"*"` is every language. Absent: the
     /// model's own — for a shipped model the languages where, on held-out folds of the training
-    /// fixes, the linear ranking picked the first file better ([`learned::ShippedModel`]: every
-    /// language for the default model, none for the dense one; docs/ranker.md), none for a
-    /// model of one's own. A query's language is the most common language of its best lexical
+    /// fixes, the linear ranking picked the first file better ([`learned::ShippedModel`]: for the
+    /// default model every language when the repository history says something of the
+    /// candidates, Python and JavaScript when it is silent; none for the dense one;
+    /// docs/ranker.md), none for a model of one's own. A query's language is the most common language of its best lexical
     /// source files ([`learned::query_language`]).
     pub linear_languages: Option<Vec<String>>,
     /// In the `linear_languages`, the linear ranking keeps its first source and the model orders
@@ -208,10 +210,15 @@ impl FileModel {
         }
     }
 
-    /// The languages this model leaves to the linear weights, unless the config names them.
-    fn linear_languages(&self) -> &'static [&'static str] {
+    /// The languages this model leaves to the linear weights, unless the config names them; a
+    /// shipped model's depend on whether the repository history says anything
+    /// ([`learned::ShippedModel`]).
+    fn linear_languages(&self, history_silent: bool) -> &'static [&'static str] {
         match self {
             FileModel::Given(_) => &[],
+            FileModel::Shipped(shipped, _) if history_silent => {
+                shipped.linear_languages_without_history
+            }
             FileModel::Shipped(shipped, _) => shipped.linear_languages,
         }
     }
@@ -265,11 +272,12 @@ impl Swex {
     }
 
     /// Whether the query's language ([`learned::query_language`]) is one the learned ranker
-    /// leaves to the linear weights ([`learned::EVERY_LANGUAGE`] in the list: every query).
-    fn linear_language(&self, ranked: &[rank::RankedFile]) -> bool {
+    /// leaves to the linear weights ([`learned::EVERY_LANGUAGE`] in the list: every query), with
+    /// the repository history saying something of the candidates or not.
+    fn linear_language(&self, ranked: &[rank::RankedFile], history: &history::History) -> bool {
         let listed: Vec<&str> = match (&self.config.linear_languages, &self.learned) {
             (Some(listed), _) => listed.iter().map(String::as_str).collect(),
-            (None, Some(model)) => model.linear_languages().to_vec(),
+            (None, Some(model)) => model.linear_languages(history.is_silent()).to_vec(),
             (None, None) => Vec::new(),
         };
         if listed.contains(&learned::EVERY_LANGUAGE) {
@@ -425,17 +433,24 @@ impl Explorer for Swex {
         let gathered = self.gather(&issue, services, &mut stages)?;
         let ranked = rank::rank_files(&gathered.evidence(&issue), &self.config.weights);
         stages.lap("linear");
-        let linear_lead = self.linear_language(&ranked);
+        let mut notes: Vec<String> = Vec::new();
+        let history = self.history(
+            &issue.cleaned,
+            services,
+            self.learned.as_ref().map(FileModel::get),
+            &ranked,
+            &mut notes,
+        );
+        let ranked = rank::add_history(ranked, &history, &self.config.weights);
+        stages.lap("history");
+        // Who picks the first file depends on the language and on whether the history spoke.
+        let linear_lead = self.linear_language(&ranked, &history);
         let model = match &self.learned {
             Some(model) if !linear_lead || self.config.learned_below_linear_lead => {
                 Some(model.get())
             }
             _ => None,
         };
-        let mut notes: Vec<String> = Vec::new();
-        let history = self.history(&issue.cleaned, services, model, &ranked, &mut notes);
-        let ranked = rank::add_history(ranked, &history, &self.config.weights);
-        stages.lap("history");
         let mut extra =
             self.extra_evidence(&issue_text, services, model, &gathered, &ranked, &mut notes)?;
         extra.history = history;
@@ -720,9 +735,10 @@ mod tests {
     }
 
     #[test]
-    fn every_query_keeps_the_linear_lead_by_default() {
-        // Where the linear ranking picked the first file better on held-out folds: everywhere,
-        // since it reads the history (docs/ranker.md).
+    fn who_picks_the_lead_depends_on_the_language_and_on_the_history() {
+        // Where the linear ranking picked the first file better on held-out folds: everywhere
+        // when the history speaks (the linear score reads it), Python and JavaScript when it is
+        // silent (docs/ranker.md).
         let swex = Swex::create(&serde_json::json!({})).unwrap();
         let query = |language: &str, extension: &str| {
             vec![
@@ -730,31 +746,50 @@ mod tests {
                 ranked(language, &format!("src/b.{extension}"), 1),
             ]
         };
-        for (language, extension) in [
-            ("python", "py"),
-            ("javascript", "js"),
-            ("rust", "rs"),
-            ("c", "c"),
-            ("cpp", "cc"),
-            ("go", "go"),
-            ("java", "java"),
-            ("zig", "zig"),
+        let silent = history::History::default();
+        let spoken = history::History {
+            matches: history::of_scores([("src/b.rs".to_string(), 1.5)]),
+            ..Default::default()
+        };
+        let voted = history::History {
+            similar_commits: history::of_scores([("src/a.rs".to_string(), 0.5)]),
+            ..Default::default()
+        };
+        assert!(silent.is_silent());
+        assert!(!spoken.is_silent() && !voted.is_silent());
+        // (language, extension, linear lead without history)
+        for (language, extension, without) in [
+            ("python", "py", true),
+            ("javascript", "js", true),
+            ("rust", "rs", false),
+            ("c", "c", false),
+            ("cpp", "cc", false),
+            ("go", "go", false),
+            ("java", "java", false),
+            ("zig", "zig", false),
         ] {
-            assert!(
-                swex.linear_language(&query(language, extension)),
-                "{language}"
-            );
+            let files = query(language, extension);
+            assert!(swex.linear_language(&files, &spoken), "{language}");
+            assert!(swex.linear_language(&files, &voted), "{language}");
+            assert_eq!(swex.linear_language(&files, &silent), without, "{language}");
         }
-        assert!(swex.linear_language(&[]), "a query of no language too");
-        // The list is a config: empty sends every query to the trees, a list sends its own.
+        assert!(
+            swex.linear_language(&[], &spoken),
+            "a query of no language too"
+        );
+        assert!(!swex.linear_language(&[], &silent));
+        // The list is a config, whatever the history: empty sends every query to the trees, a
+        // list sends its own.
         let trees = Swex::create(&serde_json::json!({"linear_languages": []})).unwrap();
-        assert!(!trees.linear_language(&query("python", "py")));
+        assert!(!trees.linear_language(&query("python", "py"), &spoken));
         let go = Swex::create(&serde_json::json!({"linear_languages": ["go"]})).unwrap();
-        assert!(go.linear_language(&query("go", "go")));
-        assert!(!go.linear_language(&query("python", "py")));
-        assert!(!go.linear_language(&[]));
+        for history in [&spoken, &silent] {
+            assert!(go.linear_language(&query("go", "go"), history));
+            assert!(!go.linear_language(&query("python", "py"), history));
+            assert!(!go.linear_language(&[], history));
+        }
         let every = Swex::create(&serde_json::json!({"linear_languages": ["*"]})).unwrap();
-        assert!(every.linear_language(&query("rust", "rs")));
+        assert!(every.linear_language(&query("rust", "rs"), &silent));
         // The dense model beat the linear ranking everywhere; a model of one's own ranks every
         // query unless the config says otherwise; the linear ranker is linear everywhere anyway.
         let dense = Swex::create(&serde_json::json!({"dense": true})).unwrap();
@@ -763,8 +798,10 @@ mod tests {
         }))
         .unwrap();
         for swex in [dense, own] {
-            assert!(!swex.linear_language(&query("python", "py")));
-            assert!(!swex.linear_language(&query("javascript", "js")));
+            for history in [&spoken, &silent] {
+                assert!(!swex.linear_language(&query("python", "py"), history));
+                assert!(!swex.linear_language(&query("javascript", "js"), history));
+            }
         }
     }
 
