@@ -71,8 +71,8 @@ pub struct SwexConfig {
     /// fixes, the linear ranking picked the first file better ([`learned::ShippedModel`]: for the
     /// default model every language when the repository history says something of the
     /// candidates, Python and JavaScript when it is silent; none for the dense one;
-    /// docs/ranker.md), none for a model of one's own. A query's language is the most common language of its best lexical
-    /// source files ([`learned::query_language`]).
+    /// docs/ranker.md), none for a model of one's own. A query's language is the most common
+    /// language of its best lexical source files ([`learned::query_language`]).
     pub linear_languages: Option<Vec<String>>,
     /// In the `linear_languages`, the linear ranking keeps its first source and the model orders
     /// the sources below it (true, the default: on held-out folds of the training fixes the
