@@ -66,6 +66,14 @@ pub fn analysis_tag(options: &AnalyzeOptions) -> String {
     format!("a{ANALYZER_VERSION}-{}", &hash.to_hex()[..8])
 }
 
+/// The analyser version an analysis tag names (`a{N}-…` → `N`; the reverse of [`analysis_tag`]'s
+/// prefix), `None` for a tag not of that form.
+pub(crate) fn analyzer_version_of(tag: &str) -> Option<u32> {
+    let rest = tag.strip_prefix('a')?;
+    let digits = rest.split('-').next()?;
+    digits.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,6 +99,9 @@ mod tests {
         assert_ne!(analysis_tag(&wider), default);
         assert_ne!(analysis_tag(&longer), default);
         assert_ne!(analysis_tag(&wider), analysis_tag(&longer));
+        // The cache reads the version back from the tag (to remove an older analyser's folders).
+        assert_eq!(analyzer_version_of(&default), Some(ANALYZER_VERSION));
+        assert_eq!(analyzer_version_of("custom"), None);
         // The tag hashes this JSON, field names included: renaming a field is a new tag.
         let json = serde_json::to_string(&AnalysisIdentity {
             analyzer_version: ANALYZER_VERSION,

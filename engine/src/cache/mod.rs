@@ -173,7 +173,7 @@ impl CacheLayout {
     /// Returns how many folders were removed.
     pub fn remove_superseded(&self) -> usize {
         let mut removed = remove_older_versions(&self.root, "index-v", self.format_version);
-        let Some(analyzer) = analyzer_version_of(&self.analysis_tag) else {
+        let Some(analyzer) = crate::formats::analyzer_version_of(&self.analysis_tag) else {
             return removed;
         };
         let own_pools = format!("pools-{}-t", self.analysis_tag);
@@ -186,7 +186,7 @@ impl CacheLayout {
             let tag = name
                 .strip_prefix("roots-")
                 .or_else(|| name.strip_prefix("pools-"));
-            tag.and_then(analyzer_version_of)
+            tag.and_then(crate::formats::analyzer_version_of)
                 .is_some_and(|n| n < analyzer)
         });
         removed
@@ -226,13 +226,6 @@ fn remove_dirs_where(dir: &Path, superseded: impl Fn(&str) -> bool) -> usize {
         .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .filter(|e| std::fs::remove_dir_all(e.path()).is_ok())
         .count()
-}
-
-/// The analyser version an analysis tag names (`a{N}-…` → `N`).
-fn analyzer_version_of(tag: &str) -> Option<u32> {
-    let rest = tag.strip_prefix('a')?;
-    let digits = rest.split('-').next()?;
-    digits.parse().ok()
 }
 
 /// What a cache lookup found.
