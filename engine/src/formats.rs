@@ -23,8 +23,10 @@
 use crate::lang::AnalyzeOptions;
 use serde::Serialize;
 
-/// The cache layout and entry formats. 3: analysis pack values are checked with XXH3-128.
-pub const CACHE_FORMAT_VERSION: u32 = 3;
+/// The cache layout and entry formats. 3: analysis pack values are checked with XXH3-128. 4: an
+/// analysis's chunks and imports are encoded blocks, decoded on first read, like its references
+/// ([`crate::analysis::LazyList`]).
+pub const CACHE_FORMAT_VERSION: u32 = 4;
 
 /// The analysis output: bump on every change that alters what [`crate::lang::analyze`] returns
 /// for some input.

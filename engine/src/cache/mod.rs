@@ -590,7 +590,8 @@ mod tests {
                 end: 3,
                 kind: ChunkKind::Function,
                 name: Some("f".into()),
-            }],
+            }]
+            .into(),
             ..FileAnalysis::default()
         }
     }

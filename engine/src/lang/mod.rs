@@ -125,7 +125,7 @@ pub fn analyze_with_lines(
     let windows = || FileAnalysis {
         language,
         line_count,
-        chunks: text::text_windows(path, text, line_count, options.window_lines),
+        chunks: text::text_windows(path, text, line_count, options.window_lines).into(),
         package: manifest_package(path, text),
         ..FileAnalysis::default()
     };
@@ -170,9 +170,9 @@ fn analyze_source(
     Some(FileAnalysis {
         language: Some(language),
         line_count: 0,
-        chunks,
+        chunks: chunks.into(),
         definitions: extraction.definitions,
-        imports: extraction.findings.imports,
+        imports: extraction.findings.imports.into(),
         references: extraction.findings.references.into(),
         package: extraction.findings.package,
         has_syntax_errors: root.has_error(),
