@@ -27,6 +27,10 @@ pub struct Glob {
     pattern: String,
     program: Vec<Op>,
     match_file_name: bool,
+    /// The paths (or names) the pattern matches, sorted, when it has no wildcard but one group of
+    /// alternatives and one-character sets (an [`escape`]d path, a list of them in `{…}`):
+    /// matched by lookup instead of by running the automaton on every path of a snapshot.
+    literals: Option<Vec<String>>,
 }
 
 impl fmt::Debug for Glob {
@@ -166,6 +170,7 @@ impl Glob {
             pattern: pattern.to_owned(),
             program,
             match_file_name,
+            literals: literal_alternatives(&body),
         })
     }
 
@@ -191,7 +196,12 @@ impl Glob {
         } else {
             path
         };
-        self.run(subject)
+        match &self.literals {
+            Some(literals) => literals
+                .binary_search_by(|literal| literal.as_str().cmp(subject))
+                .is_ok(),
+            None => self.run(subject),
+        }
     }
 
     /// Runs the automaton: the set of live instructions advances one character at a time.
@@ -249,6 +259,89 @@ impl Glob {
 }
 
 /// `[...]`'s body: `!` or `^` first negates; `x-y` is a range; `-` first or last is itself.
+/// What a pattern body (a valid one: [`Glob::new`] checked it) matches when it is literal text
+/// but for one `{…}` group of literal alternatives and one-character sets (`[*]`); `None` when it
+/// has a wildcard, a wider set or two groups.
+fn literal_alternatives(body: &[char]) -> Option<Vec<String>> {
+    let (mut prefix, mut suffix) = (String::new(), String::new());
+    let mut alternatives: Option<Vec<String>> = None;
+    let mut in_group = false;
+    let mut i = 0;
+    while i < body.len() {
+        let c = match body[i] {
+            '*' | '?' => return None,
+            '[' => {
+                let close = i + 1 + body[i + 1..].iter().position(|&c| c == ']')?;
+                let Op::Class {
+                    negated: false,
+                    ranges,
+                } = class(&body[i + 1..close])
+                else {
+                    return None;
+                };
+                let [(low, high)] = ranges[..] else {
+                    return None;
+                };
+                if low != high {
+                    return None;
+                }
+                i = close + 1;
+                push_literal(low, in_group, &mut alternatives, &mut prefix, &mut suffix);
+                continue;
+            }
+            '{' if alternatives.is_some() => return None,
+            '{' => {
+                alternatives = Some(vec![String::new()]);
+                in_group = true;
+                i += 1;
+                continue;
+            }
+            ',' if in_group => {
+                alternatives.as_mut()?.push(String::new());
+                i += 1;
+                continue;
+            }
+            '}' if in_group => {
+                in_group = false;
+                i += 1;
+                continue;
+            }
+            c => c,
+        };
+        push_literal(c, in_group, &mut alternatives, &mut prefix, &mut suffix);
+        i += 1;
+    }
+    let mut literals: Vec<String> = match alternatives {
+        None => vec![prefix],
+        Some(alternatives) => alternatives
+            .into_iter()
+            .map(|alternative| format!("{prefix}{alternative}{suffix}"))
+            .collect(),
+    };
+    literals.sort_unstable();
+    literals.dedup();
+    Some(literals)
+}
+
+/// Appends a literal character to the part of the pattern being read: the text before the group,
+/// the group's current alternative, or the text after it.
+fn push_literal(
+    c: char,
+    in_group: bool,
+    alternatives: &mut Option<Vec<String>>,
+    prefix: &mut String,
+    suffix: &mut String,
+) {
+    match alternatives {
+        Some(alternatives) if in_group => alternatives
+            .last_mut()
+            .expect("a group has an alternative")
+            .push(c),
+        Some(_) => suffix.push(c),
+        None => prefix.push(c),
+    }
+}
+
 fn class(body: &[char]) -> Op {
     let (negated, body) = match body.first() {
         Some('!' | '^') => (true, &body[1..]),
@@ -337,6 +430,54 @@ mod tests {
         }
         for path in not_matching {
             assert!(!glob.is_match(path), "{pattern} should not match {path}");
+        }
+        // A literal pattern's lookup answers what its automaton answers.
+        for path in matching.iter().chain(not_matching) {
+            let subject = if glob.match_file_name {
+                path.rsplit('/').next().unwrap_or(path)
+            } else {
+                path
+            };
+            assert_eq!(
+                glob.is_match(path),
+                glob.run(subject),
+                "{pattern} on {path}"
+            );
+        }
+    }
+
+    #[test]
+    fn literal_patterns_are_matched_by_lookup() {
+        let literals = |pattern: &str| Glob::new(pattern).unwrap().literals;
+        let paths = ["a/b.py", "setup.py", "x[1]/{y,z}.js"];
+        let escaped: Vec<String> = paths.iter().map(|p| escape(p)).collect();
+        let list = format!("/{{{}}}", escaped.join(","));
+        let mut sorted = paths.map(String::from).to_vec();
+        sorted.sort();
+        assert_eq!(literals(&list), Some(sorted));
+        check(
+            &list,
+            &paths,
+            &["b.py", "pkg/setup.py", "a/b.pyc", "x1/y.js", "x[1]/y.js"],
+        );
+        check("x{,_test}.go", &["x.go", "pkg/x_test.go"], &["x_.go"]);
+        assert_eq!(
+            literals("x{,_test}.go"),
+            Some(vec!["x.go".to_owned(), "x_test.go".to_owned()])
+        );
+        check("setup.py", &["setup.py", "pkg/setup.py"], &["setup.pyc"]);
+        check("/[*]/a", &["*/a"], &["x/a"]);
+        // Wildcards, wider sets and two groups run the automaton.
+        for pattern in [
+            "*.py",
+            "a?",
+            "a[bc]",
+            "[!a]",
+            "{a,b}{c,d}",
+            "src/**",
+            "[a-c]",
+        ] {
+            assert_eq!(literals(pattern), None, "{pattern}");
         }
     }
 

@@ -171,6 +171,30 @@ impl LineIndex {
         self.line_of_byte(if end > start { end - 1 } else { start })
     }
 
+    /// Line `line` (1-based) of `text`, the text this index was built on, without its
+    /// terminator: the `line`-th item of [`split_lines`]; empty past the last line.
+    pub fn line<'t>(&self, text: &'t str, line: u32) -> &'t str {
+        let with_terminator = &text[self.byte_range(line, line)];
+        // A line ends at a terminator, or at the end of the text: a terminator character at its
+        // end is always its terminator (`\r\n` is one).
+        let terminator = if with_terminator.ends_with("\r\n") {
+            2
+        } else {
+            with_terminator.chars().next_back().map_or(0, |c| match c {
+                '\n'
+                | '\r'
+                | '\x0b'
+                | '\x0c'
+                | '\x1c'..='\x1e'
+                | '\u{85}'
+                | '\u{2028}'
+                | '\u{2029}' => c.len_utf8(),
+                _ => 0,
+            })
+        };
+        &with_terminator[..with_terminator.len() - terminator]
+    }
+
     /// Bytes of lines `start..=end` (1-based), terminators included, clamped to the text; empty
     /// when `end < start` or `start` is past the last line.
     pub fn byte_range(&self, start: u32, end: u32) -> Range<usize> {
@@ -212,6 +236,11 @@ mod tests {
         // Every line's byte range starts with its content, and each byte maps back to its line.
         for (n, line) in expected.iter().enumerate() {
             let line_number = n as u32 + 1;
+            assert_eq!(
+                index.line(text, line_number),
+                *line,
+                "{text:?} line {line_number}"
+            );
             let range = index.byte_range(line_number, line_number);
             assert!(
                 text[range.clone()].starts_with(line),
@@ -300,6 +329,11 @@ mod tests {
                         assert_eq!(split_lines(&text), expected, "{text:?}");
                         let index = LineIndex::new(&text);
                         assert_eq!(index.line_count() as usize, expected.len(), "{text:?}");
+                        let lines: Vec<&str> = (1..=index.line_count())
+                            .map(|n| index.line(&text, n))
+                            .collect();
+                        assert_eq!(lines, expected, "{text:?}");
+                        assert_eq!(index.line(&text, index.line_count() + 1), "");
                     }
                 }
             }

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use std::path::Path;
 use std::sync::Arc;
 use swex_text::hints::{BareName, normalize_path_hint, resolve_path_hint};
-use swex_text::{Glob, split_lines};
+use swex_text::{Glob, LineIndex, split_lines};
 
 /// Every definition of the snapshot by its bare name, for [`SnapshotIndex::definitions`]: the
 /// hash of the name, the file and the definition's index in its analysis, sorted, in one
@@ -351,9 +351,9 @@ impl SnapshotIndex {
         limit: usize,
     ) -> Result<Vec<GrepHit>, IndexError> {
         let regex = regex::Regex::new(pattern)?;
-        // A match inside a line is a match in the whole text, so the whole text can rule a file
-        // out at once, except for anchored patterns: `^`/`$`/`\A`/`\z` mean line edges here.
-        let whole_text_prefilter = !(pattern.contains('^')
+        // A match inside a line is a match in the whole text, so the whole text can be searched
+        // at once, except for anchored patterns: `^`/`$`/`\A`/`\z` mean line edges here.
+        let whole_text = !(pattern.contains('^')
             || pattern.contains('$')
             || pattern.contains("\\A")
             || pattern.contains("\\z"));
@@ -375,23 +375,19 @@ impl SnapshotIndex {
                     let Ok(text) = self.read_text(&file.path) else {
                         return Vec::new();
                     };
-                    if whole_text_prefilter && !regex.is_match(&text) {
-                        return Vec::new();
-                    }
-                    let mut out = Vec::new();
-                    for (n, line) in split_lines(&text).into_iter().enumerate() {
-                        if out.len() >= limit {
-                            break;
-                        }
-                        if regex.is_match(line) {
-                            out.push(GrepHit {
-                                path: file.path.clone(),
-                                line: n as u32 + 1,
-                                text: swex_text::cut_to_bytes(line, GREP_LINE_MAX).to_string(),
-                            });
-                        }
-                    }
-                    out
+                    let matching = if whole_text {
+                        lines_matching_in_text(&regex, &text, limit)
+                    } else {
+                        lines_matching_one_by_one(&regex, &text, limit)
+                    };
+                    matching
+                        .into_iter()
+                        .map(|(line, body)| GrepHit {
+                            path: file.path.clone(),
+                            line,
+                            text: swex_text::cut_to_bytes(body, GREP_LINE_MAX).to_string(),
+                        })
+                        .collect()
                 })
                 .collect();
             hits.extend(found.into_iter().flatten());
@@ -408,6 +404,53 @@ impl SnapshotIndex {
     pub fn stats(&self) -> &IndexStats {
         &self.stats
     }
+}
+
+/// The lines of `text` (1-based, without terminators) that `regex` matches, at most `limit`,
+/// found by searching the whole text: the regex's literal prefilters skip the lines that cannot
+/// match instead of each line being tried. For patterns without line anchors, exactly the lines
+/// [`lines_matching_one_by_one`] gives: a line that matches on its own holds a match of the
+/// whole text starting in it (a line's edges are non-word characters or the text's edges, so
+/// `\b` reads the same), and each line where a match of the whole text starts is checked on its
+/// own (a match may run across lines); the search goes on from the next line's start.
+fn lines_matching_in_text<'t>(
+    regex: &regex::Regex,
+    text: &'t str,
+    limit: usize,
+) -> Vec<(u32, &'t str)> {
+    let lines = LineIndex::new(text);
+    let mut out = Vec::new();
+    let mut from = 0;
+    let mut last_line = 0;
+    while out.len() < limit && from <= text.len() {
+        let Some(found) = regex.find_at(text, from) else {
+            break;
+        };
+        let line = lines.line_of_byte(found.start());
+        if line <= last_line || line > lines.line_count() {
+            break;
+        }
+        last_line = line;
+        let body = lines.line(text, line);
+        if regex.is_match(body) {
+            out.push((line, body));
+        }
+        from = lines.byte_range(line, line).end;
+    }
+    out
+}
+
+/// The lines of `text` that `regex` matches, at most `limit`, each line tried on its own.
+fn lines_matching_one_by_one<'t>(
+    regex: &regex::Regex,
+    text: &'t str,
+    limit: usize,
+) -> Vec<(u32, &'t str)> {
+    (1u32..)
+        .zip(split_lines(text))
+        .filter(|(_, line)| regex.is_match(line))
+        .take(limit)
+        .collect()
 }
 
 #[cfg(test)]
@@ -452,5 +495,46 @@ mod tests {
         let load = name_hash("load");
         let table = DefinitionTable(vec![(load, 0, 0), (load, 0, 1)]);
         assert_eq!(table.named("load", &analyses).collect::<Vec<_>>(), [(0, 1)]);
+    }
+
+    #[test]
+    fn searching_the_whole_text_finds_the_lines_a_line_by_line_search_finds() {
+        let texts = [
+            "",
+            "foo",
+            "foo\n",
+            "a foo\nbar\n\nfoo bar foo\r\nfoobar\rbaz",
+            "x\u{2028}foo\u{85}é foo\x0bfoo\x0c\x1cbar",
+            "a\nb\na b\n a\n\nb",
+            "\n\n\n",
+            "tail without terminator foo",
+        ];
+        let patterns = [
+            "foo", "foo|bar", r"\bfoo\b", r"\Bfoo", r"a\s+b", r"(?s)a.b", "x*", r"\n", "é",
+            "(?i)FOO", "[^a-z ]", "",
+        ];
+        for text in texts {
+            for pattern in patterns {
+                let regex = regex::Regex::new(pattern).unwrap();
+                let expected = lines_matching_one_by_one(&regex, text, usize::MAX);
+                assert_eq!(
+                    lines_matching_in_text(&regex, text, usize::MAX),
+                    expected,
+                    "{pattern:?} in {text:?}"
+                );
+                let first_two: Vec<_> = expected.iter().take(2).copied().collect();
+                assert_eq!(
+                    lines_matching_in_text(&regex, text, 2),
+                    first_two,
+                    "{pattern:?} in {text:?}, limit 2"
+                );
+            }
+        }
+        // Checked against the lines themselves, not only against each other.
+        let regex = regex::Regex::new(r"\bfoo\b").unwrap();
+        assert_eq!(
+            lines_matching_in_text(&regex, "a foo\nfoobar\r\nfoo.\n", 10),
+            [(1, "a foo"), (3, "foo.")]
+        );
     }
 }

@@ -472,6 +472,7 @@ impl Explorer for Swex {
             tests: &tests,
             hits: &gathered.hits,
             definitions: &gathered.definitions,
+            files: &gathered.files,
             top_k: request.top_k,
         };
         let regions = self.plan_budget(

@@ -5,8 +5,11 @@
 //! - `lexical`: the engine's BM25 chunk hits in the file, by score relative to the best hit;
 //! - `definition`: the definitions of names the issue writes, where they are in the file, by the
 //!   name's segment weight and how few files define it;
-//! - `use`: lines of the file that write a name of the issue (read through `read_lines`), by the
-//!   names' weights;
+//! - `use`: lines of the file that write a name of the issue, by the names' weights. The lines
+//!   come from one `grep` of every located file for the names (`use_lines`), not from reading
+//!   each file whole: a file of 8,000 lines sent line by line through the services cost more
+//!   than the rest of its evidence. Hosts without `grep`, files of unknown length and a cut
+//!   answer are read whole instead; the marks are the same either way;
 //! - `frame`: traceback lines of the issue that fall in the file.
 //!
 //! Belief: the ranker's scores of all candidate source files turned into shares that sum to 1
@@ -25,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 use swex_plugin::Services;
 use swex_plugin::text::hints::ends_with_path;
 use swex_plugin::text::subjects::names_subject;
-use swex_plugin::types::{DefinitionEntry, SearchHit};
+use swex_plugin::types::{DefinitionEntry, FileEntry, GrepArgs, GrepMatch, SearchHit};
 use swex_rankkit::localize::{Chunk, FileEvidence, Mark};
 
 /// The kinds of marks (their [`Mark::kind`]), one per weight of [`MarkWeights`].
@@ -141,6 +144,8 @@ pub struct Inputs<'a> {
     pub tests: &'a [String],
     pub hits: &'a [SearchHit],
     pub definitions: &'a [(String, Vec<DefinitionEntry>)],
+    /// The snapshot's files (their line counts).
+    pub files: &'a [FileEntry],
     /// The most regions the answer may hold.
     pub top_k: usize,
 }
@@ -177,22 +182,33 @@ pub fn gather(
 
     let names = weighted_names(inputs.issue);
     let best_hit = inputs.hits.iter().map(|h| h.score).fold(0.0, f64::max);
-    let line_counts: HashMap<&str, u32> = inputs
+    let mut seen = HashSet::new();
+    order.retain(|(path, _)| seen.insert(path.clone()));
+    let mut line_counts: HashMap<&str, Option<u32>> = order
+        .iter()
+        .map(|(path, _)| (path.as_str(), None))
+        .collect();
+    let known = inputs
         .ranked
         .iter()
-        .filter_map(|f| Some((f.path.as_str(), f.line_count?)))
-        .collect();
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for (path, confidence) in order {
-        if !seen.insert(path.clone()) {
-            continue;
+        .map(|f| (&f.path, f.line_count))
+        .chain(inputs.files.iter().map(|f| (&f.path, f.line_count)));
+    for (path, count) in known {
+        if let (Some(slot), Some(count)) = (line_counts.get_mut(path.as_str()), count) {
+            slot.get_or_insert(count);
         }
-        let lines = services.read_file_lines(&path).unwrap_or_default();
-        let line_count = line_counts
-            .get(path.as_str())
-            .copied()
-            .unwrap_or(lines.len() as u32);
+    }
+    let mut uses = use_lines(services, &line_counts, &names, config.marks.uses);
+    let mut out = Vec::new();
+    for (path, confidence) in &order {
+        let (path, confidence) = (path.clone(), *confidence);
+        let (line_count, lines) = match (line_counts[path.as_str()], uses.remove(&path)) {
+            (Some(count), Some(lines)) => (count, lines),
+            (count, _) => {
+                let lines = read_numbered(services, &path);
+                (count.unwrap_or(lines.len() as u32), lines)
+            }
+        };
         let chunks = services
             .chunks(&path)
             .unwrap_or_default()
@@ -271,19 +287,101 @@ fn weighted_names(issue: &Issue) -> NameWeights<'_> {
 
 type NameWeights<'i> = rustc_hash::FxHashMap<&'i str, f64>;
 
+/// Lines of a file with their 1-based numbers: all of them, or a subset holding every line that
+/// can write an issue name.
+type NumberedLines = Vec<(u32, String)>;
+
+/// Every line of `path`, numbered (none when it cannot be read).
+fn read_numbered(services: &Services<'_>, path: &str) -> NumberedLines {
+    let lines = services.read_file_lines(path).unwrap_or_default();
+    (1u32..).zip(lines).collect()
+}
+
+/// For each file of `line_counts` whose length is known, the lines that contain an issue name (a
+/// superset of the lines [`use_marks`] marks), from one `grep` of those files. Files left out —
+/// every one when the host has no `grep` or its answer was cut — are read whole by the caller.
+/// A match's text longer than `grep` carries is read again in full. With no names, or uses
+/// weighing nothing, there is nothing to look for: every file of known length has no such line.
+fn use_lines(
+    services: &Services<'_>,
+    line_counts: &HashMap<&str, Option<u32>>,
+    names: &NameWeights,
+    weight: f64,
+) -> HashMap<String, NumberedLines> {
+    let mut paths: Vec<&str> = line_counts
+        .iter()
+        .filter_map(|(&path, count)| count.map(|_| path))
+        .collect();
+    paths.sort_unstable();
+    let mut out: HashMap<String, NumberedLines> = paths
+        .iter()
+        .map(|&path| (path.to_owned(), Vec::new()))
+        .collect();
+    // A name that is not one word never equals a word of a line ([`use_marks`] splits lines
+    // into words); the others are identifier characters, none special in a regex.
+    let mut words: Vec<&str> = names
+        .keys()
+        .copied()
+        .filter(|name| name.chars().all(is_word_char))
+        .collect();
+    if words.is_empty() || paths.is_empty() || weight <= 0.0 {
+        return out;
+    }
+    words.sort_unstable();
+    let glob = format!(
+        "/{{{}}}",
+        paths
+            .iter()
+            .map(|path| swex_plugin::text::glob::escape(path))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    // Every line of the files fits: a cut answer is never taken for a whole one.
+    let limit = paths
+        .iter()
+        .map(|&path| line_counts[path].unwrap_or(0) as usize)
+        .sum::<usize>()
+        + 1;
+    let args = GrepArgs::new(words.join("|"), limit).in_files(glob);
+    let Ok(found) = services.grep(&args) else {
+        return HashMap::new();
+    };
+    if found.truncated {
+        return HashMap::new();
+    }
+    for m in found.matches {
+        let text = if m.text.len() + 4 > GrepMatch::TEXT_MAX_BYTES {
+            match services.read_lines(&m.path, Some(m.line), Some(i64::from(m.line))) {
+                Ok(read) => read.lines.into_iter().next().unwrap_or(m.text),
+                Err(_) => m.text,
+            }
+        } else {
+            m.text
+        };
+        if let Some(lines) = out.get_mut(&m.path) {
+            lines.push((m.line, text));
+        }
+    }
+    out
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
 /// One mark per line that writes an issue name as a whole word, weighted by the names' weights.
-fn use_marks(lines: &[String], names: &NameWeights, weight: f64) -> Vec<Mark> {
+fn use_marks(lines: &[(u32, String)], names: &NameWeights, weight: f64) -> Vec<Mark> {
     if names.is_empty() || weight <= 0.0 {
         return Vec::new();
     }
     let mut marks = Vec::new();
-    for (index, line) in lines.iter().enumerate() {
+    for (line_number, line) in lines {
         if is_import_line(line) {
             continue;
         }
         let mut total = 0.0;
         let mut found: Vec<&str> = Vec::new();
-        let words = line.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+        let words = line.split(|c: char| !is_word_char(c));
         for word in words.filter(|w| w.len() >= 3) {
             if let Some((name, w)) = names.get_key_value(word)
                 && !found.contains(name)
@@ -293,11 +391,10 @@ fn use_marks(lines: &[String], names: &NameWeights, weight: f64) -> Vec<Mark> {
             }
         }
         if total > 0.0 {
-            let line_number = index as u32 + 1;
             marks.push(
                 Mark::new(
-                    line_number,
-                    line_number,
+                    *line_number,
+                    *line_number,
                     weight * total,
                     format!("uses {}", found.join(", ")),
                 )
@@ -386,13 +483,14 @@ mod tests {
         let names: NameWeights = [("is_subset", 3.0), ("ProductSet", 2.0)]
             .into_iter()
             .collect();
-        let lines: Vec<String> = [
-            "def is_subset(self, other):",
-            "    return self.is_subsetx(other)",
-            "x = ProductSet(a) or is_subset(b) or is_subset(c)",
-        ]
-        .map(String::from)
-        .to_vec();
+        let lines: Vec<(u32, String)> = (1..)
+            .zip([
+                "def is_subset(self, other):",
+                "    return self.is_subsetx(other)",
+                "x = ProductSet(a) or is_subset(b) or is_subset(c)",
+            ])
+            .map(|(n, line)| (n, line.to_owned()))
+            .collect();
         let marks = use_marks(&lines, &names, 1.0);
         let got: Vec<(u32, f64)> = marks.iter().map(|m| (m.start, m.weight)).collect();
         let w3 = 3.0f64.ln_1p();
