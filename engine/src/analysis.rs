@@ -91,8 +91,9 @@ pub enum ReferenceKind {
 /// and references.
 ///
 /// Why: an index opened from the cache loads every file's analysis, but a query reads the
-/// definitions of every file (the definitions table) and the chunks of only the few files it
-/// points into; imports and references only the code graph reads. Decoding every chunk name,
+/// chunks and definitions of only the few files it points into or that define a name it asks
+/// for (the definitions table is built from the names' hashes, [`Definitions`]); imports and
+/// references only the code graph reads. Decoding every chunk name,
 /// import and reference of every file was most of a warm open (on sympy's 1,420 files, 38k
 /// chunks and 143k references, one allocation each). In a binary format (the cache's postcard)
 /// each list is stored as one encoded block, copied at load and decoded on the first read; in a
@@ -242,6 +243,119 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for LazyList<T> {
     }
 }
 
+/// A file's definitions ([`LazyList`]) with the hash of each one's bare name
+/// ([`Definitions::name_hashes`]), which a binary format stores beside the list: the
+/// definitions table of a snapshot ([`crate::index::SnapshotIndex::definitions`]) is built from
+/// every file's hashes, and only the files whose hashes match a name asked for decode their
+/// definitions. In a human-readable format (JSON) it is the plain list, the hashes recomputed.
+///
+/// Invariant: `name_hashes[i]` is [`name_hash`] of the `i`-th definition's `name`.
+#[derive(Default)]
+pub struct Definitions {
+    list: LazyList<Definition>,
+    name_hashes: Box<[u64]>,
+}
+
+/// The hash a definitions table files a bare name under: the low 64 bits of its XXH3-128, an
+/// algorithm fixed by its specification, so hashes stored in the cache stay valid across builds.
+pub fn name_hash(name: &str) -> u64 {
+    twox_hash::XxHash3_128::oneshot(name.as_bytes()) as u64
+}
+
+impl Definitions {
+    /// The hashes of the definitions' bare names, in order, without decoding the definitions.
+    pub fn name_hashes(&self) -> &[u64] {
+        &self.name_hashes
+    }
+
+    pub fn as_slice(&self) -> &[Definition] {
+        self.list.as_slice()
+    }
+
+    /// The number of definitions, without decoding them.
+    pub fn len(&self) -> usize {
+        self.name_hashes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.name_hashes.is_empty()
+    }
+}
+
+impl From<Vec<Definition>> for Definitions {
+    fn from(list: Vec<Definition>) -> Definitions {
+        Definitions {
+            name_hashes: list.iter().map(|d| name_hash(&d.name)).collect(),
+            list: LazyList::from(list),
+        }
+    }
+}
+
+impl std::ops::Deref for Definitions {
+    type Target = [Definition];
+    fn deref(&self) -> &[Definition] {
+        self.as_slice()
+    }
+}
+
+impl<'a> IntoIterator for &'a Definitions {
+    type Item = &'a Definition;
+    type IntoIter = std::slice::Iter<'a, Definition>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+impl Clone for Definitions {
+    fn clone(&self) -> Definitions {
+        Definitions {
+            list: self.list.clone(),
+            name_hashes: self.name_hashes.clone(),
+        }
+    }
+}
+
+impl PartialEq for Definitions {
+    fn eq(&self, other: &Definitions) -> bool {
+        self.list == other.list
+    }
+}
+
+impl Eq for Definitions {}
+
+impl std::fmt::Debug for Definitions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.list.fmt(f)
+    }
+}
+
+impl Serialize for Definitions {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if serializer.is_human_readable() {
+            self.list.serialize(serializer)
+        } else {
+            (&self.list, &self.name_hashes).serialize(serializer)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Definitions {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Definitions, D::Error> {
+        if deserializer.is_human_readable() {
+            return Vec::<Definition>::deserialize(deserializer).map(Definitions::from);
+        }
+        let (list, name_hashes) = <(LazyList<Definition>, Box<[u64]>)>::deserialize(deserializer)?;
+        if list.len() != name_hashes.len() {
+            return Err(serde::de::Error::custom(format!(
+                "{} definitions with {} name hashes",
+                list.len(),
+                name_hashes.len()
+            )));
+        }
+        Ok(Definitions { list, name_hashes })
+    }
+}
+
 /// Everything the engine derives from one file's content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct FileAnalysis {
@@ -250,8 +364,9 @@ pub struct FileAnalysis {
     pub line_count: u32,
     /// Decoded from the cache on first read ([`LazyList`]).
     pub chunks: LazyList<Chunk>,
-    /// Decoded at load: the definitions table reads every file's.
-    pub definitions: Vec<Definition>,
+    /// Decoded from the cache on first read; their names' hashes are read at load
+    /// ([`Definitions`]).
+    pub definitions: Definitions,
     /// Decoded from the cache on first read (only the code graph reads them).
     pub imports: LazyList<Import>,
     /// Decoded from the cache on first read (only the code graph reads them).
@@ -287,6 +402,15 @@ mod tests {
                 },
             ]
             .into(),
+            definitions: vec![Definition {
+                name: "load".into(),
+                qualified_name: "load".into(),
+                kind: ChunkKind::Function,
+                start: 2,
+                end: 3,
+                parent: None,
+            }]
+            .into(),
             imports: vec![Import {
                 module: "pathlib".into(),
                 names: vec!["Path".into()],
@@ -319,9 +443,12 @@ mod tests {
         let original = analysis();
         let bytes = postcard::to_allocvec(&original).unwrap();
         let loaded: FileAnalysis = postcard::from_bytes(&bytes).unwrap();
-        // Loaded undecoded: only the blocks are held.
+        // Loaded undecoded: only the blocks are held, and the definitions' name hashes.
         assert!(undecoded(&loaded.chunks) && undecoded(&loaded.imports));
-        assert!(undecoded(&loaded.references));
+        assert!(undecoded(&loaded.references) && undecoded(&loaded.definitions.list));
+        assert_eq!(loaded.definitions.name_hashes(), [name_hash("load")]);
+        assert_eq!(loaded.definitions.len(), 1);
+        assert!(undecoded(&loaded.definitions.list));
         // The length is read from the block's head, without decoding it.
         assert_eq!(
             (
@@ -338,6 +465,7 @@ mod tests {
         assert!(undecoded(&copy.chunks) && undecoded(&copy.references));
         assert_eq!(postcard::to_allocvec(&copy).unwrap(), bytes);
         // Read: the analyser's lists, decoded once.
+        assert_eq!(loaded.definitions[0].name, "load");
         assert_eq!(loaded.references[1].name, "Path");
         assert_eq!(loaded.chunks[1].name.as_deref(), Some("load"));
         assert!(loaded.chunks.decoded.get().is_some());
@@ -359,6 +487,7 @@ mod tests {
         assert_eq!(json["references"][1]["kind"], "type");
         assert_eq!(json["chunks"][1]["name"], "load");
         assert_eq!(json["imports"][0]["module"], "pathlib");
+        assert_eq!(json["definitions"][0]["name"], "load");
         let back: FileAnalysis = serde_json::from_value(json).unwrap();
         assert_eq!(back, analysis());
         // Empty lists: empty both ways, and in the cache encoding.
@@ -371,5 +500,23 @@ mod tests {
             serde_json::to_value(&empty).unwrap()["chunks"],
             serde_json::json!([])
         );
+        // Read back from JSON, the hashes are computed again.
+        assert_eq!(back.definitions.name_hashes(), [name_hash("load")]);
+    }
+
+    #[test]
+    fn definitions_with_a_wrong_number_of_name_hashes_do_not_load() {
+        let good = analysis().definitions;
+        let bad = (&good.list, vec![1u64, 2]);
+        let bytes = postcard::to_allocvec(&bad).unwrap();
+        assert!(postcard::from_bytes::<Definitions>(&bytes).is_err());
+        let bytes = postcard::to_allocvec(&good).unwrap();
+        let back: Definitions = postcard::from_bytes(&bytes).unwrap();
+        assert_eq!(back, good);
+        assert_eq!(back.name_hashes(), good.name_hashes());
+        // The hash is the name's: the same name files under the same hash, another name (case
+        // included) under another.
+        assert_eq!(name_hash("load"), name_hash(&(String::from("lo") + "ad")));
+        assert_ne!(name_hash("load"), name_hash("Load"));
     }
 }

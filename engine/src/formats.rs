@@ -25,8 +25,9 @@ use serde::Serialize;
 
 /// The cache layout and entry formats. 3: analysis pack values are checked with XXH3-128. 4: an
 /// analysis's chunks and imports are encoded blocks, decoded on first read, like its references
-/// ([`crate::analysis::LazyList`]).
-pub const CACHE_FORMAT_VERSION: u32 = 4;
+/// ([`crate::analysis::LazyList`]). 5: its definitions too, stored with the hashes of their names
+/// ([`crate::analysis::Definitions`]).
+pub const CACHE_FORMAT_VERSION: u32 = 5;
 
 /// The analysis output: bump on every change that alters what [`crate::lang::analyze`] returns
 /// for some input.

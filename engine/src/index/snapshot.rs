@@ -8,7 +8,7 @@ use super::{
     ChunkHit, DefinitionHit, FileInfo, GREP_LINE_MAX, GrepHit, IndexError, IndexStats,
     SearchFilters, SnapshotIndex,
 };
-use crate::analysis::{Chunk, FileAnalysis};
+use crate::analysis::{Chunk, FileAnalysis, name_hash};
 use crate::graph::CodeGraph;
 use crate::lexical::LexicalQuery;
 use crate::lexical::pool::PoolView;
@@ -21,7 +21,8 @@ use swex_text::{Glob, LineIndex, split_lines};
 
 /// Every definition of the snapshot by its bare name, for [`SnapshotIndex::definitions`]: the
 /// hash of the name, the file and the definition's index in its analysis, sorted, in one
-/// allocation. (A map of owned names cloned every name of the snapshot: a tenth of a one-shot
+/// allocation. Built from the hashes each analysis keeps ([`crate::analysis::Definitions`]),
+/// without decoding any definition. (A map of owned names cloned every name of the snapshot: a tenth of a one-shot
 /// `swex explore` on a large one.) Names can share a hash: [`DefinitionTable::named`] compares
 /// the names themselves.
 pub(crate) struct DefinitionTable(Vec<(u64, u32, u32)>);
@@ -34,9 +35,10 @@ impl DefinitionTable {
             .flat_map(|(file, analysis)| {
                 analysis
                     .definitions
+                    .name_hashes()
                     .iter()
                     .enumerate()
-                    .map(move |(index, d)| (name_hash(&d.name), file as u32, index as u32))
+                    .map(move |(index, &hash)| (hash, file as u32, index as u32))
             })
             .collect();
         entries.sort_unstable();
@@ -59,11 +61,6 @@ impl DefinitionTable {
             })
             .map(|&(_, file, index)| (file, index))
     }
-}
-
-fn name_hash(name: &str) -> u64 {
-    use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(name)
 }
 
 impl SnapshotIndex {
@@ -459,7 +456,7 @@ mod tests {
     use crate::analysis::{ChunkKind, Definition};
 
     fn analysis(names: &[&str]) -> Arc<FileAnalysis> {
-        let definitions = names
+        let definitions: Vec<Definition> = names
             .iter()
             .enumerate()
             .map(|(i, name)| Definition {
@@ -472,7 +469,7 @@ mod tests {
             })
             .collect();
         Arc::new(FileAnalysis {
-            definitions,
+            definitions: definitions.into(),
             ..FileAnalysis::default()
         })
     }

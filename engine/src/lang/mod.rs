@@ -171,7 +171,7 @@ fn analyze_source(
         language: Some(language),
         line_count: 0,
         chunks: chunks.into(),
-        definitions: extraction.definitions,
+        definitions: extraction.definitions.into(),
         imports: extraction.findings.imports.into(),
         references: extraction.findings.references.into(),
         package: extraction.findings.package,
