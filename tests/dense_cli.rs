@@ -212,6 +212,38 @@ fn one_shot_search_loads_the_model_only_when_asked() {
     assert!(search(&["--dense-scores", "on"]).contains("dense scores fused"));
 }
 
+/// `swex explore` answers once per process: a one-line request goes to the ranked code search
+/// without loading the model (its load costs more than the answer), unless `--dense` loaded it.
+#[test]
+fn one_shot_explore_loads_the_model_only_when_asked() {
+    if !model_present() {
+        return;
+    }
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    fixture(repo.path());
+    let repo_arg = repo.path().to_str().unwrap();
+    let notes = |extra: &[&str]| {
+        let mut args = vec!["explore", "--repo", repo_arg, "--json", "-q"];
+        args.extend(extra);
+        args.push("split a url into parts");
+        let answer = stdout_json(&swex(&args, cache.path(), false));
+        let notes: Vec<String> = answer["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_owned())
+            .collect();
+        assert!(
+            notes.iter().any(|n| n.contains("ranked code search")),
+            "{notes:?}"
+        );
+        notes.join("\n")
+    };
+    assert!(!notes(&[]).contains("dense scores fused"));
+    assert!(notes(&["--dense"]).contains("dense scores fused"));
+}
+
 /// The `swex` explorer's features note for `issue` (`--config {"emit_features": true}`): the
 /// candidates' rows by path, and the other notes.
 fn swex_features(

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use swex_bench::input::{MAX_DOCUMENT_BYTES, into_text, read_capped, read_text};
 use swex_engine::index::SnapshotIndex;
+use swex_engine::search::DenseUse;
 use swex_plugin::Request;
 use swex_plugin_host::{
     EngineBackend, ExplorerHandle, FsBackend, IsolatedExplorer, IsolatedOptions, PluginTarget,
@@ -232,8 +233,15 @@ fn open_services(args: &Args, repo: &Path) -> anyhow::Result<Services> {
     if !args.no_index {
         let index = args.engine.open(repo)?;
         args.engine.build_dense(&index)?;
+        // One answer per process: a ranked code search's `auto` fuses dense scores only when
+        // `--dense` loaded the model anyway (`EngineBackend::with_dense_auto`).
+        let dense_auto = if args.engine.dense {
+            DenseUse::Auto
+        } else {
+            DenseUse::Off
+        };
         return Ok(Services {
-            backend: Box::new(EngineBackend::new(index.clone())),
+            backend: Box::new(EngineBackend::new(index.clone()).with_dense_auto(dense_auto)),
             index: Some(index),
         });
     }

@@ -265,8 +265,13 @@ impl Swex {
             .collect();
         let mut response = Response::new(regions);
         response.notes.push(format!(
-            "short {} query: ranked code search",
-            result.query_kind
+            "short {} query: ranked code search{}",
+            result.query_kind,
+            if result.dense {
+                ", dense scores fused"
+            } else {
+                ""
+            }
         ));
         Ok(Some(response))
     }

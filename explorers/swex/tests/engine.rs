@@ -2,6 +2,7 @@
 //! it picks, in which order, and the shape of the regions its plan gives them.
 
 use swex_engine::index::{Engine, EngineConfig};
+use swex_engine::search::DenseUse;
 use swex_plugin::{Request, Response};
 use swex_plugin_host::{EngineBackend, ExplorerPlugin, FsBackend};
 
@@ -92,7 +93,9 @@ fn explore_checkout(
         cache_dir: cache.path().to_owned(),
         ..EngineConfig::default()
     });
-    let backend = EngineBackend::new(engine.open(root).unwrap());
+    // Lexical code search for one-line requests whether or not the model is installed, as in
+    // `swex explore`: these tests are about the ranking.
+    let backend = EngineBackend::new(engine.open(root).unwrap()).with_dense_auto(DenseUse::Off);
     let plugin = ExplorerPlugin::builtin(swex_explorer_swex::swex_explorer_vtable).unwrap();
     assert_eq!(plugin.name(), "swex");
     let explorer = plugin.instantiate(&config).unwrap();

@@ -32,11 +32,27 @@ use swex_plugin_serve::{ServiceBackend, files};
 
 pub struct EngineBackend {
     index: Arc<SnapshotIndex>,
+    dense_auto: DenseUse,
 }
 
 impl EngineBackend {
     pub fn new(index: Arc<SnapshotIndex>) -> EngineBackend {
-        EngineBackend { index }
+        EngineBackend {
+            index,
+            dense_auto: DenseUse::Auto,
+        }
+    }
+
+    /// What `code_search`'s `dense: "auto"` (its default) means here. [`DenseUse::Auto`], the
+    /// default, fuses dense scores when the embedding model is installed: right for a process
+    /// that keeps the model loaded across many queries (the MCP server, `swex bench`). A process
+    /// that answers once (`swex explore`) passes [`DenseUse::Off`]: loading the model for one
+    /// query costs more than everything else it does (a one-line `swex explore` on swex's own
+    /// checkout: 0.4–0.5 s and about 270 MB with the model loaded, 0.03–0.05 s without). An
+    /// explicit `dense: "on"` still loads it.
+    pub fn with_dense_auto(mut self, dense_auto: DenseUse) -> EngineBackend {
+        self.dense_auto = dense_auto;
+        self
     }
 
     pub fn index(&self) -> &Arc<SnapshotIndex> {
@@ -443,7 +459,7 @@ impl ServiceBackend for EngineBackend {
     fn code_search(&self, args: CodeSearchArgs) -> Result<CodeSearchResult, ServiceError> {
         let service = ServiceId::CodeSearch;
         let dense = match args.dense.as_deref() {
-            None | Some("auto") => DenseUse::Auto,
+            None | Some("auto") => self.dense_auto,
             Some("off") => DenseUse::Off,
             Some("on") => DenseUse::On,
             Some(other) => {
@@ -638,6 +654,47 @@ mod tests {
         });
         let backend = EngineBackend::new(engine.open(repo.path()).unwrap());
         (repo, cache, backend)
+    }
+
+    /// What `code_search`'s `dense: "auto"` means is the host's: a host that answers once
+    /// (`with_dense_auto(Off)`) never loads the model for it, and an explicit `on` still does; a
+    /// long-lived host fuses dense scores whenever the model is installed.
+    #[test]
+    fn code_search_auto_means_what_the_host_says() {
+        let (_repo, _cache, long_lived) = open(&[(
+            "pkg/urls.py",
+            "def parse_url(url):\n    \"\"\"Split a URL into scheme, host and path.\"\"\"\n    return url.split('/')\n",
+        )]);
+        let one_shot =
+            EngineBackend::new(long_lived.index().clone()).with_dense_auto(DenseUse::Off);
+        let ask = |backend: &EngineBackend, dense: Option<&str>| {
+            backend.code_search(CodeSearchArgs {
+                query: "split a url into its parts".into(),
+                limit: 3,
+                dense: dense.map(str::to_owned),
+                ..CodeSearchArgs::default()
+            })
+        };
+        for dense in [None, Some("auto"), Some("off")] {
+            let result = ask(&one_shot, dense).unwrap();
+            assert!(!result.dense, "{dense:?}");
+            assert_eq!(result.hits[0].path, "pkg/urls.py");
+        }
+        let root = swex_engine::dense::default_cache_root();
+        match swex_engine::dense::Embedder::open(&root, &Default::default()) {
+            Ok(_) => {
+                assert!(ask(&long_lived, None).unwrap().dense);
+                assert!(ask(&one_shot, Some("on")).unwrap().dense);
+            }
+            Err(e) if e.is_absent() => {
+                // Without the model `auto` is lexical everywhere and `on` says what is missing.
+                assert!(!ask(&long_lived, None).unwrap().dense);
+                let error = ask(&one_shot, Some("on")).unwrap_err();
+                assert_eq!(error.kind, ServiceErrorKind::Unavailable, "{error}");
+                swex_testkit::available::<(), _>(swex_testkit::Needs::Model, Err(e));
+            }
+            Err(e) => panic!("the model is installed but does not load: {e}"),
+        }
     }
 
     /// `code_search` through the C table: one span per file, the definition for a symbol, the
