@@ -180,10 +180,13 @@ fn dense_and_hybrid_answer_regions_then_use_the_full_index() {
     assert_eq!(answer["regions"][0]["path"], "pkg/urls.py", "{answer}");
 }
 
-/// The one-shot `swex search` loads the embedding model only when asked (`--dense-scores on`):
-/// under the default `auto` a query is answered lexically even with the model installed.
+/// One-shot commands load the embedding model only when asked: under the default `auto` a
+/// `swex search` query, and a one-line `swex explore` request (which the `swex` explorer sends to
+/// the same ranked search), are answered lexically even with the model installed; `swex search
+/// --dense-scores on` and `swex explore --dense` fuse dense scores, and say so.
 #[test]
-fn one_shot_search_loads_the_model_only_when_asked() {
+fn one_shot_commands_load_the_model_only_when_asked() {
+    const FUSED: &str = "dense scores fused";
     if !model_present() {
         return;
     }
@@ -191,14 +194,10 @@ fn one_shot_search_loads_the_model_only_when_asked() {
     let cache = tempfile::tempdir().unwrap();
     fixture(repo.path());
     let repo_arg = repo.path().to_str().unwrap();
+    let query = "split a url into parts";
+    // `swex search` says on stderr what it fused.
     let search = |extra: &[&str]| {
-        let mut args = vec![
-            "search",
-            "--repo",
-            repo_arg,
-            "--text",
-            "split a url into parts",
-        ];
+        let mut args = vec!["search", "--repo", repo_arg, "--text", query];
         args.extend(extra);
         let out = swex(&args, cache.path(), false);
         assert!(
@@ -208,40 +207,20 @@ fn one_shot_search_loads_the_model_only_when_asked() {
         );
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
-    assert!(!search(&[]).contains("dense scores fused"));
-    assert!(search(&["--dense-scores", "on"]).contains("dense scores fused"));
-}
-
-/// `swex explore` answers once per process: a one-line request goes to the ranked code search
-/// without loading the model (its load costs more than the answer), unless `--dense` loaded it.
-#[test]
-fn one_shot_explore_loads_the_model_only_when_asked() {
-    if !model_present() {
-        return;
-    }
-    let repo = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    fixture(repo.path());
-    let repo_arg = repo.path().to_str().unwrap();
-    let notes = |extra: &[&str]| {
+    // `swex explore`'s answer says it in a note.
+    let explore = |extra: &[&str]| {
         let mut args = vec!["explore", "--repo", repo_arg, "--json", "-q"];
         args.extend(extra);
-        args.push("split a url into parts");
+        args.push(query);
         let answer = stdout_json(&swex(&args, cache.path(), false));
-        let notes: Vec<String> = answer["notes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|n| n.as_str().unwrap().to_owned())
-            .collect();
-        assert!(
-            notes.iter().any(|n| n.contains("ranked code search")),
-            "{notes:?}"
-        );
-        notes.join("\n")
+        let notes = answer["notes"].to_string();
+        assert!(notes.contains("ranked code search"), "{notes}");
+        notes
     };
-    assert!(!notes(&[]).contains("dense scores fused"));
-    assert!(notes(&["--dense"]).contains("dense scores fused"));
+    assert!(!search(&[]).contains(FUSED));
+    assert!(search(&["--dense-scores", "on"]).contains(FUSED));
+    assert!(!explore(&[]).contains(FUSED));
+    assert!(explore(&["--dense"]).contains(FUSED));
 }
 
 /// The `swex` explorer's features note for `issue` (`--config {"emit_features": true}`): the
