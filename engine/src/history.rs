@@ -107,7 +107,15 @@ impl HistorySource {
                 root.display()
             )));
         }
-        // One call: the git directory, the root's folder in the repository, and `HEAD`.
+        if let Some(head) = snapshot::read_work_tree_head(root) {
+            return Ok(HistorySource {
+                git_dir: head.git_dir,
+                commit: head.commit,
+                prefix: head.prefix,
+            });
+        }
+        // Other layouts: one call for the git directory, the root's folder in the repository,
+        // and `HEAD`.
         let out = std::process::Command::new("git")
             .arg("-C")
             .arg(root)

@@ -1302,9 +1302,14 @@ fn git_tracked(root: &Path) -> Result<((HashSet<String>, HashSet<String>), PathB
         }
         Ok(out.stdout)
     };
-    let common = git(&["rev-parse", "--git-common-dir"])?;
-    let common = String::from_utf8_lossy(&common).trim().to_string();
-    let common_dir = root.join(common);
+    let plain = crate::snapshot::work_tree_top(root).and_then(crate::snapshot::plain_git_dir);
+    let common_dir = match plain {
+        Some(git_dir) => git_dir,
+        None => {
+            let common = git(&["rev-parse", "--git-common-dir"])?;
+            root.join(String::from_utf8_lossy(&common).trim())
+        }
+    };
     let listing = git(&["ls-files", "-z", "--cached"])?;
     let mut files = HashSet::new();
     let mut dirs = HashSet::new();

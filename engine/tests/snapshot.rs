@@ -10,7 +10,8 @@ use std::process::Command;
 use std::sync::Mutex;
 use swex_engine::snapshot::{
     BatchOptions, GitDir, GithubFetcher, InstanceOutcome, Materialized, Progress, RefusalReason,
-    RefusedEntry, RepoLocator, SnapshotError, SnapshotJob, SnapshotLayout, materialize, run_batch,
+    RefusedEntry, RepoLocator, SnapshotError, SnapshotJob, SnapshotLayout, WorkTreeHead,
+    materialize, plain_git_dir, read_work_tree_head, run_batch,
 };
 use tempfile::TempDir;
 
@@ -650,4 +651,79 @@ fn fetches_a_commit_into_the_cache_when_not_found_locally() {
         again.locate("acme/tool", "feedfacefeedfacefeedfacefeedfacefeedface"),
         Err(SnapshotError::Fetch { .. })
     ));
+}
+
+/// What `git rev-parse --absolute-git-dir --show-prefix --verify HEAD` prints in `dir`, as
+/// [`WorkTreeHead`] fields.
+fn rev_parse_head(dir: &Path) -> WorkTreeHead {
+    let out = git(
+        dir,
+        &[
+            "rev-parse",
+            "--absolute-git-dir",
+            "--show-prefix",
+            "--verify",
+            "HEAD",
+        ],
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    let (git_dir, prefix, commit) = match lines[..] {
+        [git_dir, commit] => (git_dir, "", commit), // at the top the prefix line is empty
+        [git_dir, prefix, commit] => (git_dir, prefix, commit),
+        _ => panic!("unexpected rev-parse output {out:?}"),
+    };
+    WorkTreeHead {
+        git_dir: PathBuf::from(git_dir).canonicalize().unwrap(),
+        prefix: prefix.to_owned(),
+        commit: commit.to_owned(),
+    }
+}
+
+/// A work tree's `HEAD`, git folder and prefix are read from its files as git reads them: on a
+/// branch (loose ref, then packed), detached, in a subfolder; the layouts it does not read (a
+/// linked worktree, an unborn branch) give `None`, and the caller asks git.
+#[test]
+fn a_work_trees_head_is_read_without_git_as_git_reads_it() {
+    let dir = TempDir::new().unwrap();
+    let repo = Repo::new(dir.path().join("repo"));
+    repo.write("src/pkg/a.py", "x = 1\n");
+    let first = repo.commit("first");
+    repo.write("src/pkg/a.py", "x = 2\n");
+    let second = repo.commit("second");
+    let sub = repo.dir.join("src/pkg");
+    let check = |state: &str, expected_commit: &str| {
+        for root in [&repo.dir, &sub] {
+            let read = read_work_tree_head(root).unwrap_or_else(|| panic!("{state}: not read"));
+            assert_eq!(read, rev_parse_head(root), "{state} at {}", root.display());
+            assert_eq!(read.commit, expected_commit, "{state}");
+        }
+        assert_eq!(read_work_tree_head(&sub).unwrap().prefix, "src/pkg/");
+        assert_eq!(
+            plain_git_dir(&repo.dir),
+            Some(repo.dir.join(".git").canonicalize().unwrap())
+        );
+    };
+    check("branch, loose ref", &second);
+    git(&repo.dir, &["pack-refs", "--all"]);
+    assert!(!repo.dir.join(".git/refs/heads/main").exists());
+    check("branch, packed ref", &second);
+    git(&repo.dir, &["tag", "-a", "-m", "annotated", "v1", &first]);
+    git(&repo.dir, &["pack-refs", "--all"]);
+    check("packed refs with a peeled tag", &second);
+    git(&repo.dir, &["checkout", "-q", "--detach", &first]);
+    check("detached", &first);
+    git(&repo.dir, &["checkout", "-q", "main"]);
+    check("back on the branch", &second);
+
+    // Layouts left to git.
+    let worktree = dir.path().join("linked");
+    git(
+        &repo.dir,
+        &["worktree", "add", "-q", worktree.to_str().unwrap(), &first],
+    );
+    assert_eq!(read_work_tree_head(&worktree), None);
+    assert_eq!(plain_git_dir(&worktree), None);
+    git(&repo.dir, &["checkout", "-q", "--orphan", "unborn"]);
+    assert_eq!(read_work_tree_head(&repo.dir), None);
+    assert_eq!(read_work_tree_head(dir.path()), None, "not in a work tree");
 }
