@@ -1310,13 +1310,19 @@ fn git_tracked(root: &Path) -> Result<((HashSet<String>, HashSet<String>), PathB
             root.join(String::from_utf8_lossy(&common).trim())
         }
     };
-    let listing = git(&["ls-files", "-z", "--cached"])?;
+    // Read from a plain work tree's index; other layouts ask git.
+    let listing = match crate::snapshot::read_tracked_paths(root) {
+        Some(paths) => paths,
+        None => git(&["ls-files", "-z", "--cached"])?
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            // A non-UTF-8 name is a diagnostic of the walk anyway.
+            .filter_map(|p| std::str::from_utf8(p).ok().map(str::to_owned))
+            .collect(),
+    };
     let mut files = HashSet::new();
     let mut dirs = HashSet::new();
-    for path in listing.split(|&b| b == 0).filter(|p| !p.is_empty()) {
-        let Ok(path) = std::str::from_utf8(path) else {
-            continue; // a non-UTF-8 name is a diagnostic of the walk anyway
-        };
+    for path in &listing {
         for dir in parents(path) {
             if !dirs.insert(dir.to_string()) {
                 break;

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use swex_engine::snapshot::{
     BatchOptions, GitDir, GithubFetcher, InstanceOutcome, Materialized, Progress, RefusalReason,
     RefusedEntry, RepoLocator, SnapshotError, SnapshotJob, SnapshotLayout, WorkTreeHead,
-    materialize, plain_git_dir, read_work_tree_head, run_batch,
+    materialize, plain_git_dir, read_tracked_paths, read_work_tree_head, run_batch,
 };
 use tempfile::TempDir;
 
@@ -726,4 +726,71 @@ fn a_work_trees_head_is_read_without_git_as_git_reads_it() {
     git(&repo.dir, &["checkout", "-q", "--orphan", "unborn"]);
     assert_eq!(read_work_tree_head(&repo.dir), None);
     assert_eq!(read_work_tree_head(dir.path()), None, "not in a work tree");
+}
+
+/// The files `git ls-files -z --cached` lists in `dir`, sorted.
+fn ls_files(dir: &Path) -> Vec<String> {
+    let out = swex_testkit::git_command(dir)
+        .args(["ls-files", "-z", "--cached"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut paths: Vec<String> = out
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| String::from_utf8(p.to_vec()).unwrap())
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// A work tree's tracked files are read from its index as `git ls-files` lists them, in every
+/// index version git writes (2; 3 with an intent-to-add entry; 4, prefix-compressed), at the
+/// top and in a subfolder; a split index is left to git.
+#[test]
+fn a_work_trees_tracked_files_are_read_from_its_index_as_git_lists_them() {
+    let dir = TempDir::new().unwrap();
+    let repo = Repo::new(dir.path().join("repo"));
+    for path in [
+        "README.md",
+        "src/pkg/a.py",
+        "src/pkg/ab.py",
+        "src/pkg/sub/deep/c.py",
+        "src/pkgs/d.py",
+        "src/é/ü.py",
+        "tests/test_a.py",
+    ] {
+        repo.write(path, "x = 1\n");
+    }
+    repo.commit("files");
+    let version = || {
+        let index = fs::read(repo.dir.join(".git/index")).unwrap();
+        u32::from_be_bytes(index[4..8].try_into().unwrap())
+    };
+    let sub = repo.dir.join("src/pkg");
+    let check = |state: &str| {
+        for root in [&repo.dir, &sub] {
+            let mut read = read_tracked_paths(root).unwrap_or_else(|| panic!("{state}: not read"));
+            read.sort();
+            assert_eq!(read, ls_files(root), "{state} at {}", root.display());
+        }
+    };
+    assert_eq!(version(), 2);
+    check("version 2");
+    repo.write("src/pkg/new.py", "y = 2\n");
+    git(&repo.dir, &["add", "-N", "src/pkg/new.py"]);
+    assert_eq!(version(), 3);
+    check("version 3, an intent-to-add entry");
+    git(&repo.dir, &["update-index", "--index-version", "4"]);
+    assert_eq!(version(), 4);
+    check("version 4");
+    assert!(
+        read_tracked_paths(&sub)
+            .unwrap()
+            .contains(&"sub/deep/c.py".to_owned())
+    );
+    git(&repo.dir, &["update-index", "--split-index"]);
+    assert_eq!(read_tracked_paths(&repo.dir), None, "a split index");
 }

@@ -9,6 +9,9 @@
 //! - [`batch`] runs many snapshots (benchmark instances), finds each repository's git directory
 //!   ([`RepoLocator`]), is idempotent and resumable, and reports per instance.
 //! - [`github`] fetches a commit from GitHub into a local cache mirror, for users with network.
+//! - [`read_work_tree_head`] and [`read_tracked_paths`] read what an open of a plain git work tree
+//!   needs (its `HEAD`, the files it tracks) from its `.git` folder, without a `git` process;
+//!   other layouts are left to the `git` CLI.
 //!
 //! This module knows git and file systems; it knows nothing about benchmark files (the caller turns
 //! rows into [`SnapshotJob`]s) and does no printing (progress goes to a callback).
@@ -55,15 +58,7 @@ pub fn work_tree_top(root: &Path) -> Option<&Path> {
 /// branch, the reftable format), a symbolic ref pointing at another, an object id of a length git
 /// does not use, a folder that cannot be resolved.
 pub fn read_work_tree_head(root: &Path) -> Option<WorkTreeHead> {
-    let top = work_tree_top(root)?;
-    let git_dir = plain_git_dir(top)?;
-    let root = root.canonicalize().ok()?;
-    let relative = root.strip_prefix(top.canonicalize().ok()?).ok()?;
-    let mut prefix = String::new();
-    for component in relative.components() {
-        prefix.push_str(component.as_os_str().to_str()?);
-        prefix.push('/');
-    }
+    let (git_dir, prefix) = plain_work_tree(root)?;
     let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
     let head = head.trim_end_matches(['\n', '\r']);
     let commit = match head.strip_prefix("ref: ") {
@@ -86,6 +81,21 @@ pub struct WorkTreeHead {
     pub prefix: String,
     /// The commit `HEAD` names.
     pub commit: String,
+}
+
+/// The plain work tree `root` is in ([`plain_git_dir`]): its `.git` folder, and `root`'s folder
+/// in it as `git rev-parse --show-prefix` prints it (`/`-terminated, `""` at the top).
+fn plain_work_tree(root: &Path) -> Option<(PathBuf, String)> {
+    let top = work_tree_top(root)?;
+    let git_dir = plain_git_dir(top)?;
+    let root = root.canonicalize().ok()?;
+    let relative = root.strip_prefix(top.canonicalize().ok()?).ok()?;
+    let mut prefix = String::new();
+    for component in relative.components() {
+        prefix.push_str(component.as_os_str().to_str()?);
+        prefix.push('/');
+    }
+    Some((git_dir, prefix))
 }
 
 /// The `.git` folder of the work tree at `top`, canonical, when it is a plain repository's: a
@@ -119,6 +129,106 @@ fn resolve_ref(git_dir: &Path, name: &str) -> Option<String> {
         .filter_map(|line| line.split_once(' '))
         .find(|&(_, ref_name)| ref_name == name)
         .and_then(|(id, _)| is_object_id(id).then(|| id.to_owned()))
+}
+
+/// The files git tracks under `root` (what `git -C root ls-files -z --cached` lists: paths
+/// relative to `root`, `/`-separated, each once), read from a plain work tree's `.git/index`
+/// without running `git`. `None` — ask git — for layouts not read here: no plain `.git` folder,
+/// a SHA-256 repository, an index version other than 2–4, a split or sparse index, anything
+/// malformed. Names that are not UTF-8 are left out, as the caller leaves them out of git's
+/// answer.
+pub fn read_tracked_paths(root: &Path) -> Option<Vec<String>> {
+    let (git_dir, prefix) = plain_work_tree(root)?;
+    let config = std::fs::read_to_string(git_dir.join("config")).unwrap_or_default();
+    if config.to_ascii_lowercase().contains("objectformat") {
+        return None; // SHA-256 ids are longer than the entries read below
+    }
+    let bytes = std::fs::read(git_dir.join("index")).ok()?;
+    let paths = index_paths(&bytes)?;
+    Some(
+        paths
+            .into_iter()
+            .filter_map(|path| Some(path.strip_prefix(&prefix)?.to_owned()))
+            .filter(|path| !path.is_empty())
+            .collect(),
+    )
+}
+
+/// The paths of a git index file's entries (format versions 2, 3 and 4, SHA-1), in order;
+/// `None` for anything else (see [`read_tracked_paths`]).
+fn index_paths(bytes: &[u8]) -> Option<Vec<String>> {
+    const ENTRY_FIXED: usize = 62; // stat fields (40), object id (20), flags (2)
+    let u32_at = |at: usize| Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
+    let u16_at = |at: usize| Some(u16::from_be_bytes(bytes.get(at..at + 2)?.try_into().ok()?));
+    if bytes.get(..4)? != b"DIRC" {
+        return None;
+    }
+    let version = u32_at(4)?;
+    if !(2..=4).contains(&version) {
+        return None;
+    }
+    let count = u32_at(8)? as usize;
+    let mut at = 12;
+    let mut paths = Vec::with_capacity(count.min(bytes.len() / ENTRY_FIXED));
+    let mut previous: Vec<u8> = Vec::new();
+    for _ in 0..count {
+        let mode = u32_at(at + 24)?;
+        if mode & 0o170000 == 0o040000 {
+            return None; // a sparse index's directory entry
+        }
+        let flags = u16_at(at + 60)?;
+        let extended = flags & 0x4000 != 0;
+        if extended && version < 3 {
+            return None;
+        }
+        let name_at = at + ENTRY_FIXED + if extended { 2 } else { 0 };
+        let name = if version == 4 {
+            // The previous path minus its last `strip` bytes, then this NUL-terminated suffix.
+            let (strip, used) = offset_varint(bytes.get(name_at..)?)?;
+            let suffix_at = name_at + used;
+            let end = suffix_at + bytes.get(suffix_at..)?.iter().position(|&b| b == 0)?;
+            let keep = previous.len().checked_sub(strip)?;
+            previous.truncate(keep);
+            previous.extend_from_slice(&bytes[suffix_at..end]);
+            at = end + 1;
+            previous.clone()
+        } else {
+            let end = name_at + bytes.get(name_at..)?.iter().position(|&b| b == 0)?;
+            let name = bytes[name_at..end].to_vec();
+            // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
+            at += (end - at + 8) & !7;
+            name
+        };
+        if let Ok(path) = String::from_utf8(name) {
+            paths.push(path);
+        }
+    }
+    // Extensions: a split index keeps entries in another file.
+    while at + 8 <= bytes.len().saturating_sub(20) {
+        let signature = bytes.get(at..at + 4)?;
+        if signature == b"link" || signature == b"sdir" {
+            return None;
+        }
+        at += 8 + u32_at(at + 4)? as usize;
+    }
+    paths.dedup();
+    Some(paths)
+}
+
+/// Git's offset varint (index v4 path compression): each byte holds 7 bits, high bit set on all
+/// but the last, and every continuation adds one. The value and the bytes it took.
+fn offset_varint(bytes: &[u8]) -> Option<(usize, usize)> {
+    let mut value = 0usize;
+    for (i, &byte) in bytes.iter().enumerate().take(10) {
+        if i > 0 {
+            value = value.checked_add(1)?.checked_mul(128)?;
+        }
+        value |= usize::from(byte & 0x7f);
+        if byte & 0x80 == 0 {
+            return Some((value, i + 1));
+        }
+    }
+    None
 }
 
 /// A SHA-1 or SHA-256 object id as git writes it: 40 or 64 lowercase hexadecimal digits.
