@@ -250,7 +250,7 @@ impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for LazyList<T> {
 /// definitions. In a human-readable format (JSON) it is the plain list, the hashes recomputed.
 ///
 /// Invariant: `name_hashes[i]` is [`name_hash`] of the `i`-th definition's `name`.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Definitions {
     list: LazyList<Definition>,
     name_hashes: Box<[u64]>,
@@ -303,15 +303,6 @@ impl<'a> IntoIterator for &'a Definitions {
     type IntoIter = std::slice::Iter<'a, Definition>;
     fn into_iter(self) -> Self::IntoIter {
         self.as_slice().iter()
-    }
-}
-
-impl Clone for Definitions {
-    fn clone(&self) -> Definitions {
-        Definitions {
-            list: self.list.clone(),
-            name_hashes: self.name_hashes.clone(),
-        }
     }
 }
 
