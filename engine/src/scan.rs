@@ -1302,15 +1302,15 @@ fn git_tracked(root: &Path) -> Result<((HashSet<String>, HashSet<String>), PathB
         }
         Ok(out.stdout)
     };
-    let plain = crate::snapshot::work_tree_top(root).and_then(crate::snapshot::plain_git_dir);
-    let common_dir = match plain {
-        Some(git_dir) => git_dir,
+    let dirs = crate::snapshot::work_tree_top(root).and_then(crate::snapshot::work_tree_git_dirs);
+    let common_dir = match dirs {
+        Some(dirs) => dirs.common_dir,
         None => {
             let common = git(&["rev-parse", "--git-common-dir"])?;
             root.join(String::from_utf8_lossy(&common).trim())
         }
     };
-    // Read from a plain work tree's index; other layouts ask git.
+    // Read from the work tree's index; what that does not read asks git.
     let listing = match crate::snapshot::read_tracked_paths(root) {
         Some(paths) => paths,
         None => git(&["ls-files", "-z", "--cached"])?

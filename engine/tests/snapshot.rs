@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 use swex_engine::snapshot::{
-    BatchOptions, GitDir, GithubFetcher, InstanceOutcome, Materialized, Progress, RefusalReason,
-    RefusedEntry, RepoLocator, SnapshotError, SnapshotJob, SnapshotLayout, WorkTreeHead,
-    materialize, plain_git_dir, read_tracked_paths, read_work_tree_head, run_batch,
+    BatchOptions, GitDir, GitDirs, GithubFetcher, InstanceOutcome, Materialized, Progress,
+    RefusalReason, RefusedEntry, RepoLocator, SnapshotError, SnapshotJob, SnapshotLayout,
+    WorkTreeHead, materialize, read_tracked_paths, read_work_tree_head, run_batch,
+    work_tree_git_dirs,
 };
 use tempfile::TempDir;
 
@@ -72,6 +73,16 @@ impl Repo {
         git(&self.dir, &["add", "-A"]);
         git(&self.dir, &["commit", "-q", "-m", message]);
         git(&self.dir, &["rev-parse", "HEAD"])
+    }
+
+    /// A linked worktree of the repository beside it, at `commit` (`git worktree add`).
+    fn add_worktree(&self, name: &str, options: &[&str], commit: &str) -> PathBuf {
+        let path = self.dir.parent().unwrap().join(name);
+        let mut args = vec!["worktree", "add", "-q"];
+        args.extend(options);
+        args.extend([path.to_str().unwrap(), commit]);
+        git(&self.dir, &args);
+        path
     }
 
     fn git_dir(&self) -> GitDir {
@@ -679,9 +690,42 @@ fn rev_parse_head(dir: &Path) -> WorkTreeHead {
     }
 }
 
+/// What git says the git folders of the work tree at `dir` are.
+fn rev_parse_dirs(dir: &Path) -> GitDirs {
+    let canonical = |arg: &str| {
+        dir.join(git(dir, &["rev-parse", arg]))
+            .canonicalize()
+            .unwrap()
+    };
+    GitDirs {
+        git_dir: canonical("--absolute-git-dir"),
+        common_dir: canonical("--git-common-dir"),
+    }
+}
+
+/// Checks that `read_work_tree_head` and `work_tree_git_dirs` read, at `top` and in its
+/// subfolder `sub`, what git reports, and that `HEAD` is `commit`.
+fn check_head(state: &str, top: &Path, sub: &str, commit: &str) {
+    for root in [top.to_path_buf(), top.join(sub)] {
+        let read = read_work_tree_head(&root).unwrap_or_else(|| panic!("{state}: not read"));
+        assert_eq!(read, rev_parse_head(&root), "{state} at {}", root.display());
+        assert_eq!(read.commit, commit, "{state}");
+    }
+    assert_eq!(
+        work_tree_git_dirs(top),
+        Some(rev_parse_dirs(top)),
+        "{state}: the git folders"
+    );
+    assert_eq!(
+        read_work_tree_head(&top.join(sub)).unwrap().prefix,
+        format!("{sub}/")
+    );
+}
+
 /// A work tree's `HEAD`, git folder and prefix are read from its files as git reads them: on a
-/// branch (loose ref, then packed), detached, in a subfolder; the layouts it does not read (a
-/// linked worktree, an unborn branch) give `None`, and the caller asks git.
+/// branch (loose ref, then packed), detached, in a subfolder, in a linked worktree (whose refs
+/// are the repository's and whose `HEAD` is its own) and in a submodule; what it does not read
+/// (an unborn branch) gives `None`, and the caller asks git.
 #[test]
 fn a_work_trees_head_is_read_without_git_as_git_reads_it() {
     let dir = TempDir::new().unwrap();
@@ -690,19 +734,7 @@ fn a_work_trees_head_is_read_without_git_as_git_reads_it() {
     let first = repo.commit("first");
     repo.write("src/pkg/a.py", "x = 2\n");
     let second = repo.commit("second");
-    let sub = repo.dir.join("src/pkg");
-    let check = |state: &str, expected_commit: &str| {
-        for root in [&repo.dir, &sub] {
-            let read = read_work_tree_head(root).unwrap_or_else(|| panic!("{state}: not read"));
-            assert_eq!(read, rev_parse_head(root), "{state} at {}", root.display());
-            assert_eq!(read.commit, expected_commit, "{state}");
-        }
-        assert_eq!(read_work_tree_head(&sub).unwrap().prefix, "src/pkg/");
-        assert_eq!(
-            plain_git_dir(&repo.dir),
-            Some(repo.dir.join(".git").canonicalize().unwrap())
-        );
-    };
+    let check = |state: &str, commit: &str| check_head(state, &repo.dir, "src/pkg", commit);
     check("branch, loose ref", &second);
     git(&repo.dir, &["pack-refs", "--all"]);
     assert!(!repo.dir.join(".git/refs/heads/main").exists());
@@ -715,16 +747,40 @@ fn a_work_trees_head_is_read_without_git_as_git_reads_it() {
     git(&repo.dir, &["checkout", "-q", "main"]);
     check("back on the branch", &second);
 
-    // Layouts left to git.
-    let worktree = dir.path().join("linked");
+    // A linked worktree: its `.git` is a file, its `HEAD` its own, its branch the repository's.
+    let linked = repo.add_worktree("linked", &["-b", "side"], &first);
+    check_head("linked worktree, loose ref", &linked, "src/pkg", &first);
+    git(&repo.dir, &["pack-refs", "--all"]);
+    check_head("linked worktree, packed ref", &linked, "src/pkg", &first);
+    git(&linked, &["checkout", "-q", "--detach", &second]);
+    check_head("linked worktree, detached", &linked, "src/pkg", &second);
+    check("the main work tree beside it", &second);
+
+    // A submodule: its `.git` file names a folder under the superproject's `.git/modules/`.
+    let library = Repo::new(dir.path().join("library"));
+    library.write("lib/b.py", "y = 1\n");
+    let library_head = library.commit("library");
     git(
         &repo.dir,
-        &["worktree", "add", "-q", worktree.to_str().unwrap(), &first],
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            library.dir.to_str().unwrap(),
+            "vendor/library",
+        ],
     );
-    assert_eq!(read_work_tree_head(&worktree), None);
-    assert_eq!(plain_git_dir(&worktree), None);
+    check_head(
+        "submodule",
+        &repo.dir.join("vendor/library"),
+        "lib",
+        &library_head,
+    );
+
     git(&repo.dir, &["checkout", "-q", "--orphan", "unborn"]);
-    assert_eq!(read_work_tree_head(&repo.dir), None);
+    assert_eq!(read_work_tree_head(&repo.dir), None, "an unborn branch");
     assert_eq!(read_work_tree_head(dir.path()), None, "not in a work tree");
 }
 
@@ -791,6 +847,23 @@ fn a_work_trees_tracked_files_are_read_from_its_index_as_git_lists_them() {
             .unwrap()
             .contains(&"sub/deep/c.py".to_owned())
     );
+
+    // A linked worktree has an index of its own.
+    let linked = repo.add_worktree("linked", &["--detach"], "HEAD");
+    fs::write(linked.join("src/pkg/only_here.py"), "z = 3\n").unwrap();
+    git(&linked, &["add", "src/pkg/only_here.py"]);
+    for root in [linked.clone(), linked.join("src/pkg")] {
+        let mut read = read_tracked_paths(&root).expect("a linked worktree's index is read");
+        read.sort();
+        assert_eq!(
+            read,
+            ls_files(&root),
+            "linked worktree at {}",
+            root.display()
+        );
+    }
+    assert!(!ls_files(&repo.dir).contains(&"src/pkg/only_here.py".to_owned()));
+
     git(&repo.dir, &["update-index", "--split-index"]);
     assert_eq!(read_tracked_paths(&repo.dir), None, "a split index");
 }

@@ -9,9 +9,10 @@
 //! - [`batch`] runs many snapshots (benchmark instances), finds each repository's git directory
 //!   ([`RepoLocator`]), is idempotent and resumable, and reports per instance.
 //! - [`github`] fetches a commit from GitHub into a local cache mirror, for users with network.
-//! - [`read_work_tree_head`] and [`read_tracked_paths`] read what an open of a plain git work tree
-//!   needs (its `HEAD`, the files it tracks) from its `.git` folder, without a `git` process;
-//!   other layouts are left to the `git` CLI.
+//! - [`read_work_tree_head`] and [`read_tracked_paths`] read what an open of a git work tree needs
+//!   (its `HEAD`, the files it tracks) from its git folders ([`work_tree_git_dirs`]: its own,
+//!   a linked worktree's or a submodule's), without a `git` process; what they do not read (an
+//!   unborn branch, reftable, split indexes, SHA-256) is left to the `git` CLI.
 //!
 //! This module knows git and file systems; it knows nothing about benchmark files (the caller turns
 //! rows into [`SnapshotJob`]s) and does no printing (progress goes to a callback).
@@ -48,25 +49,25 @@ pub fn work_tree_top(root: &Path) -> Option<&Path> {
     root.ancestors().find(|dir| dir.join(".git").exists())
 }
 
-/// Where the work tree at `root` is in its repository, read from the files of a plain `.git`
-/// folder without running `git`: what `git rev-parse --absolute-git-dir --show-prefix --verify
-/// HEAD` prints, for the common case. Every open of a work tree needs it (its history is keyed by
-/// `HEAD`), and a `git` process costs 1.5 ms or more, a fair share of a one-shot answer.
+/// Where the work tree at `root` is in its repository, read from its git folders
+/// ([`work_tree_git_dirs`]) without running `git`: what `git rev-parse --absolute-git-dir
+/// --show-prefix --verify HEAD` prints. Every open of a work tree needs it (its history is keyed
+/// by `HEAD`), and a `git` process costs 1.5 ms or more, a fair share of a one-shot answer.
 ///
-/// `None` — the caller then asks `git` — for anything but the plain layout: a `.git` file (linked
-/// worktrees, submodules), a `HEAD` that names a ref neither loose nor in `packed-refs` (an unborn
-/// branch, the reftable format), a symbolic ref pointing at another, an object id of a length git
-/// does not use, a folder that cannot be resolved.
+/// Read for a repository's own work tree, a linked worktree (`git worktree add`) and a
+/// submodule. `None` — the caller then asks `git` — for a `HEAD` that names a ref neither loose
+/// nor in `packed-refs` (an unborn branch, the reftable format), a symbolic ref pointing at
+/// another, an object id of a length git does not use, a `.git` that cannot be resolved.
 pub fn read_work_tree_head(root: &Path) -> Option<WorkTreeHead> {
-    let (git_dir, prefix) = plain_work_tree(root)?;
-    let head = std::fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let (dirs, prefix) = located_work_tree(root)?;
+    let head = std::fs::read_to_string(dirs.git_dir.join("HEAD")).ok()?;
     let head = head.trim_end_matches(['\n', '\r']);
     let commit = match head.strip_prefix("ref: ") {
-        Some(name) => resolve_ref(&git_dir, name)?,
+        Some(name) => resolve_ref(&dirs, name)?,
         None => head.to_owned(),
     };
     is_object_id(&commit).then_some(WorkTreeHead {
-        git_dir,
+        git_dir: dirs.git_dir,
         prefix,
         commit,
     })
@@ -83,11 +84,11 @@ pub struct WorkTreeHead {
     pub commit: String,
 }
 
-/// The plain work tree `root` is in ([`plain_git_dir`]): its `.git` folder, and `root`'s folder
+/// The git folders of the work tree `root` is in ([`work_tree_git_dirs`]), and `root`'s folder
 /// in it as `git rev-parse --show-prefix` prints it (`/`-terminated, `""` at the top).
-fn plain_work_tree(root: &Path) -> Option<(PathBuf, String)> {
+fn located_work_tree(root: &Path) -> Option<(GitDirs, String)> {
     let top = work_tree_top(root)?;
-    let git_dir = plain_git_dir(top)?;
+    let dirs = work_tree_git_dirs(top)?;
     let root = root.canonicalize().ok()?;
     let relative = root.strip_prefix(top.canonicalize().ok()?).ok()?;
     let mut prefix = String::new();
@@ -95,21 +96,58 @@ fn plain_work_tree(root: &Path) -> Option<(PathBuf, String)> {
         prefix.push_str(component.as_os_str().to_str()?);
         prefix.push('/');
     }
-    Some((git_dir, prefix))
+    Some((dirs, prefix))
 }
 
-/// The `.git` folder of the work tree at `top`, canonical, when it is a plain repository's: a
-/// folder, not a linked worktree's or a submodule's `.git` file. It is then also git's common
-/// directory (`git rev-parse --git-common-dir`).
-pub fn plain_git_dir(top: &Path) -> Option<PathBuf> {
-    let git_dir = top.join(".git");
-    let is_plain =
-        std::fs::symlink_metadata(&git_dir).ok()?.is_dir() && !git_dir.join("commondir").exists();
-    is_plain.then(|| git_dir.canonicalize().ok()).flatten()
+/// The git folders of a work tree, canonical.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitDirs {
+    /// The work tree's own git folder, holding its `HEAD` and index (`git rev-parse
+    /// --absolute-git-dir`).
+    pub git_dir: PathBuf,
+    /// The repository's common folder, holding the shared refs, `packed-refs`, `config` and
+    /// `info/exclude` (`git rev-parse --git-common-dir`). The same as `git_dir` but in a linked
+    /// worktree.
+    pub common_dir: PathBuf,
+}
+
+/// The git folders of the work tree at `top`, read from its `.git` as git reads it: a folder (a
+/// repository's own work tree), or a file `gitdir: <path>` (a linked worktree's or a submodule's;
+/// the path relative to `top`), whose folder names its common folder in a `commondir` file when
+/// it is a linked worktree's. `None` when `.git` is neither or does not resolve.
+pub fn work_tree_git_dirs(top: &Path) -> Option<GitDirs> {
+    let dot_git = top.join(".git");
+    let kind = std::fs::symlink_metadata(&dot_git).ok()?.file_type();
+    let git_dir = if kind.is_dir() {
+        dot_git
+    } else if kind.is_file() {
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let target = text
+            .strip_prefix("gitdir: ")?
+            .trim_end_matches(['\n', '\r']);
+        top.join(target) // an absolute target replaces `top`
+    } else {
+        return None;
+    };
+    let git_dir = git_dir.canonicalize().ok()?;
+    let common_dir = match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => git_dir
+            .join(text.trim_end_matches(['\n', '\r']))
+            .canonicalize()
+            .ok()?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => git_dir.clone(),
+        Err(_) => return None,
+    };
+    Some(GitDirs {
+        git_dir,
+        common_dir,
+    })
 }
 
 /// The object id a branch or other ref names: its loose file, else its line in `packed-refs`.
-fn resolve_ref(git_dir: &Path, name: &str) -> Option<String> {
+/// Refs of one worktree (`refs/worktree/`, `refs/bisect/`, `refs/rewritten/`) live in its own
+/// folder and are never packed; every other ref lives in the common folder.
+fn resolve_ref(dirs: &GitDirs, name: &str) -> Option<String> {
     let safe = name.starts_with("refs/")
         && !name.contains('\\')
         && name
@@ -118,11 +156,22 @@ fn resolve_ref(git_dir: &Path, name: &str) -> Option<String> {
     if !safe {
         return None;
     }
-    if let Ok(loose) = std::fs::read_to_string(git_dir.join(name)) {
+    let per_worktree = ["refs/worktree/", "refs/bisect/", "refs/rewritten/"]
+        .iter()
+        .any(|folder| name.starts_with(folder));
+    let home = if per_worktree {
+        &dirs.git_dir
+    } else {
+        &dirs.common_dir
+    };
+    if let Ok(loose) = std::fs::read_to_string(home.join(name)) {
         let id = loose.trim_end_matches(['\n', '\r']);
         return is_object_id(id).then(|| id.to_owned());
     }
-    let packed = std::fs::read_to_string(git_dir.join("packed-refs")).ok()?;
+    if per_worktree {
+        return None;
+    }
+    let packed = std::fs::read_to_string(dirs.common_dir.join("packed-refs")).ok()?;
     packed
         .lines()
         .filter(|line| !line.starts_with('#') && !line.starts_with('^'))
@@ -132,18 +181,19 @@ fn resolve_ref(git_dir: &Path, name: &str) -> Option<String> {
 }
 
 /// The files git tracks under `root` (what `git -C root ls-files -z --cached` lists: paths
-/// relative to `root`, `/`-separated, each once), read from a plain work tree's `.git/index`
-/// without running `git`. `None` — ask git — for layouts not read here: no plain `.git` folder,
-/// a SHA-256 repository, an index version other than 2–4, a split or sparse index, anything
-/// malformed. Names that are not UTF-8 are left out, as the caller leaves them out of git's
-/// answer.
+/// relative to `root`, `/`-separated, each once), read from the work tree's index
+/// ([`work_tree_git_dirs`]: a repository's own work tree, a linked worktree or a submodule)
+/// without running `git`. `None` — ask git — for what is not read here: no `.git` that
+/// resolves, a SHA-256 repository, an index version other than 2–4, a split or sparse index,
+/// anything malformed. Names that are not UTF-8 are left out, as the caller leaves them out of
+/// git's answer.
 pub fn read_tracked_paths(root: &Path) -> Option<Vec<String>> {
-    let (git_dir, prefix) = plain_work_tree(root)?;
-    let config = std::fs::read_to_string(git_dir.join("config")).unwrap_or_default();
+    let (dirs, prefix) = located_work_tree(root)?;
+    let config = std::fs::read_to_string(dirs.common_dir.join("config")).unwrap_or_default();
     if config.to_ascii_lowercase().contains("objectformat") {
         return None; // SHA-256 ids are longer than the entries read below
     }
-    let bytes = std::fs::read(git_dir.join("index")).ok()?;
+    let bytes = std::fs::read(dirs.git_dir.join("index")).ok()?;
     let paths = index_paths(&bytes)?;
     Some(
         paths
