@@ -85,6 +85,15 @@ impl Repo {
         path
     }
 
+    /// `library` as a submodule at `path` (`git submodule add` from its folder).
+    fn add_submodule(&self, library: &Repo, path: &str) {
+        let url = library.dir.to_str().unwrap();
+        let allow_file_urls = ["-c", "protocol.file.allow=always"];
+        let mut args = allow_file_urls.to_vec();
+        args.extend(["submodule", "add", "-q", url, path]);
+        git(&self.dir, &args);
+    }
+
     fn git_dir(&self) -> GitDir {
         GitDir::open(&self.dir).expect("fixture is a repository")
     }
@@ -760,18 +769,7 @@ fn a_work_trees_head_is_read_without_git_as_git_reads_it() {
     let library = Repo::new(dir.path().join("library"));
     library.write("lib/b.py", "y = 1\n");
     let library_head = library.commit("library");
-    git(
-        &repo.dir,
-        &[
-            "-c",
-            "protocol.file.allow=always",
-            "submodule",
-            "add",
-            "-q",
-            library.dir.to_str().unwrap(),
-            "vendor/library",
-        ],
-    );
+    repo.add_submodule(&library, "vendor/library");
     check_head(
         "submodule",
         &repo.dir.join("vendor/library"),
@@ -863,6 +861,27 @@ fn a_work_trees_tracked_files_are_read_from_its_index_as_git_lists_them() {
         );
     }
     assert!(!ls_files(&repo.dir).contains(&"src/pkg/only_here.py".to_owned()));
+
+    // A submodule: the superproject lists it as one path, the submodule its own files.
+    let library = Repo::new(dir.path().join("library"));
+    library.write("lib/b.py", "y = 1\n");
+    library.commit("library");
+    repo.add_submodule(&library, "vendor/library");
+    for root in [repo.dir.clone(), repo.dir.join("vendor/library")] {
+        let mut read = read_tracked_paths(&root).expect("the index is read");
+        read.sort();
+        assert_eq!(
+            read,
+            ls_files(&root),
+            "with a submodule, at {}",
+            root.display()
+        );
+    }
+    assert!(
+        read_tracked_paths(&repo.dir)
+            .unwrap()
+            .contains(&"vendor/library".to_owned())
+    );
 
     git(&repo.dir, &["update-index", "--split-index"]);
     assert_eq!(read_tracked_paths(&repo.dir), None, "a split index");
