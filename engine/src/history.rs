@@ -20,7 +20,9 @@
 //!   never changes, so the key is its content), as a checksummed entry ([`crate::cache::entry`])
 //!   in a flat layout that is searched in place: reading it costs one file read and a checksum.
 //!   All entries together stay under [`HISTORY_CACHE_BYTES`] (the least recently used go), and a
-//!   write removes the folders of older format versions.
+//!   write removes the folders of older format versions. A work tree that moved on by a chain of
+//!   commits since its history was last read extends that one with a `git log` of the new
+//!   commits alone, to the same bytes ([`FileHistory::load_or_build_from`]).
 //! - [`FileHistory::search`]: BM25 of a query's distinct terms against the documents of the given
 //!   files, with the statistics (document frequencies, mean length) of those files: the scores
 //!   rank the files a caller compares, whatever the rest of the repository did. And each file's
@@ -36,6 +38,7 @@
 use crate::cache::entry::{read_entry, write_entry};
 use crate::snapshot;
 use crate::snapshot::git::GitDir;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -81,8 +84,10 @@ impl Default for HistoryLimits {
 /// Where a checkout's history is: a git directory, a commit, and the folder of the repository the
 /// checkout's root is (`""` for the whole repository; with a trailing `/` otherwise).
 ///
-/// Finding it runs no `git` for a snapshot (its marker says all) and one `git rev-parse` in a
-/// work tree; the git directory is opened only to build a history the cache does not hold.
+/// Finding it runs no `git` for a snapshot (its marker says all) nor, mostly, in a work tree
+/// (its `HEAD` is read from its files: [`snapshot::read_work_tree_head`]; other layouts ask
+/// `git rev-parse`); the git directory is opened only to build a history the cache does not
+/// hold.
 #[derive(Debug, Clone)]
 pub struct HistorySource {
     git_dir: PathBuf,
@@ -174,20 +179,8 @@ impl HistorySource {
     /// `git log` of the commit: each commit's message and the files it changed (under the
     /// prefix, relative to it), newest first.
     fn log(&self, limits: &HistoryLimits) -> Result<Vec<(String, Vec<String>)>, HistoryError> {
-        let git = GitDir::open(&self.git_dir).map_err(|e| {
-            HistoryError::Absent(format!(
-                "the history is in {}, which cannot be read ({e})",
-                self.git_dir.display()
-            ))
-        })?;
-        let mut command = git.command();
-        command
-            .args(["log", "--no-merges", "--no-color", "--no-show-signature"])
-            .args(["--no-relative", "-z", "--name-only"])
-            .arg("--format=%x1e%P%x1d%s%n%b%x1f")
-            .arg(format!("--max-count={}", limits.max_commits))
-            .arg(&self.commit)
-            .arg("--");
+        let mut command = self.log_command(&["--no-merges"], limits.max_commits, &self.commit)?;
+        command.arg("--");
         if !self.prefix.is_empty() {
             command.arg(&self.prefix);
         }
@@ -230,7 +223,11 @@ impl HistorySource {
         } else {
             &text[..text.rfind('\x1e').unwrap_or(0)]
         };
-        let commits = parse_log(whole, &self.prefix);
+        let commits: Vec<(String, Vec<String>)> = parse_log(whole, &self.prefix)
+            .into_iter()
+            .filter(|record| !record.parents.is_empty())
+            .map(|record| (record.message, record.files))
+            .collect();
         if !complete && !commits.is_empty() {
             return Ok(commits);
         }
@@ -246,19 +243,98 @@ impl HistorySource {
     }
 }
 
-/// Commits of `git log -z --name-only --format=%x1e%P%x1d%s%n%b%x1f`: each record is `\x1e`, the
-/// parents, `\x1d`, the message, `\x1f`, then NUL-terminated file names (git puts a newline
-/// before the first). A commit without parents is left out: a root commit, or the boundary of a
-/// shallow clone (a one-commit fetch), "adds" every file of its tree, so its message would be
-/// every file's, about none of them.
-fn parse_log(text: &str, prefix: &str) -> Vec<(String, Vec<String>)> {
+impl HistorySource {
+    /// A `git log` of `revision` in the format [`parse_log`] reads, at most `max_count` commits,
+    /// with `options` (the caller adds the paths).
+    fn log_command(
+        &self,
+        options: &[&str],
+        max_count: usize,
+        revision: &str,
+    ) -> Result<std::process::Command, HistoryError> {
+        let git = GitDir::open(&self.git_dir).map_err(|e| {
+            HistoryError::Absent(format!(
+                "the history is in {}, which cannot be read ({e})",
+                self.git_dir.display()
+            ))
+        })?;
+        let mut command = git.command();
+        command
+            .args(["log", "--no-color", "--no-show-signature"])
+            .args(options)
+            .args(["--no-relative", "-z", "--name-only"])
+            .arg("--format=%x1e%H %P%x1d%s%n%b%x1f")
+            .arg(format!("--max-count={max_count}"))
+            .arg(revision);
+        Ok(command)
+    }
+
+    /// The commits after `since` up to this source's commit, newest first, as (message, files),
+    /// when they are a chain of fewer than `limit` commits of one parent each whose oldest's
+    /// parent is `since`: then a `git log` of this commit lists exactly them and then `since`'s
+    /// own log (a linear walk has one commit to go on at each step). `None` for anything else —
+    /// a merge among them, a branch switched or rebased (`since` is not where the chain starts),
+    /// `limit` commits or more, a subfolder's history (path limiting skips commits of the
+    /// chain), a `git` that fails — and the caller reads the whole log.
+    fn log_since(&self, since: &str, limit: usize) -> Option<Vec<(String, Vec<String>)>> {
+        if !self.prefix.is_empty() {
+            return None;
+        }
+        let range = format!("{since}..{}", self.commit);
+        let mut command = self.log_command(&[], limit, &range).ok()?;
+        let output = command
+            .arg("--")
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        if !output.status.success() {
+            return None;
+        }
+        let records = parse_log(&String::from_utf8_lossy(&output.stdout), "");
+        if records.is_empty() || records.len() >= limit {
+            return None;
+        }
+        let mut expected_child_parent: Option<&str> = None;
+        for record in &records {
+            if record.parents.len() != 1 || expected_child_parent.is_some_and(|p| p != record.hash)
+            {
+                return None;
+            }
+            expected_child_parent = Some(&record.parents[0]);
+        }
+        let newest_is_head = records[0].hash == self.commit;
+        (newest_is_head && expected_child_parent == Some(since)).then(|| {
+            records
+                .into_iter()
+                .map(|record| (record.message, record.files))
+                .collect()
+        })
+    }
+}
+
+/// One commit of a `git log` in [`HistorySource::log_command`]'s format.
+#[derive(Debug, Clone, PartialEq)]
+struct LogRecord {
+    hash: String,
+    parents: Vec<String>,
+    message: String,
+    files: Vec<String>,
+}
+
+/// Commits of `git log -z --name-only --format=%x1e%H %P%x1d%s%n%b%x1f`: each record is
+/// `\x1e`, the commit and its parents, `\x1d`, the message, `\x1f`, then NUL-terminated file
+/// names (git puts a newline before the first), those under `prefix` kept relative to it. The
+/// documents leave out a commit without parents: a root commit, or the boundary of a shallow
+/// clone (a one-commit fetch), "adds" every file of its tree, so its message would be every
+/// file's, about none of them.
+fn parse_log(text: &str, prefix: &str) -> Vec<LogRecord> {
     text.split('\x1e')
         .filter_map(|record| {
             let (head, names) = record.split_once('\x1f')?;
-            let (parents, message) = head.split_once('\x1d')?;
-            if parents.trim().is_empty() {
-                return None;
-            }
+            let (ids, message) = head.split_once('\x1d')?;
+            let mut ids = ids.split_whitespace().map(str::to_owned);
+            let hash = ids.next()?;
             let files = names
                 .split('\0')
                 .map(|name| name.trim_start_matches('\n'))
@@ -266,7 +342,12 @@ fn parse_log(text: &str, prefix: &str) -> Vec<(String, Vec<String>)> {
                 .filter(|name| !name.is_empty())
                 .map(str::to_owned)
                 .collect();
-            Some((message.to_owned(), files))
+            Some(LogRecord {
+                hash,
+                parents: ids.collect(),
+                message: message.to_owned(),
+                files,
+            })
         })
         .collect()
 }
@@ -360,6 +441,17 @@ pub struct FileHistory {
     commit_files: usize,
 }
 
+/// Where [`FileHistory::load_or_build_from`] got a history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistoryOrigin {
+    /// The cache held it.
+    Cached,
+    /// The cached history of the commit last read, extended by this many newer commits.
+    Extended { new_commits: usize },
+    /// One `git log` of the whole history.
+    Read,
+}
+
 /// A file's BM25 score against a query's terms, and its share of the query's similar commits.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HistoryHit {
@@ -413,6 +505,38 @@ fn prune(dir: &Path, keep: &Path, limit: u64) {
 /// pairs by term.
 type Document<'a> = (&'a str, u32, Vec<(u32, u32)>);
 
+/// A commit as the documents are made from it: its message's terms with their counts, its
+/// length in terms (with repeats), the files it changed.
+struct CommitTerms<'a> {
+    length: u32,
+    counts: Vec<(Cow<'a, str>, u32)>,
+    files: Vec<&'a str>,
+}
+
+impl<'a> CommitTerms<'a> {
+    fn of_message(message: &str, files: &'a [String]) -> CommitTerms<'a> {
+        let mut counts: HashMap<String, u32> = HashMap::new();
+        let mut length = 0;
+        terms(message, |term| {
+            length += 1;
+            match counts.get_mut(term) {
+                Some(count) => *count += 1,
+                None => {
+                    counts.insert(term.to_owned(), 1);
+                }
+            }
+        });
+        CommitTerms {
+            length,
+            counts: counts
+                .into_iter()
+                .map(|(term, count)| (Cow::Owned(term), count))
+                .collect(),
+            files: files.iter().map(String::as_str).collect(),
+        }
+    }
+}
+
 /// A commit as laid out: its length in terms, its (term, count) pairs by term, the ids of the
 /// files it changed.
 type CommitRecord = (u32, Vec<(u32, u32)>, Vec<u32>);
@@ -425,6 +549,23 @@ impl FileHistory {
         source: &HistorySource,
         limits: &HistoryLimits,
     ) -> Result<FileHistory, HistoryError> {
+        Self::load_or_build_from(cache_dir, source, limits).map(|(history, _)| history)
+    }
+
+    /// [`FileHistory::load_or_build`], saying where the history came from.
+    ///
+    /// A work tree that moved on by a few commits since its history was last read (an agent's
+    /// or a user's own commits) extends that one: one `git log` of the new commits instead of
+    /// the last [`HistoryLimits::max_commits`], the same bytes as reading them all, when the new
+    /// commits are a chain of one parent each on top of the commit last read (no merge, no
+    /// branch switch or rebase, fewer than `max_commits`, the whole repository's history). The commit last read is kept per repository folder and
+    /// limits (`heads/` in the cache folder). A shorter history than `max_commits` is read whole
+    /// instead: it may have been cut (missing objects, the byte limit), and reading it is cheap.
+    pub fn load_or_build_from(
+        cache_dir: &Path,
+        source: &HistorySource,
+        limits: &HistoryLimits,
+    ) -> Result<(FileHistory, HistoryOrigin), HistoryError> {
         let path = Self::cache_path(cache_dir, source, limits);
         let version = crate::formats::HISTORY_FORMAT_VERSION;
         if let Ok(Some(bytes)) = read_entry(&path, HISTORY_ENTRY_KIND, version)
@@ -435,9 +576,14 @@ impl FileHistory {
                 let _ = file.set_modified(std::time::SystemTime::now());
             }
             history.commit = source.commit.clone();
-            return Ok(history);
+            Self::remember_head(cache_dir, source, limits);
+            return Ok((history, HistoryOrigin::Cached));
         }
-        let history = FileHistory::build(source, limits)?;
+        let (mut history, origin) = match Self::extend_last_read(cache_dir, source, limits) {
+            Some((history, new_commits)) => (history, HistoryOrigin::Extended { new_commits }),
+            None => (FileHistory::build(source, limits)?, HistoryOrigin::Read),
+        };
+        history.commit = source.commit.clone();
         if write_entry(&path, HISTORY_ENTRY_KIND, version, &history.bytes).is_ok() {
             prune(
                 path.parent().expect("in a folder"),
@@ -447,8 +593,77 @@ impl FileHistory {
             // `history-v1/`, `history-v2/`, … of an older swex: the bound on all histories
             // together would not hold with them.
             crate::cache::remove_older_versions(cache_dir, "history-v", version);
+            Self::remember_head(cache_dir, source, limits);
         }
-        Ok(history)
+        Ok((history, origin))
+    }
+
+    /// Where the commit last read for the repository folder and limits of `source` is kept.
+    fn head_path(cache_dir: &Path, source: &HistorySource, limits: &HistoryLimits) -> PathBuf {
+        let identity = format!(
+            "{}\0{}\0{}\0{}\0{}",
+            source.git_dir.display(),
+            source.prefix,
+            limits.max_commits,
+            limits.messages_per_file,
+            limits.max_log_bytes
+        );
+        let key = &blake3::hash(identity.as_bytes()).to_hex()[..32];
+        cache_dir
+            .join(format!(
+                "history-v{}",
+                crate::formats::HISTORY_FORMAT_VERSION
+            ))
+            .join("heads")
+            .join(key)
+    }
+
+    /// Records `source`'s commit as the last read (written whole or not at all: a temporary file
+    /// renamed into place; failures only cost the next commit a whole read).
+    fn remember_head(cache_dir: &Path, source: &HistorySource, limits: &HistoryLimits) {
+        let path = Self::head_path(cache_dir, source, limits);
+        if std::fs::read_to_string(&path).is_ok_and(|last| last == source.commit) {
+            return;
+        }
+        let Some(dir) = path.parent() else { return };
+        if std::fs::create_dir_all(dir).is_err() {
+            return;
+        }
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let temporary = dir.join(format!(".{}-{write}.tmp", std::process::id()));
+        if std::fs::write(&temporary, &source.commit).is_ok()
+            && std::fs::rename(&temporary, &path).is_err()
+        {
+            let _ = std::fs::remove_file(&temporary);
+        }
+    }
+
+    /// The history of `source` made from the cached one of the commit last read, when `source`'s
+    /// commit is a short chain of commits on top of it; with the number of new commits.
+    fn extend_last_read(
+        cache_dir: &Path,
+        source: &HistorySource,
+        limits: &HistoryLimits,
+    ) -> Option<(FileHistory, usize)> {
+        let last = std::fs::read_to_string(Self::head_path(cache_dir, source, limits)).ok()?;
+        if last == source.commit || !last.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        let last_source = HistorySource {
+            commit: last.clone(),
+            ..source.clone()
+        };
+        let version = crate::formats::HISTORY_FORMAT_VERSION;
+        let entry = Self::cache_path(cache_dir, &last_source, limits);
+        let older =
+            FileHistory::from_bytes(read_entry(&entry, HISTORY_ENTRY_KIND, version).ok()??)?;
+        if older.commits() as usize != limits.max_commits {
+            return None;
+        }
+        let newer = source.log_since(&last, limits.max_commits)?;
+        let history = FileHistory::extended(&newer, &older, limits);
+        Some((history, newer.len()))
     }
 
     /// Where the cache keeps the history of `source`.
@@ -474,38 +689,79 @@ impl FileHistory {
 
     /// The documents of commits given newest first as (message, files).
     pub fn of_commits(commits: &[(String, Vec<String>)], messages_per_file: usize) -> FileHistory {
-        let mut term_ids: HashMap<String, u32> = HashMap::new();
+        let commits: Vec<CommitTerms> = commits
+            .iter()
+            .map(|(message, files)| CommitTerms::of_message(message, files))
+            .collect();
+        Self::of_commit_terms(&commits, messages_per_file)
+    }
+
+    /// The commits read, newest first, as the documents were made from them.
+    fn commit_terms(&self) -> impl Iterator<Item = CommitTerms<'_>> + '_ {
+        (0..self.commits as usize).map(|i| CommitTerms {
+            length: self.word(self.commit_lengths + 4 * i),
+            counts: self
+                .commit_postings_of(i)
+                .map(|(term, count)| {
+                    let term = self.string(self.term_offsets, self.term_blob, term as usize);
+                    (Cow::Borrowed(term), count)
+                })
+                .collect(),
+            files: self
+                .commit_files_of(i)
+                .map(|file| self.string(self.file_offsets, self.path_blob, file as usize))
+                .collect(),
+        })
+    }
+
+    /// The history of `newer` commits (newest first) followed by those of `older`, cut to
+    /// `limits.max_commits`: what a `git log` of the newest commit gives when `newer` leads to
+    /// `older`'s commit by a chain ([`HistorySource::log_since`]). Byte for byte the history
+    /// read whole (tested).
+    fn extended(
+        newer: &[(String, Vec<String>)],
+        older: &FileHistory,
+        limits: &HistoryLimits,
+    ) -> FileHistory {
+        let commits: Vec<CommitTerms> = newer
+            .iter()
+            .map(|(message, files)| CommitTerms::of_message(message, files))
+            .chain(older.commit_terms())
+            .take(limits.max_commits)
+            .collect();
+        Self::of_commit_terms(&commits, limits.messages_per_file)
+    }
+
+    fn of_commit_terms(commits: &[CommitTerms], messages_per_file: usize) -> FileHistory {
+        let mut term_ids: HashMap<&str, u32> = HashMap::new();
         // Per file: messages taken, length in terms, term counts.
         let mut docs: HashMap<&str, (usize, u32, HashMap<u32, u32>)> = HashMap::new();
-        let mut message_terms: Vec<u32> = Vec::new();
         // Per commit: its terms (old ids) with counts, and its length.
-        let mut commit_terms: Vec<(u32, HashMap<u32, u32>)> = Vec::with_capacity(commits.len());
-        for (message, files) in commits {
-            message_terms.clear();
-            terms(message, |term| {
-                let next = term_ids.len() as u32;
-                message_terms.push(*term_ids.entry(term.to_owned()).or_insert(next));
-            });
-            let mut counts: HashMap<u32, u32> = HashMap::new();
-            for &term in &message_terms {
-                *counts.entry(term).or_default() += 1;
-            }
-            commit_terms.push((message_terms.len() as u32, counts));
-            for file in files {
-                let doc = docs.entry(file.as_str()).or_default();
+        let mut commit_terms: Vec<(u32, Vec<(u32, u32)>)> = Vec::with_capacity(commits.len());
+        for commit in commits {
+            let counts: Vec<(u32, u32)> = commit
+                .counts
+                .iter()
+                .map(|(term, count)| {
+                    let next = term_ids.len() as u32;
+                    (*term_ids.entry(term.as_ref()).or_insert(next), *count)
+                })
+                .collect();
+            for &file in &commit.files {
+                let doc = docs.entry(file).or_default();
                 if doc.0 >= messages_per_file {
                     continue;
                 }
                 doc.0 += 1;
-                doc.1 += message_terms.len() as u32;
-                for &term in &message_terms {
-                    *doc.2.entry(term).or_default() += 1;
+                doc.1 += commit.length;
+                for &(term, count) in &counts {
+                    *doc.2.entry(term).or_default() += count;
                 }
             }
+            commit_terms.push((commit.length, counts));
         }
         // Terms in byte order, files in path order: both are found by binary search.
-        let mut vocabulary: Vec<(&str, u32)> =
-            term_ids.iter().map(|(t, &id)| (t.as_str(), id)).collect();
+        let mut vocabulary: Vec<(&str, u32)> = term_ids.iter().map(|(t, &id)| (*t, id)).collect();
         vocabulary.sort_unstable();
         let mut renumber = vec![0u32; vocabulary.len()];
         for (new, (_, old)) in vocabulary.iter().enumerate() {
@@ -531,15 +787,16 @@ impl FileHistory {
         let records: Vec<CommitRecord> = commits
             .iter()
             .zip(commit_terms)
-            .map(|((_, changed), (length, counts))| {
+            .map(|(commit, (length, counts))| {
                 let mut postings: Vec<(u32, u32)> = counts
                     .into_iter()
                     .map(|(term, tf)| (renumber[term as usize], tf))
                     .collect();
                 postings.sort_unstable();
-                let mut ids: Vec<u32> = changed
+                let mut ids: Vec<u32> = commit
+                    .files
                     .iter()
-                    .filter_map(|f| file_ids.get(f.as_str()).copied())
+                    .filter_map(|f| file_ids.get(f).copied())
                     .collect();
                 ids.sort_unstable();
                 ids.dedup();
@@ -932,22 +1189,40 @@ mod tests {
     }
 
     #[test]
-    /// The root commit (no parents) is left out.
+    /// Each record: the commit, its parents, the message and the files under the prefix.
     fn log_records_give_messages_and_the_files_under_the_prefix() {
-        let text = "\x1eab12\x1dFix typo\n\x1f\0\ndocs/config.rst\0\x1ecd34 ef56\x1dRemove tests\nbody line\n\x1f\0\nsrc/a.py\0lib/b.py\0\x1e\x1dInitial commit\n\x1f\0\nsrc/a.py\0docs/config.rst\0";
+        let text = "\x1e9f9f ab12\x1dFix typo\n\x1f\0\ndocs/config.rst\0\x1eab12 cd34 ef56\x1dRemove tests\nbody line\n\x1f\0\nsrc/a.py\0lib/b.py\0\x1ecd34\x1dInitial commit\n\x1f\0\nsrc/a.py\0docs/config.rst\0";
+        let record = |hash: &str, parents: &[&str], message: &str, files: &[&str]| LogRecord {
+            hash: hash.into(),
+            parents: parents.iter().map(|p| p.to_string()).collect(),
+            message: message.into(),
+            files: files.iter().map(|f| f.to_string()).collect(),
+        };
         assert_eq!(
             parse_log(text, ""),
-            commits(&[
-                ("Fix typo\n", &["docs/config.rst"]),
-                ("Remove tests\nbody line\n", &["src/a.py", "lib/b.py"]),
-            ])
+            [
+                record("9f9f", &["ab12"], "Fix typo\n", &["docs/config.rst"]),
+                record(
+                    "ab12",
+                    &["cd34", "ef56"],
+                    "Remove tests\nbody line\n",
+                    &["src/a.py", "lib/b.py"]
+                ),
+                record(
+                    "cd34",
+                    &[],
+                    "Initial commit\n",
+                    &["src/a.py", "docs/config.rst"]
+                ),
+            ]
         );
+        let under_src: Vec<Vec<String>> = parse_log(text, "src/")
+            .into_iter()
+            .map(|r| r.files)
+            .collect();
         assert_eq!(
-            parse_log(text, "src/"),
-            commits(&[
-                ("Fix typo\n", &[]),
-                ("Remove tests\nbody line\n", &["a.py"])
-            ])
+            under_src,
+            [vec![], vec!["a.py".to_owned()], vec!["a.py".to_owned()]]
         );
     }
 
@@ -1161,6 +1436,85 @@ mod tests {
         );
     }
 
+    /// A work tree that moved on by a chain of commits extends the history last read instead of
+    /// reading the log again, and gets the bytes a whole read gives; a short history, a branch
+    /// switch and a merge are read whole.
+    #[test]
+    fn a_work_tree_that_moved_on_extends_the_history_last_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(&root).unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        let cache = dir.path().join("cache");
+        // Small limits, so that the window and the per-file cap both cut.
+        let limits = HistoryLimits {
+            max_commits: 4,
+            messages_per_file: 2,
+            ..HistoryLimits::default()
+        };
+        let mut step = 0;
+        let mut commit = |message: &str| {
+            step += 1;
+            let path = ["pkg/filters.py", "pkg/other.py", "docs/notes.md"][step % 3];
+            commit_file(&root, path, &format!("x = {step}\n"), message);
+        };
+        let load = |expected: HistoryOrigin| {
+            let source = HistorySource::of_checkout(&root).unwrap();
+            let (history, origin) =
+                FileHistory::load_or_build_from(&cache, &source, &limits).unwrap();
+            assert_eq!(origin, expected, "at {}", source.commit());
+            assert_eq!(history, FileHistory::build(&source, &limits).unwrap());
+            history
+        };
+        commit("Initial floatformat project");
+        commit("Add floatformat filter");
+        commit("Document floatformat rounding");
+        load(HistoryOrigin::Read);
+        commit("Fix floatformat rounding");
+        load(HistoryOrigin::Read); // the history last read was shorter than the window
+        commit("Refactor the filter registry");
+        commit("Speed up other filters");
+        assert_eq!(load(HistoryOrigin::Read).commits(), 4);
+        commit("Fix floatformat with negative zero");
+        load(HistoryOrigin::Extended { new_commits: 1 });
+        load(HistoryOrigin::Cached);
+        commit("Document the registry");
+        commit("Fix other filters' rounding");
+        commit("Add floatformat grouping");
+        let extended = load(HistoryOrigin::Extended { new_commits: 3 });
+        assert_eq!(extended.commits(), 4);
+
+        // Another branch from an older commit: the commit last read is not where it starts.
+        git(&root, &["checkout", "-q", "-b", "side", "HEAD~2"]);
+        commit("Side work on floatformat");
+        load(HistoryOrigin::Read);
+        // A merge among the new commits.
+        git(
+            &root,
+            &["merge", "-q", "--no-ff", "-m", "Merge main", "main"],
+        );
+        load(HistoryOrigin::Read);
+        commit("After the merge");
+        load(HistoryOrigin::Extended { new_commits: 1 });
+        // A merge alone, of a commit already in the history: still read whole (the history
+        // leaves merges out, so it cannot be extended by one).
+        let merge = git(
+            &root,
+            &[
+                "commit-tree",
+                "HEAD^{tree}",
+                "-p",
+                "HEAD",
+                "-p",
+                "HEAD~1",
+                "-m",
+                "Merge back",
+            ],
+        );
+        git(&root, &["reset", "-q", "--hard", merge.trim()]);
+        load(HistoryOrigin::Read);
+    }
+
     /// A clone that lacks an old object (a partial mirror): `git log` stops there with an error,
     /// and the history is the commits before it.
     #[test]
@@ -1206,8 +1560,9 @@ mod tests {
         let source = HistorySource::of_checkout(root).unwrap();
         let whole = FileHistory::build(&source, &HistoryLimits::default()).unwrap();
         assert_eq!(whole.commits(), 19, "the root commit is left out");
+        // A record is about 110 bytes (two object ids, the message, the file).
         let limits = HistoryLimits {
-            max_log_bytes: 100,
+            max_log_bytes: 300,
             ..HistoryLimits::default()
         };
         let cut = FileHistory::build(&source, &limits).unwrap();
