@@ -183,11 +183,12 @@ fn index_reports_statistics_and_diagnostics() {
         (read["commits"].as_u64(), read["files"].as_u64()),
         (Some(1), Some(1))
     );
+    assert_eq!(read["from"], "git", "the first index reads the log");
     let text =
         String::from_utf8(swex(&["index", "--repo", repo_arg, "-q"], cache.path()).stdout).unwrap();
     assert!(
         text.contains(&format!(
-            "history   1 commit up to {}, 1 file with history",
+            "history   1 commit up to {}, 1 file with history, from the cache in ",
             &head[..12]
         )),
         "{text}"

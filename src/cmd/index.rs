@@ -6,6 +6,7 @@ use anyhow::Context;
 use clap::Args as ClapArgs;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use swex_engine::history::HistoryOrigin;
 use swex_engine::index::{DenseBuildReport, Engine, EngineConfig, IndexStats, SnapshotIndex};
 use swex_engine::scan::Diagnostic;
 use swex_engine::scan::{CheckoutKind, IgnoreReport};
@@ -116,6 +117,11 @@ enum HistoryReport {
         commit: String,
         commits: u32,
         files: u32,
+        /// `cache`, `extended` (the history of an earlier commit and `new_commits` since) or
+        /// `git` (one `git log` of the whole history).
+        from: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        new_commits: Option<usize>,
         ms: f64,
     },
     Absent {
@@ -126,11 +132,20 @@ enum HistoryReport {
 impl HistoryReport {
     fn of(index: &SnapshotIndex) -> HistoryReport {
         let started = std::time::Instant::now();
-        match index.history() {
-            Ok(history) => HistoryReport::Read {
+        match index.history_and_origin() {
+            Ok((history, origin)) => HistoryReport::Read {
                 commit: history.commit().to_owned(),
                 commits: history.commits(),
                 files: history.files(),
+                from: match origin {
+                    HistoryOrigin::Cached => "cache",
+                    HistoryOrigin::Extended { .. } => "extended",
+                    HistoryOrigin::Read => "git",
+                },
+                new_commits: match origin {
+                    HistoryOrigin::Extended { new_commits } => Some(new_commits),
+                    _ => None,
+                },
                 ms: started.elapsed().as_secs_f64() * 1000.0,
             },
             Err(e) => HistoryReport::Absent {
@@ -223,12 +238,22 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             commit,
             commits,
             files,
+            from,
+            new_commits,
             ms,
         } => outln!(
-            "history   {commits} commit{} up to {}, {files} file{} with history, read in {ms:.0} ms",
+            "history   {commits} commit{} up to {}, {files} file{} with history, {} in {ms:.0} ms",
             if *commits == 1 { "" } else { "s" },
             &commit[..commit.len().min(12)],
             if *files == 1 { "" } else { "s" },
+            match (*from, new_commits) {
+                ("cache", _) => "from the cache".to_owned(),
+                (_, Some(n)) => format!(
+                    "extended by {n} new commit{}",
+                    if *n == 1 { "" } else { "s" }
+                ),
+                _ => "read from git".to_owned(),
+            },
         ),
         HistoryReport::Absent { reason } => outln!("history   none ({})", shown(reason)),
     }

@@ -201,7 +201,17 @@ pub struct SnapshotIndex {
     dense: dense::DenseSlot,
     /// The repository history of the checkout ([`crate::history`]), read on first use from the
     /// cache under `cache_dir`.
-    history: OnceLock<Result<Arc<crate::history::FileHistory>, crate::history::HistoryError>>,
+    /// The repository history and where it came from, read on first use.
+    #[allow(clippy::type_complexity)]
+    history: OnceLock<
+        Result<
+            (
+                Arc<crate::history::FileHistory>,
+                crate::history::HistoryOrigin,
+            ),
+            crate::history::HistoryError,
+        >,
+    >,
     cache_dir: PathBuf,
     diagnostics: Vec<Diagnostic>,
     stats: IndexStats,

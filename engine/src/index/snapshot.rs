@@ -265,12 +265,27 @@ impl SnapshotIndex {
     pub fn history(
         &self,
     ) -> Result<Arc<crate::history::FileHistory>, crate::history::HistoryError> {
+        self.history_and_origin().map(|(history, _)| history)
+    }
+
+    /// [`SnapshotIndex::history`] and where it came from: the cache, the history of an earlier
+    /// commit extended, or a whole `git log`.
+    pub fn history_and_origin(
+        &self,
+    ) -> Result<
+        (
+            Arc<crate::history::FileHistory>,
+            crate::history::HistoryOrigin,
+        ),
+        crate::history::HistoryError,
+    > {
         use crate::history::{FileHistory, HistoryLimits, HistorySource};
         self.history
             .get_or_init(|| {
                 let source = HistorySource::of_checkout(&self.root)?;
-                FileHistory::load_or_build(&self.cache_dir, &source, &HistoryLimits::default())
-                    .map(Arc::new)
+                let limits = HistoryLimits::default();
+                FileHistory::load_or_build_from(&self.cache_dir, &source, &limits)
+                    .map(|(history, origin)| (Arc::new(history), origin))
             })
             .clone()
     }
