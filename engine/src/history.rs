@@ -68,6 +68,10 @@ pub struct HistoryLimits {
     /// The most bytes of `git log` output read (a history of huge commits is cut, not held in
     /// memory whole): the commits read before it are kept.
     pub max_log_bytes: u64,
+    /// At most this many new commits extend the history last read
+    /// ([`FileHistory::load_or_build_from`]); a checkout further on is read whole. Not part of
+    /// what a history holds: either way gives the same bytes.
+    pub extend_commits: usize,
 }
 
 impl Default for HistoryLimits {
@@ -77,6 +81,7 @@ impl Default for HistoryLimits {
             max_commits: 3000,
             messages_per_file: 200,
             max_log_bytes: 64 << 20,
+            extend_commits: 100,
         }
     }
 }
@@ -270,18 +275,21 @@ impl HistorySource {
     }
 
     /// The commits after `since` up to this source's commit, newest first, as (message, files),
-    /// when they are a chain of fewer than `limit` commits of one parent each whose oldest's
-    /// parent is `since`: then a `git log` of this commit lists exactly them and then `since`'s
-    /// own log (a linear walk has one commit to go on at each step). `None` for anything else —
-    /// a merge among them, a branch switched or rebased (`since` is not where the chain starts),
-    /// `limit` commits or more, a subfolder's history (path limiting skips commits of the
-    /// chain), a `git` that fails — and the caller reads the whole log.
-    fn log_since(&self, since: &str, limit: usize) -> Option<Vec<(String, Vec<String>)>> {
+    /// when they are a chain of at most `window` commits of one parent each whose oldest's parent
+    /// is `since`: then a `git log` of this commit lists exactly them and then `since`'s own log
+    /// (a linear walk has one commit to go on at each step). Read with one `git log
+    /// --first-parent` of at most `window + 1` commits, which stops there (a range `since..`
+    /// would make git walk all of it first). `None` for anything else — a merge among them,
+    /// `since` not on the chain (a branch switched, a rebase, more than `window` commits), a
+    /// subfolder's history (path limiting skips commits of the chain), a `git` that fails — and
+    /// the caller reads the whole log.
+    fn log_since(&self, since: &str, window: usize) -> Option<Vec<(String, Vec<String>)>> {
         if !self.prefix.is_empty() {
             return None;
         }
-        let range = format!("{since}..{}", self.commit);
-        let mut command = self.log_command(&[], limit, &range).ok()?;
+        let mut command = self
+            .log_command(&["--first-parent"], window + 1, &self.commit)
+            .ok()?;
         let output = command
             .arg("--")
             .stdin(Stdio::null())
@@ -291,20 +299,11 @@ impl HistorySource {
         if !output.status.success() {
             return None;
         }
-        let records = parse_log(&String::from_utf8_lossy(&output.stdout), "");
-        if records.is_empty() || records.len() >= limit {
-            return None;
-        }
-        let mut expected_child_parent: Option<&str> = None;
-        for record in &records {
-            if record.parents.len() != 1 || expected_child_parent.is_some_and(|p| p != record.hash)
-            {
-                return None;
-            }
-            expected_child_parent = Some(&record.parents[0]);
-        }
-        let newest_is_head = records[0].hash == self.commit;
-        (newest_is_head && expected_child_parent == Some(since)).then(|| {
+        let mut records = parse_log(&String::from_utf8_lossy(&output.stdout), "");
+        let new_commits = records.iter().position(|record| record.hash == since)?;
+        records.truncate(new_commits);
+        let chain = records.iter().all(|record| record.parents.len() == 1);
+        (chain && new_commits > 0).then(|| {
             records
                 .into_iter()
                 .map(|record| (record.message, record.files))
@@ -661,7 +660,7 @@ impl FileHistory {
         if older.commits() as usize != limits.max_commits {
             return None;
         }
-        let newer = source.log_since(&last, limits.max_commits)?;
+        let newer = source.log_since(&last, limits.extend_commits)?;
         let history = FileHistory::extended(&newer, &older, limits);
         Some((history, newer.len()))
     }
@@ -1450,6 +1449,7 @@ mod tests {
         let limits = HistoryLimits {
             max_commits: 4,
             messages_per_file: 2,
+            extend_commits: 3,
             ..HistoryLimits::default()
         };
         let mut step = 0;
@@ -1483,6 +1483,11 @@ mod tests {
         commit("Add floatformat grouping");
         let extended = load(HistoryOrigin::Extended { new_commits: 3 });
         assert_eq!(extended.commits(), 4);
+        commit("Rename the registry");
+        commit("Fix floatformat with large numbers");
+        commit("Speed up the registry");
+        commit("Document grouping");
+        load(HistoryOrigin::Read); // more new commits than `extend_commits`
 
         // Another branch from an older commit: the commit last read is not where it starts.
         git(&root, &["checkout", "-q", "-b", "side", "HEAD~2"]);
