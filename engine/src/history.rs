@@ -246,9 +246,7 @@ impl HistorySource {
         }
         Ok(commits)
     }
-}
 
-impl HistorySource {
     /// A `git log` of `revision` in the format [`parse_log`] reads, at most `max_count` commits,
     /// with `options` (the caller adds the paths).
     fn log_command(
