@@ -130,6 +130,34 @@ enum HistoryReport {
 }
 
 impl HistoryReport {
+    /// The text after `history   ` in the report.
+    fn describe(&self) -> String {
+        match self {
+            HistoryReport::Read {
+                commit,
+                commits,
+                files,
+                from,
+                new_commits,
+                ms,
+            } => format!(
+                "{commits} commit{} up to {}, {files} file{} with history, {} in {ms:.0} ms",
+                if *commits == 1 { "" } else { "s" },
+                &commit[..commit.len().min(12)],
+                if *files == 1 { "" } else { "s" },
+                match (*from, new_commits) {
+                    ("cache", _) => "from the cache".to_owned(),
+                    (_, Some(n)) => format!(
+                        "extended by {n} new commit{}",
+                        if *n == 1 { "" } else { "s" }
+                    ),
+                    _ => "read from git".to_owned(),
+                },
+            ),
+            HistoryReport::Absent { reason } => format!("none ({})", shown(reason)),
+        }
+    }
+
     fn of(index: &SnapshotIndex) -> HistoryReport {
         let started = std::time::Instant::now();
         match index.history_and_origin() {
@@ -233,30 +261,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             dense.index_seconds
         );
     }
-    match &history {
-        HistoryReport::Read {
-            commit,
-            commits,
-            files,
-            from,
-            new_commits,
-            ms,
-        } => outln!(
-            "history   {commits} commit{} up to {}, {files} file{} with history, {} in {ms:.0} ms",
-            if *commits == 1 { "" } else { "s" },
-            &commit[..commit.len().min(12)],
-            if *files == 1 { "" } else { "s" },
-            match (*from, new_commits) {
-                ("cache", _) => "from the cache".to_owned(),
-                (_, Some(n)) => format!(
-                    "extended by {n} new commit{}",
-                    if *n == 1 { "" } else { "s" }
-                ),
-                _ => "read from git".to_owned(),
-            },
-        ),
-        HistoryReport::Absent { reason } => outln!("history   none ({})", shown(reason)),
-    }
+    outln!("history   {}", history.describe());
     let pool = &stats.pool;
     outln!(
         "lexical   pool {}: {} chunks of this snapshot, {} in the pool ({} added now), {} segments, {}",
