@@ -38,6 +38,7 @@
 use crate::cache::entry::{read_entry, write_entry};
 use crate::snapshot;
 use crate::snapshot::git::GitDir;
+use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Read;
@@ -275,33 +276,55 @@ impl HistorySource {
     /// The commits after `since` up to this source's commit, newest first, as (message, files),
     /// when they are a chain of at most `window` commits of one parent each whose oldest's parent
     /// is `since`: then a `git log` of this commit lists exactly them and then `since`'s own log
-    /// (a linear walk has one commit to go on at each step). Read with one `git log
-    /// --first-parent` of at most `window + 1` commits, which stops there (a range `since..`
-    /// would make git walk all of it first). `None` for anything else — a merge among them,
-    /// `since` not on the chain (a branch switched, a rebase, more than `window` commits), a
-    /// subfolder's history (path limiting skips commits of the chain), a `git` that fails — and
-    /// the caller reads the whole log.
+    /// (a linear walk has one commit to go on at each step). Found with a `git rev-list
+    /// --first-parent --parents` of at most `window + 1` commits, which stops there and diffs
+    /// nothing (a range `since..` would make git walk all of it first), then read with a `git
+    /// log` of just those commits. `None` for anything else — a merge among them, `since` not on
+    /// the chain (a branch switched, a rebase, more than `window` commits), a subfolder's history
+    /// (path limiting skips commits of the chain), a `git` that fails — and the caller reads the
+    /// whole log.
     fn log_since(&self, since: &str, window: usize) -> Option<Vec<(String, Vec<String>)>> {
         if !self.prefix.is_empty() {
             return None;
         }
-        let mut command = self
-            .log_command(&["--first-parent"], window + 1, &self.commit)
-            .ok()?;
-        let output = command
-            .arg("--")
-            .stdin(Stdio::null())
-            .stderr(Stdio::null())
-            .output()
-            .ok()?;
-        if !output.status.success() {
+        let run = |command: &mut std::process::Command| {
+            let output = command
+                .stdin(Stdio::null())
+                .stderr(Stdio::null())
+                .output()
+                .ok()?;
+            output
+                .status
+                .success()
+                .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+        };
+        let git = GitDir::open(&self.git_dir).ok()?;
+        let chain = run(git
+            .command()
+            .args(["rev-list", "--first-parent", "--parents"])
+            .arg(format!("--max-count={}", window + 1))
+            .arg(&self.commit)
+            .arg("--"))?;
+        // Each line: a commit, then its parents.
+        let lines: Vec<Vec<&str>> = chain
+            .lines()
+            .map(|line| line.split_whitespace().collect())
+            .collect();
+        let new_commits = lines.iter().position(|ids| ids.first() == Some(&since))?;
+        let one_parent_each = lines[..new_commits].iter().all(|ids| ids.len() == 2);
+        if new_commits == 0 || !one_parent_each {
             return None;
         }
-        let mut records = parse_log(&String::from_utf8_lossy(&output.stdout), "");
-        let new_commits = records.iter().position(|record| record.hash == since)?;
-        records.truncate(new_commits);
-        let chain = records.iter().all(|record| record.parents.len() == 1);
-        (chain && new_commits > 0).then(|| {
+        let log = run(self
+            .log_command(&[], new_commits, &self.commit)
+            .ok()?
+            .arg("--"))?;
+        let records = parse_log(&log, "");
+        let as_listed = records
+            .iter()
+            .map(|record| record.hash.as_str())
+            .eq(lines[..new_commits].iter().map(|ids| ids[0]));
+        as_listed.then(|| {
             records
                 .into_iter()
                 .map(|record| (record.message, record.files))
@@ -732,7 +755,8 @@ impl FileHistory {
     fn of_commit_terms(commits: &[CommitTerms], messages_per_file: usize) -> FileHistory {
         let mut term_ids: HashMap<&str, u32> = HashMap::new();
         // Per file: messages taken, length in terms, term counts.
-        let mut docs: HashMap<&str, (usize, u32, HashMap<u32, u32>)> = HashMap::new();
+        // Term ids are small numbers this function hands out: FxHash spreads them well enough.
+        let mut docs: HashMap<&str, (usize, u32, FxHashMap<u32, u32>)> = HashMap::new();
         // Per commit: its terms (old ids) with counts, and its length.
         let mut commit_terms: Vec<(u32, Vec<(u32, u32)>)> = Vec::with_capacity(commits.len());
         for commit in commits {
