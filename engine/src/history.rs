@@ -489,6 +489,10 @@ pub const SIMILAR_COMMITS: usize = 20;
 
 const HISTORY_ENTRY_KIND: [u8; 4] = *b"HIST";
 
+/// The most bytes the records of the commit each checkout last read may take (`heads/`, 40 bytes
+/// each: about 1,600 checkouts).
+const HEADS_BYTES: u64 = 64 << 10;
+
 /// The most bytes the cached histories of every checkout may take together: a work tree gets a
 /// new one with each commit it is explored at, so the least recently used go beyond this
 /// (the 675 train rows' 659 commits take 433 MB).
@@ -641,6 +645,17 @@ impl FileHistory {
     /// Records `source`'s commit as the last read (written whole or not at all: a temporary file
     /// renamed into place; failures only cost the next commit a whole read).
     fn remember_head(cache_dir: &Path, source: &HistorySource, limits: &HistoryLimits) {
+        Self::remember_head_within(cache_dir, source, limits, HEADS_BYTES);
+    }
+
+    /// [`FileHistory::remember_head`], keeping the records of at most `heads_bytes` bytes (the
+    /// least recently written go: a checkout that lost its record reads its next history whole).
+    fn remember_head_within(
+        cache_dir: &Path,
+        source: &HistorySource,
+        limits: &HistoryLimits,
+        heads_bytes: u64,
+    ) {
         let path = Self::head_path(cache_dir, source, limits);
         if std::fs::read_to_string(&path).is_ok_and(|last| last == source.commit) {
             return;
@@ -652,10 +667,14 @@ impl FileHistory {
         static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let temporary = dir.join(format!(".{}-{write}.tmp", std::process::id()));
-        if std::fs::write(&temporary, &source.commit).is_ok()
-            && std::fs::rename(&temporary, &path).is_err()
-        {
+        if std::fs::write(&temporary, &source.commit).is_err() {
             let _ = std::fs::remove_file(&temporary);
+        } else if std::fs::rename(&temporary, &path).is_err() {
+            let _ = std::fs::remove_file(&temporary);
+        } else {
+            // One record per git folder, prefix and limits: a user or an agent that makes a
+            // worktree per task would pile them up.
+            prune(dir, &path, heads_bytes);
         }
     }
 
@@ -1540,6 +1559,41 @@ mod tests {
         );
         git(&root, &["reset", "-q", "--hard", merge.trim()]);
         load(HistoryOrigin::Read);
+    }
+
+    /// The records of the commit each checkout last read stay within their bound, the newest
+    /// kept.
+    #[test]
+    fn the_records_of_the_commits_last_read_are_bounded() {
+        let cache = tempfile::tempdir().unwrap();
+        let limits = HistoryLimits::default();
+        let source = |n: usize| HistorySource {
+            git_dir: PathBuf::from(format!("/checkouts/{n}/.git")),
+            commit: format!("{n:040x}"),
+            prefix: String::new(),
+        };
+        for n in 0..6 {
+            // 40 bytes each: a bound of 100 keeps two.
+            FileHistory::remember_head_within(cache.path(), &source(n), &limits, 100);
+            let path = FileHistory::head_path(cache.path(), &source(n), &limits);
+            let modified =
+                std::time::SystemTime::now() - std::time::Duration::from_secs(60 - n as u64);
+            std::fs::File::options()
+                .append(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(modified)
+                .unwrap();
+        }
+        let kept: Vec<usize> = (0..6)
+            .filter(|&n| FileHistory::head_path(cache.path(), &source(n), &limits).is_file())
+            .collect();
+        assert_eq!(kept, [4, 5]);
+        assert_eq!(
+            std::fs::read_to_string(FileHistory::head_path(cache.path(), &source(5), &limits))
+                .unwrap(),
+            source(5).commit
+        );
     }
 
     /// A clone that lacks an old object (a partial mirror): `git log` stops there with an error,
