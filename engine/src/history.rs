@@ -667,14 +667,14 @@ impl FileHistory {
         static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let temporary = dir.join(format!(".{}-{write}.tmp", std::process::id()));
-        if std::fs::write(&temporary, &source.commit).is_err() {
-            let _ = std::fs::remove_file(&temporary);
-        } else if std::fs::rename(&temporary, &path).is_err() {
-            let _ = std::fs::remove_file(&temporary);
-        } else {
+        let written = std::fs::write(&temporary, &source.commit).is_ok()
+            && std::fs::rename(&temporary, &path).is_ok();
+        if written {
             // One record per git folder, prefix and limits: a user or an agent that makes a
             // worktree per task would pile them up.
             prune(dir, &path, heads_bytes);
+        } else {
+            let _ = std::fs::remove_file(&temporary);
         }
     }
 
