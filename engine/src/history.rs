@@ -185,7 +185,8 @@ impl HistorySource {
     /// `git log` of the commit: each commit's message and the files it changed (under the
     /// prefix, relative to it), newest first.
     fn log(&self, limits: &HistoryLimits) -> Result<Vec<(String, Vec<String>)>, HistoryError> {
-        let mut command = self.log_command(&["--no-merges"], limits.max_commits, &self.commit)?;
+        let git = self.git()?;
+        let mut command = log_command(&git, &["--no-merges"], limits.max_commits, &self.commit);
         command.arg("--");
         if !self.prefix.is_empty() {
             command.arg(&self.prefix);
@@ -248,29 +249,14 @@ impl HistorySource {
         Ok(commits)
     }
 
-    /// A `git log` of `revision` in the format [`parse_log`] reads, at most `max_count` commits,
-    /// with `options` (the caller adds the paths).
-    fn log_command(
-        &self,
-        options: &[&str],
-        max_count: usize,
-        revision: &str,
-    ) -> Result<std::process::Command, HistoryError> {
-        let git = GitDir::open(&self.git_dir).map_err(|e| {
+    /// The git directory the history is in, opened (one `git rev-parse` checks it).
+    fn git(&self) -> Result<GitDir, HistoryError> {
+        GitDir::open(&self.git_dir).map_err(|e| {
             HistoryError::Absent(format!(
                 "the history is in {}, which cannot be read ({e})",
                 self.git_dir.display()
             ))
-        })?;
-        let mut command = git.command();
-        command
-            .args(["log", "--no-color", "--no-show-signature"])
-            .args(options)
-            .args(["--no-relative", "-z", "--name-only"])
-            .arg("--format=%x1e%H %P%x1d%s%n%b%x1f")
-            .arg(format!("--max-count={max_count}"))
-            .arg(revision);
-        Ok(command)
+        })
     }
 
     /// The commits after `since` up to this source's commit, newest first, as (message, files),
@@ -298,7 +284,7 @@ impl HistorySource {
                 .success()
                 .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
         };
-        let git = GitDir::open(&self.git_dir).ok()?;
+        let git = self.git().ok()?;
         let chain = run(git
             .command()
             .args(["rev-list", "--first-parent", "--parents"])
@@ -315,10 +301,7 @@ impl HistorySource {
         if new_commits == 0 || !one_parent_each {
             return None;
         }
-        let log = run(self
-            .log_command(&[], new_commits, &self.commit)
-            .ok()?
-            .arg("--"))?;
+        let log = run(log_command(&git, &[], new_commits, &self.commit).arg("--"))?;
         let records = parse_log(&log, "");
         let as_listed = records
             .iter()
@@ -333,7 +316,26 @@ impl HistorySource {
     }
 }
 
-/// One commit of a `git log` in [`HistorySource::log_command`]'s format.
+/// A `git log` of `revision` in `git` in the format [`parse_log`] reads, at most `max_count`
+/// commits, with `options` (the caller adds the paths).
+fn log_command(
+    git: &GitDir,
+    options: &[&str],
+    max_count: usize,
+    revision: &str,
+) -> std::process::Command {
+    let mut command = git.command();
+    command
+        .args(["log", "--no-color", "--no-show-signature"])
+        .args(options)
+        .args(["--no-relative", "-z", "--name-only"])
+        .arg("--format=%x1e%H %P%x1d%s%n%b%x1f")
+        .arg(format!("--max-count={max_count}"))
+        .arg(revision);
+    command
+}
+
+/// One commit of a `git log` in [`log_command`]'s format.
 #[derive(Debug, Clone, PartialEq)]
 struct LogRecord {
     hash: String,
