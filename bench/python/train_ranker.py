@@ -312,7 +312,10 @@ def main():
         seen = {i["id"] for i in instances} & {i["id"] for i in test_instances}
         if seen:
             sys.exit(f"{path}: {len(seen)} instances are also training instances, e.g. {sorted(seen)[0]}")
-        key = f"test:{path.rsplit('/', 1)[-1]}"
+        # The file's name, or its whole path when another test set has the same name (the
+        # datasets `swex train --work DIR` writes are all `DIR/dataset.jsonl`).
+        same_name = [p for p in args.test if p.rsplit("/", 1)[-1] == path.rsplit("/", 1)[-1]]
+        key = f"test:{path if len(same_name) > 1 else path.rsplit('/', 1)[-1]}"
         model_scores = lambda i: blended(i, predict(booster, i))
         report[key] = {
             "all": metrics(test_instances, model_scores),

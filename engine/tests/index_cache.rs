@@ -198,6 +198,69 @@ fn lexical_search_ranks_the_obvious_chunk_first() {
 /// the code fields, Chinese, Japanese and Korean phrases through their bigrams (a tokenizer that
 /// keeps ASCII words only finds none of them).
 #[test]
+fn whole_file_search_ranks_the_files_that_hold_most_of_the_words() {
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    // `scattered.py` holds every word of the query, one per function; `focused.py` has one
+    // function that holds two of them: the best chunk is `focused.py`'s, the best file
+    // `scattered.py`.
+    let scattered = "def first():\n    return retry\n\n\ndef second():\n    return backoff\n\n\ndef third():\n    return jitter\n";
+    let focused = "def delay():\n    return retry + backoff\n\n\ndef other():\n    return 1\n\n\ndef more():\n    return 2\n";
+    let mut files: Vec<(String, String)> = vec![
+        ("net/scattered.py".into(), scattered.into()),
+        ("net/focused.py".into(), focused.into()),
+        // Two identical files: ties go by path.
+        ("copies/b.py".into(), "def b():\n    return jitter\n".into()),
+        ("copies/a.py".into(), "def a():\n    return jitter\n".into()),
+    ];
+    for i in 0..8 {
+        files.push((
+            format!("other/m{i}.py"),
+            format!("def f{i}():\n    return {i}\n"),
+        ));
+    }
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_bytes()))
+        .collect();
+    write_repo(repo.path(), &files);
+    let index = engine(cache.path()).open(repo.path()).unwrap();
+    let query = index.query_of_text("retry backoff jitter");
+    let all = SearchFilters::default();
+    let chunks = index.lexical_search(&query, 1, &all).unwrap();
+    assert_eq!(chunks[0].path, "net/focused.py");
+    let hits = index.file_lexical_search(&query, 10, &all).unwrap();
+    let order: Vec<(&str, u32)> = hits.iter().map(|h| (h.path.as_str(), h.lines)).collect();
+    assert_eq!(
+        order,
+        [
+            ("net/scattered.py", 10),
+            ("net/focused.py", 10),
+            ("copies/a.py", 2),
+            ("copies/b.py", 2),
+        ]
+    );
+    assert!(
+        hits.windows(2)
+            .all(|w| w[0].score >= w[1].score && w[1].score > 0.0)
+    );
+    assert_eq!(hits[2].score, hits[3].score);
+    // The limit and the path filter apply; files without a word of the query are not hits.
+    assert_eq!(index.file_lexical_search(&query, 1, &all).unwrap().len(), 1);
+    let copies = SearchFilters {
+        path_glob: Some(swex_text::Glob::new("copies/**").unwrap()),
+        ..SearchFilters::default()
+    };
+    let paths: Vec<String> = index
+        .file_lexical_search(&query, 10, &copies)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.path)
+        .collect();
+    assert_eq!(paths, ["copies/a.py", "copies/b.py"]);
+}
+
+#[test]
 fn issues_in_other_scripts_find_their_words() {
     let repo = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();

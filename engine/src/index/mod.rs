@@ -30,9 +30,10 @@ pub use dense::{
     CandidateRegion, DenseBuildReport, DenseConfig, DenseMode, DenseQuery, DenseResult, DenseStatus,
 };
 pub use refresh::{Refresh, RefreshReport};
+pub use snapshot::{FILE_BM25_B, FILE_BM25_K1};
 pub use types::{
-    CacheStats, ChunkHit, DefinitionHit, FileInfo, GREP_LINE_MAX, GrepHit, IndexStats, PoolStats,
-    SearchFilters, Timings,
+    CacheStats, ChunkHit, DefinitionHit, FileHit, FileInfo, GREP_LINE_MAX, GrepHit, IndexStats,
+    PoolStats, SearchFilters, Timings,
 };
 
 use crate::analysis::FileAnalysis;

@@ -5,7 +5,7 @@
 
 use super::build::NO_DOCUMENT;
 use super::{
-    ChunkHit, DefinitionHit, FileInfo, GREP_LINE_MAX, GrepHit, IndexError, IndexStats,
+    ChunkHit, DefinitionHit, FileHit, FileInfo, GREP_LINE_MAX, GrepHit, IndexError, IndexStats,
     SearchFilters, SnapshotIndex,
 };
 use crate::analysis::{Chunk, FileAnalysis, name_hash};
@@ -14,6 +14,7 @@ use crate::lexical::LexicalQuery;
 use crate::lexical::pool::PoolView;
 use crate::scan::Diagnostic;
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use swex_text::hints::{BareName, normalize_path_hint, resolve_path_hint};
@@ -25,6 +26,12 @@ use swex_text::{Glob, LineIndex, split_lines};
 /// without decoding any definition. (A map of owned names cloned every name of the snapshot: a tenth of a one-shot
 /// `swex explore` on a large one.) Names can share a hash: [`DefinitionTable::named`] compares
 /// the names themselves.
+/// BM25's `k1` of [`SnapshotIndex::file_lexical_search`]: code search's tuned file-level value
+/// (`RankConfig::file_k1`).
+pub const FILE_BM25_K1: f32 = 1.2;
+/// BM25's `b` of [`SnapshotIndex::file_lexical_search`] (`RankConfig::file_b`).
+pub const FILE_BM25_B: f32 = 0.5;
+
 pub(crate) struct DefinitionTable(Vec<(u64, u32, u32)>);
 
 impl DefinitionTable {
@@ -171,14 +178,10 @@ impl SnapshotIndex {
         Ok(swex_text::decode_utf8_ignore(&bytes))
     }
 
-    /// BM25 search over chunks (best first).
-    pub fn lexical_search(
-        &self,
-        query: &LexicalQuery,
-        limit: usize,
-        filters: &SearchFilters,
-    ) -> Result<Vec<ChunkHit>, IndexError> {
-        let allowed: Option<Vec<bool>> = (!filters.is_empty()).then(|| {
+    /// The files `filters` lets through by path and language (`None`: every file), by file index.
+    fn allowed_files(&self, filters: &SearchFilters) -> Option<Vec<bool>> {
+        let by_file = filters.path_glob.is_some() || !filters.languages.is_empty();
+        by_file.then(|| {
             self.files
                 .iter()
                 .map(|f| {
@@ -190,7 +193,17 @@ impl SnapshotIndex {
                             || f.language.is_some_and(|l| filters.languages.contains(&l)))
                 })
                 .collect()
-        });
+        })
+    }
+
+    /// BM25 search over chunks (best first).
+    pub fn lexical_search(
+        &self,
+        query: &LexicalQuery,
+        limit: usize,
+        filters: &SearchFilters,
+    ) -> Result<Vec<ChunkHit>, IndexError> {
+        let allowed = self.allowed_files(filters);
         let accept = |chunk_id: u32| -> bool {
             let Some((file, chunk)) = self.locate(chunk_id) else {
                 return false;
@@ -207,6 +220,94 @@ impl SnapshotIndex {
             .collect())
     }
 
+    /// Whole files ranked by BM25 for `query` (best first, ties by path; at most `limit`):
+    /// [`SnapshotIndex::whole_file_bm25`] with [`FILE_BM25_K1`] and [`FILE_BM25_B`], over the
+    /// files `filters` lets through by path and language (chunk kinds do not apply to a file).
+    /// Where a chunk search finds the passages that repeat a query's words, this finds the files
+    /// that hold most of them, wherever they are in the file.
+    pub fn file_lexical_search(
+        &self,
+        query: &LexicalQuery,
+        limit: usize,
+        filters: &SearchFilters,
+    ) -> Result<Vec<FileHit>, IndexError> {
+        let allowed = self.allowed_files(filters);
+        let scores = self.whole_file_bm25(query, self.mean_lines(), FILE_BM25_K1, FILE_BM25_B)?;
+        let mut hits: Vec<(usize, f32)> = scores
+            .into_iter()
+            .filter(|&(file, score)| score > 0.0 && allowed.as_ref().is_none_or(|a| a[file]))
+            .collect();
+        // Files are in path order, so the index breaks ties by path.
+        hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        hits.truncate(limit);
+        Ok(hits
+            .into_iter()
+            .map(|(file, score)| {
+                let info = &self.files[file];
+                FileHit {
+                    path: info.path.clone(),
+                    lines: info.line_count,
+                    score,
+                }
+            })
+            .collect())
+    }
+
+    /// BM25 of whole files for the query's tokens, by file index: term frequencies summed over
+    /// each file's chunks (the body field), document frequencies counted in files, the line
+    /// count over `mean_lines` as the length. Code search weighs it into its file score; the
+    /// `lexical_search` service serves it as [`SnapshotIndex::file_lexical_search`].
+    pub(crate) fn whole_file_bm25(
+        &self,
+        query: &LexicalQuery,
+        mean_lines: f32,
+        k1: f32,
+        b: f32,
+    ) -> Result<HashMap<usize, f32>, IndexError> {
+        let view = self.lexical_view();
+        let n = self.files.len() as f32;
+        let mut scores: HashMap<usize, f32> = HashMap::new();
+        let mut tf: HashMap<usize, u32> = HashMap::new();
+        for (token, weight) in &query.tokens {
+            tf.clear();
+            for (chunk, freq) in view.body_postings(token)? {
+                if let Some(file) = self.chunk_file(chunk) {
+                    *tf.entry(file).or_default() += freq;
+                }
+            }
+            let df = tf.len() as f32;
+            if df == 0.0 {
+                continue;
+            }
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for (&file, &freq) in &tf {
+                let freq = freq as f32;
+                let length = self.files[file].line_count.max(1) as f32 / mean_lines;
+                let saturated = freq * (k1 + 1.0) / (freq + k1 * (1.0 - b + b * length));
+                *scores.entry(file).or_default() += weight * idf * saturated;
+            }
+        }
+        Ok(scores)
+    }
+
+    /// The mean line count of the snapshot's files (at least 1): the whole-file BM25's average
+    /// length.
+    pub(crate) fn mean_lines(&self) -> f32 {
+        let lines: u64 = self.files.iter().map(|f| u64::from(f.line_count)).sum();
+        (lines as f32 / self.files.len().max(1) as f32).max(1.0)
+    }
+
+    /// The lexical query of free text (an issue, a phrase), as [`SnapshotIndex::search_text`]
+    /// builds it.
+    pub fn query_of_text(&self, text: &str) -> LexicalQuery {
+        LexicalQuery::from_text(text, &self.lexical_config)
+    }
+
+    /// The lexical query of weighted terms, as [`SnapshotIndex::search_terms`] builds it.
+    pub fn query_of_terms(&self, terms: &[swex_issue::WeightedTerm]) -> LexicalQuery {
+        LexicalQuery::from_terms(terms, &self.lexical_config)
+    }
+
     /// [`SnapshotIndex::lexical_search`] for free text (issue text, a phrase), through the issue
     /// query builder.
     pub fn search_text(
@@ -215,8 +316,7 @@ impl SnapshotIndex {
         limit: usize,
         filters: &SearchFilters,
     ) -> Result<Vec<ChunkHit>, IndexError> {
-        let query = LexicalQuery::from_text(text, &self.lexical_config);
-        self.lexical_search(&query, limit, filters)
+        self.lexical_search(&self.query_of_text(text), limit, filters)
     }
 
     /// BM25 search for weighted terms (the issue parser's, possibly reweighted by the caller).
@@ -226,8 +326,7 @@ impl SnapshotIndex {
         limit: usize,
         filters: &SearchFilters,
     ) -> Result<Vec<ChunkHit>, IndexError> {
-        let query = LexicalQuery::from_terms(terms, &self.lexical_config);
-        self.lexical_search(&query, limit, filters)
+        self.lexical_search(&self.query_of_terms(terms), limit, filters)
     }
 
     /// The hit of chunk `chunk_id` with `score` (lexical and dense search).

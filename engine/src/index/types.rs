@@ -30,6 +30,15 @@ pub struct ChunkHit {
     pub chunk_id: u32,
 }
 
+/// A whole file found by [`super::SnapshotIndex::file_lexical_search`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileHit {
+    pub path: String,
+    /// The file's line count.
+    pub lines: u32,
+    pub score: f32,
+}
+
 /// A definition found by name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DefinitionHit {

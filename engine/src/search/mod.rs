@@ -121,8 +121,8 @@ impl Default for RankConfig {
             lexical: 0.5,
             coherence: 0.53,
             file_lexical: 0.6,
-            file_k1: 1.2,
-            file_b: 0.5,
+            file_k1: crate::index::FILE_BM25_K1,
+            file_b: crate::index::FILE_BM25_B,
             expansion: 0.5,
             symbol: 3.54,
             embedded_symbol: 0.3,
@@ -250,12 +250,10 @@ impl SearchAids {
                 }
             })
             .collect();
-        let lines: u64 = index.files().iter().map(|f| u64::from(f.line_count)).sum();
-        let mean_lines = lines as f32 / index.files().len().max(1) as f32;
         SearchAids {
             files,
             names,
-            mean_lines: mean_lines.max(1.0),
+            mean_lines: index.mean_lines(),
         }
     }
 }

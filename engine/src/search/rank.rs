@@ -189,7 +189,12 @@ impl<'a> SearchRun<'a> {
         lexical_query: &LexicalQuery,
     ) -> Result<HashMap<usize, f32>, IndexError> {
         let file_lexical = if self.config.file_lexical > 0.0 {
-            file_bm25(self.index, lexical_query, self.aids.mean_lines, self.config)?
+            self.index.whole_file_bm25(
+                lexical_query,
+                self.aids.mean_lines,
+                self.config.file_k1,
+                self.config.file_b,
+            )?
         } else {
             HashMap::new()
         };
@@ -606,40 +611,4 @@ fn expand_vocabulary(
     }
     query.tokens.extend(added);
     Ok(())
-}
-
-/// BM25 of whole files for the query's tokens: term frequencies summed over each file's chunks,
-/// document frequencies counted in files, the line count as the length.
-fn file_bm25(
-    index: &SnapshotIndex,
-    query: &LexicalQuery,
-    mean_lines: f32,
-    config: &RankConfig,
-) -> Result<HashMap<usize, f32>, IndexError> {
-    let view = index.lexical_view();
-    let files = index.files();
-    let n = files.len() as f32;
-    let (k1, b) = (config.file_k1, config.file_b);
-    let mut scores: HashMap<usize, f32> = HashMap::new();
-    let mut tf: HashMap<usize, u32> = HashMap::new();
-    for (token, weight) in &query.tokens {
-        tf.clear();
-        for (chunk, freq) in view.body_postings(token)? {
-            if let Some(file) = index.chunk_file(chunk) {
-                *tf.entry(file).or_default() += freq;
-            }
-        }
-        let df = tf.len() as f32;
-        if df == 0.0 {
-            continue;
-        }
-        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-        for (&file, &freq) in &tf {
-            let freq = freq as f32;
-            let length = files[file].line_count.max(1) as f32 / mean_lines;
-            let saturated = freq * (k1 + 1.0) / (freq + k1 * (1.0 - b + b * length));
-            *scores.entry(file).or_default() += weight * idf * saturated;
-        }
-    }
-    Ok(scores)
 }

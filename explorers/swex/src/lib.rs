@@ -524,6 +524,8 @@ struct Gathered {
     hits: Vec<SearchHit>,
     /// Hits of the title alone.
     title_hits: Vec<SearchHit>,
+    /// Whole files ranked for the title alone.
+    title_files: Vec<SearchHit>,
     /// The definitions of each name the issue gives that has any.
     definitions: Vec<(String, Vec<DefinitionEntry>)>,
 }
@@ -535,6 +537,7 @@ impl Gathered {
             files: &self.files,
             hits: &self.hits,
             title_hits: &self.title_hits,
+            title_files: &self.title_files,
             definitions: &self.definitions,
         }
     }
@@ -559,12 +562,15 @@ impl Swex {
             ))
             .map_err(Self::unavailable)?;
         stages.lap("lexical_search");
-        let title_hits = if issue.title.trim().is_empty() {
-            Vec::new()
+        let (title_hits, title_files) = if issue.title.trim().is_empty() {
+            (Vec::new(), Vec::new())
         } else {
-            services
-                .lexical_search(&SearchArgs::new(issue.title.clone(), config.candidates))
-                .map_err(Self::unavailable)?
+            let title = SearchArgs::new(issue.title.clone(), config.candidates);
+            let hits = services.lexical_search(&title).map_err(Self::unavailable)?;
+            let files = services
+                .lexical_search(&title.whole_files())
+                .map_err(Self::unavailable)?;
+            (hits, files)
         };
         stages.lap("title_search");
         let mut definitions = Vec::new();
@@ -579,6 +585,7 @@ impl Swex {
             files,
             hits,
             title_hits,
+            title_files,
             definitions,
         })
     }
@@ -691,6 +698,7 @@ fn add_debug_notes(
                 "frames": f.features.frames,
                 "last_frame": f.features.last_frame,
                 "title_lexical": f.features.title_lexical,
+                "title_file_lexical": f.features.title_file_lexical,
                 "partner_test": f.features.partner_test,
                 "names": f.features.names,
                 "dirs": f.features.dirs,

@@ -285,15 +285,28 @@ impl ServiceBackend for EngineBackend {
     fn lexical_search(&self, args: SearchArgs) -> Result<SearchResult, ServiceError> {
         let service = ServiceId::LexicalSearch;
         let filters = under_filter(service, args.under.as_deref())?;
-        let hits = if args.terms.is_empty() {
-            self.index.search_text(&args.query, args.limit, &filters)
+        let query = if args.terms.is_empty() {
+            self.index.query_of_text(&args.query)
         } else {
-            self.index.search_terms(&args.terms, args.limit, &filters)
+            self.index.query_of_terms(&args.terms)
         };
-        let hits = hits.map_err(|e| failed(service, e))?;
-        Ok(SearchResult::new(
-            hits.into_iter().map(search_hit).collect(),
-        ))
+        let hits = if args.whole_files {
+            let files = self
+                .index
+                .file_lexical_search(&query, args.limit, &filters)
+                .map_err(|e| failed(service, e))?;
+            files
+                .into_iter()
+                .map(|f| SearchHit::new(f.path, 1, f.lines.max(1), f64::from(f.score)))
+                .collect()
+        } else {
+            let chunks = self
+                .index
+                .lexical_search(&query, args.limit, &filters)
+                .map_err(|e| failed(service, e))?;
+            chunks.into_iter().map(search_hit).collect()
+        };
+        Ok(SearchResult::new(hits))
     }
 
     fn dense_search(&self, args: DenseSearchArgs) -> Result<SearchResult, ServiceError> {

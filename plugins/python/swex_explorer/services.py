@@ -99,12 +99,16 @@ class Services:
         return self.call("chunks", {"path": path})["chunks"]
 
     def lexical_search(self, query: str, limit: int = 10, under: Optional[str] = None,
-                       terms: Optional[Sequence[Tuple[str, float]]] = None) -> List[Record]:
+                       terms: Optional[Sequence[Tuple[str, float]]] = None,
+                       whole_files: bool = False) -> List[Record]:
         """BM25 over the engine's chunks: hits (``path``, ``start``, ``end``, ``score``, ``kind``?,
-        ``name``?), best first. ``terms``: weighted terms to search instead of the query's."""
+        ``name``?), best first. ``terms``: weighted terms to search instead of the query's.
+        ``whole_files``: rank whole files instead (BM25 over each file; a hit spans the file)."""
         args = _drop_none({"query": query, "limit": limit, "under": under})
         if terms:
             args["terms"] = [{"text": t, "weight": float(w)} for t, w in terms]
+        if whole_files:
+            args["whole_files"] = True
         return self.call("lexical_search", args)["hits"]
 
     def dense_search(self, query: str, limit: int = 10, under: Optional[str] = None,

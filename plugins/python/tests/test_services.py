@@ -56,6 +56,19 @@ def test_the_method_sends_the_hosts_arguments(service):
     assert sent == [(service, EXPECTED[service])]
 
 
+def test_whole_files_is_sent_only_when_asked():
+    sent = []
+
+    def call(name, args):
+        sent.append(args)
+        return {"hits": []}
+
+    Services(call).lexical_search("parse url", limit=3, whole_files=True)
+    Services(call).lexical_search("parse url", limit=3)
+    assert sent == [{"query": "parse url", "limit": 3, "whole_files": True},
+                    {"query": "parse url", "limit": 3}]
+
+
 def test_results_are_records_and_errors_are_typed():
     services = Services(lambda name, args: {"files": [{"path": "a.py", "size": 3}]})
     files = services.list_files()

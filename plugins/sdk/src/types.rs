@@ -464,6 +464,13 @@ pub struct SearchArgs {
     /// only labels the search). Ignored by `dense_search`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub terms: Vec<WeightedTerm>,
+    /// `lexical_search` only: rank whole files instead of chunks. Each hit is a file (`start` 1,
+    /// `end` its line count, no kind or name), scored by BM25 over the whole file: the query's
+    /// term frequencies summed over the file, document frequencies counted in files, its line
+    /// count as its length. It finds the files that hold most of the query's words wherever they
+    /// are, where chunk hits find the passages that repeat them. Ignored by `dense_search`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whole_files: bool,
 }
 
 impl SearchArgs {
@@ -475,6 +482,7 @@ impl SearchArgs {
             limit,
             under: None,
             terms: Vec::new(),
+            whole_files: false,
         }
     }
 
@@ -487,6 +495,12 @@ impl SearchArgs {
     /// Search for these weighted terms instead of the parser's terms of the query text.
     pub fn with_terms(mut self, terms: Vec<WeightedTerm>) -> SearchArgs {
         self.terms = terms;
+        self
+    }
+
+    /// Rank whole files instead of chunks (`lexical_search` only; [`SearchArgs::whole_files`]).
+    pub fn whole_files(mut self) -> SearchArgs {
+        self.whole_files = true;
         self
     }
 }
