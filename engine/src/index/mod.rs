@@ -3,8 +3,9 @@
 //!
 //! - [`build`]: the open as named steps over explicit state — walk, manifest, read (the stat fast
 //!   path), pool, analyse, chunk table, lexical, manifest, finish.
-//! - [`snapshot`]: the [`SnapshotIndex`] API (files, lines, chunks, lexical search, definitions,
-//!   the code graph, path resolution, grep, diagnostics, statistics).
+//! - [`snapshot`]: the [`SnapshotIndex`] API (files, lines, chunks, lexical search of chunks and
+//!   of whole files, definitions, the code graph, path resolution, grep, diagnostics,
+//!   statistics).
 //! - [`types`]: the API's plain data (hits, filters, statistics).
 //! - [`dense`]: dense search, another lazily built member of [`SnapshotIndex`] next to the graph:
 //!   the engine's model is opened on the first dense call, vectors are cached by chunk key.

@@ -1,7 +1,7 @@
-//! The snapshot API explorers reach through the host: files, lines, chunks, lexical search,
-//! definitions, the code graph (built on first use), path resolution, grep, diagnostics and
-//! statistics of one [`SnapshotIndex`]. Everything here reads the finished index (and the
-//! snapshot directory, for text); nothing builds or writes caches.
+//! The snapshot API explorers reach through the host: files, lines, chunks, lexical search (of
+//! chunks and of whole files), definitions, the code graph (built on first use), path
+//! resolution, grep, diagnostics and statistics of one [`SnapshotIndex`]. Everything here reads
+//! the finished index (and the snapshot directory, for text); nothing builds or writes caches.
 
 use super::build::NO_DOCUMENT;
 use super::{
@@ -20,18 +20,18 @@ use std::sync::Arc;
 use swex_text::hints::{BareName, normalize_path_hint, resolve_path_hint};
 use swex_text::{Glob, LineIndex, split_lines};
 
-/// Every definition of the snapshot by its bare name, for [`SnapshotIndex::definitions`]: the
-/// hash of the name, the file and the definition's index in its analysis, sorted, in one
-/// allocation. Built from the hashes each analysis keeps ([`crate::analysis::Definitions`]),
-/// without decoding any definition. (A map of owned names cloned every name of the snapshot: a tenth of a one-shot
-/// `swex explore` on a large one.) Names can share a hash: [`DefinitionTable::named`] compares
-/// the names themselves.
 /// BM25's `k1` of [`SnapshotIndex::file_lexical_search`]: code search's tuned file-level value
 /// (`RankConfig::file_k1`).
 pub const FILE_BM25_K1: f32 = 1.2;
 /// BM25's `b` of [`SnapshotIndex::file_lexical_search`] (`RankConfig::file_b`).
 pub const FILE_BM25_B: f32 = 0.5;
 
+/// Every definition of the snapshot by its bare name, for [`SnapshotIndex::definitions`]: the
+/// hash of the name, the file and the definition's index in its analysis, sorted, in one
+/// allocation. Built from the hashes each analysis keeps ([`crate::analysis::Definitions`]),
+/// without decoding any definition. (A map of owned names cloned every name of the snapshot: a tenth of a one-shot
+/// `swex explore` on a large one.) Names can share a hash: [`DefinitionTable::named`] compares
+/// the names themselves.
 pub(crate) struct DefinitionTable(Vec<(u64, u32, u32)>);
 
 impl DefinitionTable {
@@ -221,7 +221,7 @@ impl SnapshotIndex {
     }
 
     /// Whole files ranked by BM25 for `query` (best first, ties by path; at most `limit`):
-    /// [`SnapshotIndex::whole_file_bm25`] with [`FILE_BM25_K1`] and [`FILE_BM25_B`], over the
+    /// `SnapshotIndex::whole_file_bm25` with [`FILE_BM25_K1`] and [`FILE_BM25_B`], over the
     /// files `filters` lets through by path and language (chunk kinds do not apply to a file).
     /// Where a chunk search finds the passages that repeat a query's words, this finds the files
     /// that hold most of them, wherever they are in the file.
