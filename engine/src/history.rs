@@ -635,13 +635,15 @@ impl FileHistory {
             limits.max_log_bytes
         );
         let key = &blake3::hash(identity.as_bytes()).to_hex()[..32];
-        cache_dir
-            .join(format!(
-                "history-v{}",
-                crate::formats::HISTORY_FORMAT_VERSION
-            ))
-            .join("heads")
-            .join(key)
+        Self::history_dir(cache_dir).join("heads").join(key)
+    }
+
+    /// The folder of this format's histories in `cache_dir` (`history-v{N}/`).
+    fn history_dir(cache_dir: &Path) -> PathBuf {
+        cache_dir.join(format!(
+            "history-v{}",
+            crate::formats::HISTORY_FORMAT_VERSION
+        ))
     }
 
     /// Records `source`'s commit as the last read (written whole or not at all: a temporary file
@@ -662,21 +664,12 @@ impl FileHistory {
         if std::fs::read_to_string(&path).is_ok_and(|last| last == source.commit) {
             return;
         }
-        let Some(dir) = path.parent() else { return };
-        if std::fs::create_dir_all(dir).is_err() {
-            return;
-        }
-        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let temporary = dir.join(format!(".{}-{write}.tmp", std::process::id()));
-        let written = std::fs::write(&temporary, &source.commit).is_ok()
-            && std::fs::rename(&temporary, &path).is_ok();
-        if written {
+        if crate::cache::entry::write_atomically(&path, source.commit.as_bytes()).is_ok()
+            && let Some(dir) = path.parent()
+        {
             // One record per git folder, prefix and limits: a user or an agent that makes a
             // worktree per task would pile them up.
             prune(dir, &path, heads_bytes);
-        } else {
-            let _ = std::fs::remove_file(&temporary);
         }
     }
 
@@ -709,12 +702,7 @@ impl FileHistory {
 
     /// Where the cache keeps the history of `source`.
     pub fn cache_path(cache_dir: &Path, source: &HistorySource, limits: &HistoryLimits) -> PathBuf {
-        cache_dir
-            .join(format!(
-                "history-v{}",
-                crate::formats::HISTORY_FORMAT_VERSION
-            ))
-            .join(format!("{}.bin", source.key(limits)))
+        Self::history_dir(cache_dir).join(format!("{}.bin", source.key(limits)))
     }
 
     /// Reads the log of `source` into documents.
