@@ -7,7 +7,8 @@
 //!    removed: `swex_issue::markup`) — title, body without environment dumps, identifiers,
 //!    dotted names, paths, traceback frames, weighted words.
 //! 2. Ask the engine (through the services table): the files of the snapshot, BM25 chunk hits for
-//!    the cleaned issue and for its title, and the definitions of the names the issue gives.
+//!    the cleaned issue and for its title, the title over whole files, the files that hold each
+//!    of the title's rare words ([`rare`]), and the definitions of the names the issue gives.
 //!    A one-line request of a few words is answered by the host's ranked code search instead.
 //! 3. [`rank`]: one feature vector per touched file (lexical, symbols, mentions, frames, file and
 //!    directory names, partner tests, kind priors) and a linear score, to which [`history`]
@@ -46,6 +47,7 @@ pub mod learned;
 pub mod locate;
 pub mod proximity;
 pub mod rank;
+pub mod rare;
 pub mod similarity;
 pub mod spans;
 
@@ -526,6 +528,8 @@ struct Gathered {
     title_hits: Vec<SearchHit>,
     /// Whole files ranked for the title alone.
     title_files: Vec<SearchHit>,
+    /// The title's rare words and the code files that hold them.
+    title_rare_words: Vec<rare::RareWord>,
     /// The definitions of each name the issue gives that has any.
     definitions: Vec<(String, Vec<DefinitionEntry>)>,
 }
@@ -538,6 +542,7 @@ impl Gathered {
             hits: &self.hits,
             title_hits: &self.title_hits,
             title_files: &self.title_files,
+            title_rare_words: &self.title_rare_words,
             definitions: &self.definitions,
         }
     }
@@ -572,6 +577,8 @@ impl Swex {
                 .map_err(Self::unavailable)?;
             (hits, files)
         };
+        let title_rare_words =
+            rare::rare_title_words(&issue.title, services, &files).map_err(Self::unavailable)?;
         stages.lap("title_search");
         let mut definitions = Vec::new();
         for name in definition_names(issue, config) {
@@ -586,6 +593,7 @@ impl Swex {
             hits,
             title_hits,
             title_files,
+            title_rare_words,
             definitions,
         })
     }
@@ -699,6 +707,7 @@ fn add_debug_notes(
                 "last_frame": f.features.last_frame,
                 "title_lexical": f.features.title_lexical,
                 "title_file_lexical": f.features.title_file_lexical,
+                "title_rare_words": f.features.title_rare_words,
                 "partner_test": f.features.partner_test,
                 "names": f.features.names,
                 "dirs": f.features.dirs,

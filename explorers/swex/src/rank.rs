@@ -12,9 +12,12 @@
 //! - `names`: the file's own name or its directories equal a word of the issue (`rst.py` for
 //!   "RestructuredText … ascii.rst", `conditionset.py` for `ConditionSet`), weighted by how rare
 //!   that file name is in the repository.
+//! - `title_rare_words`: the rarest word of the title the file holds, among the words only a
+//!   handful of the snapshot's code files hold ([`crate::rare`]).
 //! - kind priors: documentation and `__init__.py` files are rarely what an issue needs first.
 
 use crate::issue::{Issue, is_stop};
+use crate::rare::RareWord;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use swex_plugin::text::hints::path_suffixes;
@@ -52,6 +55,10 @@ pub struct Weights {
     /// `title_file_lexical`: BM25 of the title's words over each whole file (the files that hold
     /// most of them, wherever they are), over the best candidate source's.
     pub title_file_lexical: f64,
+    /// `title_rare_words`: the rarest word of the title the file holds, among the words at most
+    /// [`crate::rare::RARE_WORD_MAX_FILES`] code files hold (its inverse document frequency over
+    /// the best candidate source's).
+    pub title_rare_words: f64,
     /// `partner_test`: the best `lexical` of a test file that tests this file by name
     /// (`test_<stem>.py`, `<stem>_test.go`, ...): a matching test points at its subject.
     pub partner_test: f64,
@@ -86,6 +93,7 @@ impl Default for Weights {
             last_frame: 0.32,
             title_lexical: 3.97,
             title_file_lexical: TITLE_FILE_LEXICAL_WEIGHT,
+            title_rare_words: TITLE_RARE_WORDS_WEIGHT,
             partner_test: 2.83,
             history: HISTORY_WEIGHT,
             similar_commits: SIMILAR_COMMITS_WEIGHT,
@@ -105,6 +113,10 @@ pub const SIMILAR_COMMITS_WEIGHT: f64 = 2.0;
 /// candidates and checked on the 159 unseen fixes and dev (docs/ranker.md, "The title over
 /// whole files").
 pub const TITLE_FILE_LEXICAL_WEIGHT: f64 = 0.5;
+/// The weight of [`Weights::title_rare_words`]: chosen like [`TITLE_FILE_LEXICAL_WEIGHT`], as the
+/// term added to the score on the 516 training fixes' candidates (0.25–2 tried), checked on the
+/// 159 unseen fixes and dev (docs/ranker.md, "Rare title words").
+pub const TITLE_RARE_WORDS_WEIGHT: f64 = 1.0;
 
 /// Evidence for one file.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -121,6 +133,8 @@ pub struct Features {
     pub title_lexical: f64,
     /// The title's whole-file BM25 over the best candidate source's (0 for tests).
     pub title_file_lexical: f64,
+    /// The rarest title word the file holds, over the best candidate source's (0 for tests).
+    pub title_rare_words: f64,
     pub partner_test: f64,
     /// The history match over the best candidate source's ([`crate::learned::FileScores::relative`];
     /// set by [`add_history`], 0 for tests and documentation).
@@ -216,6 +230,8 @@ pub struct Evidence<'a> {
     pub title_hits: &'a [SearchHit],
     /// Whole files ranked for the title alone (`lexical_search` with `whole_files`).
     pub title_files: &'a [SearchHit],
+    /// The title's rare words and the code files that hold them ([`crate::rare`]).
+    pub title_rare_words: &'a [RareWord],
     /// Definitions found for each identifier of the issue.
     pub definitions: &'a [(String, Vec<DefinitionEntry>)],
 }
@@ -260,6 +276,7 @@ pub fn rank_files(evidence: &Evidence<'_>, weights: &Weights) -> Vec<RankedFile>
     // After the lexical signal: a test is a partner when it matched the issue's words.
     add_partner_tests(&mut features, &candidates);
     add_title_file_lexical(&mut features, evidence.title_files);
+    add_title_rare_words(&mut features, evidence.title_rare_words);
     score_files(features, &candidates, weights)
 }
 
@@ -352,6 +369,29 @@ fn add_title_file_lexical(features: &mut FeatureMap, title_files: &[SearchHit]) 
     for (path, score) in per_file {
         if let Some(f) = features.get_mut(path) {
             f.title_file_lexical = score / best;
+        }
+    }
+}
+
+/// The title's rare words: each source some other signal touched gets the inverse document
+/// frequency of the rarest one it holds, over the best such source's (it adds no candidate).
+fn add_title_rare_words(features: &mut FeatureMap, rare_words: &[RareWord]) {
+    let mut per_file: HashMap<&str, f64> = HashMap::new();
+    for word in rare_words {
+        for path in &word.files {
+            if !is_test_path(path) && features.contains_key(path.as_str()) {
+                let best = per_file.entry(path.as_str()).or_default();
+                *best = best.max(word.idf);
+            }
+        }
+    }
+    let best = per_file.values().copied().fold(0.0, f64::max);
+    if best <= 0.0 {
+        return;
+    }
+    for (path, idf) in per_file {
+        if let Some(f) = features.get_mut(path) {
+            f.title_rare_words = idf / best;
         }
     }
 }
@@ -591,6 +631,7 @@ fn score_files(
                 + weights.last_frame * f.last_frame
                 + weights.title_lexical * f.title_lexical
                 + weights.title_file_lexical * f.title_file_lexical
+                + weights.title_rare_words * f.title_rare_words
                 + weights.partner_test * f.partner_test;
             let role = path_role(&path);
             if is_doc_path(&path) {
@@ -723,6 +764,7 @@ mod tests {
                 hits: &[],
                 title_hits: &[],
                 title_files: &[],
+                title_rare_words: &[],
                 definitions: &[],
             },
             &Weights::default(),
@@ -779,33 +821,117 @@ mod tests {
             hits: &hits,
             title_hits: &[],
             title_files: &title_files,
+            title_rare_words: &[],
             definitions: &[],
         };
-        let rank = |weight: f64| {
-            let weights = Weights {
-                title_file_lexical: weight,
-                ..Weights::default()
-            };
-            let mut ranked: Vec<_> = rank_files(&evidence, &weights)
+        let found = feature_by_path(&evidence, |f| f.title_file_lexical);
+        assert_eq!(
+            found,
+            [
+                ("src/a.py".to_string(), 0.5),
+                ("src/b.py".to_string(), 1.0),
+                ("tests/test_a.py".to_string(), 0.0)
+            ]
+        );
+        assert_weight_adds_feature(
+            &evidence,
+            |w, x| w.title_file_lexical = x,
+            |f| f.title_file_lexical,
+        );
+    }
+
+    /// The title's rare words: each touched source gets the rarest word it holds, over the best
+    /// such source's; files no other signal touched and tests get nothing; the weight adds
+    /// weight × value to the score.
+    #[test]
+    fn title_rare_words_give_the_rarest_word_held() {
+        let files: Vec<FileEntry> = [
+            "src/a.py",
+            "src/b.py",
+            "src/c.py",
+            "src/d.py",
+            "tests/test_a.py",
+        ]
+        .iter()
+        .map(|p| FileEntry::new(*p, 10))
+        .collect();
+        let hits: Vec<SearchHit> = ["src/a.py", "src/b.py", "src/c.py", "tests/test_a.py"]
+            .iter()
+            .map(|p| SearchHit::new(*p, 1, 10, 1.0))
+            .collect();
+        let word = |idf: f64, files: &[&str]| RareWord {
+            word: format!("w{idf}"),
+            idf,
+            files: files.iter().map(|f| f.to_string()).collect(),
+        };
+        // `src/a.py` holds both words (the rarer counts); `src/d.py` holds the rarest but no
+        // signal touched it; the test holds it too.
+        let rare = [
+            word(4.0, &["src/d.py", "tests/test_a.py"]),
+            word(2.0, &["src/a.py", "src/b.py"]),
+            word(1.0, &["src/a.py", "src/c.py"]),
+        ];
+        let issue = Issue::default();
+        let evidence = Evidence {
+            issue: &issue,
+            files: &files,
+            hits: &hits,
+            title_hits: &[],
+            title_files: &[],
+            title_rare_words: &rare,
+            definitions: &[],
+        };
+        let found = feature_by_path(&evidence, |f| f.title_rare_words);
+        assert_eq!(
+            found,
+            [
+                ("src/a.py".to_string(), 1.0),
+                ("src/b.py".to_string(), 1.0),
+                ("src/c.py".to_string(), 0.5),
+                ("tests/test_a.py".to_string(), 0.0)
+            ]
+        );
+        assert_weight_adds_feature(
+            &evidence,
+            |w, x| w.title_rare_words = x,
+            |f| f.title_rare_words,
+        );
+    }
+
+    /// Each ranked file's `feature` (default weights), by path.
+    fn feature_by_path(
+        evidence: &Evidence<'_>,
+        feature: fn(&Features) -> f64,
+    ) -> Vec<(String, f64)> {
+        let mut found: Vec<(String, f64)> = rank_files(evidence, &Weights::default())
+            .into_iter()
+            .map(|f| (f.path, feature(&f.features)))
+            .collect();
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        found
+    }
+
+    /// Setting a signal's weight (`set`) to 3 instead of 0 adds exactly 3 × its feature to every
+    /// file's score.
+    fn assert_weight_adds_feature(
+        evidence: &Evidence<'_>,
+        set: fn(&mut Weights, f64),
+        feature: fn(&Features) -> f64,
+    ) {
+        let scores = |weight: f64| {
+            let mut weights = Weights::default();
+            set(&mut weights, weight);
+            let mut ranked: Vec<(String, f64, f64)> = rank_files(evidence, &weights)
                 .into_iter()
-                .map(|f| (f.path, f.features.title_file_lexical, f.score))
+                .map(|f| (f.path, feature(&f.features), f.score))
                 .collect();
             ranked.sort_by(|a, b| a.0.cmp(&b.0));
             ranked
         };
-        let without = rank(0.0);
-        let found: Vec<(&str, f64)> = without.iter().map(|(p, t, _)| (p.as_str(), *t)).collect();
-        assert_eq!(
-            found,
-            [
-                ("src/a.py", 0.5),
-                ("src/b.py", 1.0),
-                ("tests/test_a.py", 0.0)
-            ]
-        );
-        let with = rank(2.0);
-        for ((path, _, before), (_, relative, after)) in without.iter().zip(&with) {
-            assert!((after - before - 2.0 * relative).abs() < 1e-9, "{path}");
+        let (without, with) = (scores(0.0), scores(3.0));
+        assert_eq!(without.len(), with.len());
+        for ((path, _, before), (_, value, after)) in without.iter().zip(&with) {
+            assert!((after - before - 3.0 * value).abs() < 1e-9, "{path}");
         }
     }
 
