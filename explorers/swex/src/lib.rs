@@ -577,9 +577,10 @@ impl Swex {
                 .map_err(Self::unavailable)?;
             (hits, files)
         };
+        stages.lap("title_search");
         let title_rare_words =
             rare::rare_title_words(&issue.title, services, &files).map_err(Self::unavailable)?;
-        stages.lap("title_search");
+        stages.lap("title_rare_words");
         let mut definitions = Vec::new();
         for name in definition_names(issue, config) {
             let defs = services.definitions(&name).map_err(Self::unavailable)?;
