@@ -355,43 +355,41 @@ fn add_title_lexical(
 /// sources some other signal touched (it adds no candidate). A host that predates whole-file
 /// search answers chunks instead: the best chunk of each file then stands for the file.
 fn add_title_file_lexical(features: &mut FeatureMap, title_files: &[SearchHit]) {
-    let mut per_file: HashMap<&str, f64> = HashMap::new();
-    for hit in title_files {
-        if !is_test_path(&hit.path) && features.contains_key(hit.path.as_str()) {
-            let best = per_file.entry(hit.path.as_str()).or_default();
-            *best = best.max(hit.score);
-        }
-    }
-    let best = per_file.values().copied().fold(0.0, f64::max);
-    if best <= 0.0 {
-        return;
-    }
-    for (path, score) in per_file {
-        if let Some(f) = features.get_mut(path) {
-            f.title_file_lexical = score / best;
-        }
-    }
+    let scores = title_files.iter().map(|hit| (hit.path.as_str(), hit.score));
+    set_relative_to_best_source(features, scores, |f, value| f.title_file_lexical = value);
 }
 
 /// The title's rare words: each source some other signal touched gets the inverse document
 /// frequency of the rarest one it holds, over the best such source's (it adds no candidate).
 fn add_title_rare_words(features: &mut FeatureMap, rare_words: &[RareWord]) {
+    let idfs = rare_words
+        .iter()
+        .flat_map(|word| word.files.iter().map(|path| (path.as_str(), word.idf)));
+    set_relative_to_best_source(features, idfs, |f, value| f.title_rare_words = value);
+}
+
+/// Each touched source's best value among `values` (path, value; a path may come several
+/// times), over the best source's, given to it by `set`. Files no other signal touched and
+/// tests get nothing; nothing is set when no value is positive.
+fn set_relative_to_best_source<'a>(
+    features: &mut FeatureMap,
+    values: impl IntoIterator<Item = (&'a str, f64)>,
+    set: fn(&mut Features, f64),
+) {
     let mut per_file: HashMap<&str, f64> = HashMap::new();
-    for word in rare_words {
-        for path in &word.files {
-            if !is_test_path(path) && features.contains_key(path.as_str()) {
-                let best = per_file.entry(path.as_str()).or_default();
-                *best = best.max(word.idf);
-            }
+    for (path, value) in values {
+        if !is_test_path(path) && features.contains_key(path) {
+            let best = per_file.entry(path).or_default();
+            *best = best.max(value);
         }
     }
     let best = per_file.values().copied().fold(0.0, f64::max);
     if best <= 0.0 {
         return;
     }
-    for (path, idf) in per_file {
+    for (path, value) in per_file {
         if let Some(f) = features.get_mut(path) {
-            f.title_rare_words = idf / best;
+            set(f, value / best);
         }
     }
 }
