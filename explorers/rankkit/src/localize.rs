@@ -258,6 +258,10 @@ pub struct PlanLimits {
     pub top_k: usize,
     /// The lead file (the first one given) is read whole from this belief on, when it fits.
     pub whole_confidence: f64,
+    /// ... and when the lines of it expected to be of no use, `(1 − belief) × its length`, are at
+    /// most this many: a long file needs a firmer belief than a short one to be read whole
+    /// (`u32::MAX`: no such limit).
+    pub whole_max_waste: u32,
     /// Any file this short is read whole when it gets a region.
     pub small_file_lines: u32,
     /// A lead file that is not read whole gets this many lines from the start of its best span.
@@ -287,8 +291,9 @@ pub struct Planned {
 /// lengths).
 ///
 /// The lead file (the first one given, normally the one the explorer believes most) is read whole
-/// when its belief reaches `whole_confidence` and it fits the budget: the file a fix edits is the
-/// unit a reader needs, and when the belief is right every line of it counts. Otherwise it gets
+/// when its belief reaches `whole_confidence`, the lines expected to be wasted on it stay within
+/// `whole_max_waste` and it fits the budget: the file a fix edits is the unit a reader needs, and
+/// when the belief is right every line of it counts. Otherwise it gets
 /// `lead_focus_lines` from the start of its best span. Every other file gets a pointer: the first
 /// `pointer_lines` of its best span, the place to look, for a few lines each — enough to reach the
 /// other files an answer needs (tests, callers) without spending the budget on them. Files short
@@ -311,8 +316,8 @@ pub fn plan_regions(
             continue;
         }
         let lead = order == 0;
-        let whole = (lead && file.confidence >= limits.whole_confidence)
-            || file.line_count <= limits.small_file_lines;
+        let whole =
+            (lead && lead_read_whole(file, limits)) || file.line_count <= limits.small_file_lines;
         let (start, end, why) = if whole && u64::from(file.line_count) <= left {
             (1, file.line_count, "whole file".to_owned())
         } else {
@@ -368,6 +373,15 @@ pub fn plan_regions(
             .then(a.0.cmp(&b.0))
     });
     planned.into_iter().map(|(_, p)| p).collect()
+}
+
+/// Whether the lead file is believed enough to be read whole (the budget aside): its belief
+/// reaches `whole_confidence`, and the lines of it expected to be wasted — all of them when the
+/// belief is wrong, so `(1 − belief) × length` — stay within `whole_max_waste`.
+fn lead_read_whole(file: &FileEvidence, limits: &PlanLimits) -> bool {
+    let expected_waste = (1.0 - file.confidence).max(0.0) * f64::from(file.line_count);
+    file.confidence >= limits.whole_confidence
+        && expected_waste <= f64::from(limits.whole_max_waste)
 }
 
 /// The pointer that precedes a lead file read whole: the first `pointer_lines` of its best span,
@@ -525,6 +539,7 @@ mod tests {
             budget,
             top_k: 5,
             whole_confidence: 0.3,
+            whole_max_waste: u32::MAX,
             small_file_lines: 40,
             lead_focus_lines: 50,
             pointer_lines: 5,
@@ -594,6 +609,26 @@ mod tests {
             ..file("main.py", 300, 0.2, vec![])
         };
         assert_eq!(plan(&[doubted], 1000), vec![("main.py".into(), 1, 50)]);
+    }
+
+    #[test]
+    fn a_long_lead_needs_a_firmer_belief_to_be_read_whole() {
+        let lead = |lines, confidence| file("main.py", lines, confidence, vec![]);
+        let capped = PlanLimits {
+            whole_max_waste: 100,
+            ..limits(10_000)
+        };
+        let whole = ("main.py".to_owned(), 1, -1);
+        let focus = ("main.py".to_owned(), 1, 50);
+        // (1 − 0.8) × 500 = 100 lines expected wasted: within the limit, read whole.
+        assert_eq!(plan_with(&[lead(500, 0.8)], &capped), vec![whole.clone()]);
+        // The same belief on a file of 600 lines: 120 expected wasted, focused.
+        assert_eq!(plan_with(&[lead(600, 0.8)], &capped), vec![focus.clone()]);
+        // A firmer belief reads it whole again: (1 − 0.9) × 600 = 60.
+        assert_eq!(plan_with(&[lead(600, 0.9)], &capped), vec![whole.clone()]);
+        // The limit never lowers the bar of `whole_confidence`, and without it nothing changes.
+        assert_eq!(plan_with(&[lead(100, 0.2)], &capped), vec![focus]);
+        assert_eq!(plan(&[lead(600, 0.8)], 10_000), vec![whole]);
     }
 
     #[test]

@@ -661,6 +661,7 @@ impl Swex {
                 budget: request.line_budget.unwrap_or(DEFAULT_LINE_BUDGET),
                 top_k: request.top_k,
                 whole_confidence: config.locate.whole_confidence,
+                whole_max_waste: config.locate.whole_max_waste,
                 small_file_lines: config.locate.small_file_lines,
                 lead_focus_lines: config.locate.lead_focus_lines,
                 pointer_lines: config.locate.pointer_lines,

@@ -76,6 +76,12 @@ pub struct LocateConfig {
     pub test_confidence: f64,
     /// Read the lead file whole from this belief on (and when it fits the budget).
     pub whole_confidence: f64,
+    /// ... and only when the lines of it expected to be of no use, `(1 − belief) × its length`,
+    /// are at most this many (`swex_rankkit::localize::PlanLimits::whole_max_waste`): a
+    /// 2,000-line file is read whole from a belief of 0.4, a 400-line one from the threshold
+    /// above. Chosen on held-out folds of dev under the 700-line median the targets ask for
+    /// (docs/explorer-swex.md, "The plan's thresholds"); `u32::MAX` turns it off.
+    pub whole_max_waste: u32,
     /// Files this short are read whole when they get a region.
     pub small_file_lines: u32,
     /// Lines of a lead file that is not read whole, from the start of its best span.
@@ -125,6 +131,7 @@ impl Default for LocateConfig {
             temperature: 1.0,
             test_confidence: 0.2,
             whole_confidence: 0.15,
+            whole_max_waste: 1200,
             small_file_lines: 0,
             lead_focus_lines: 100,
             pointer_lines: 5,
