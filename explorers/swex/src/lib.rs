@@ -649,6 +649,13 @@ impl Swex {
                         "lines": file.line_count,
                         "confidence": file.confidence,
                         "spans": spans.iter().take(8).map(|s| (s.start, s.end, s.evidence, &s.why)).collect::<Vec<_>>(),
+                        // The marks inside the best span: where its pointer can open.
+                        "best_span_marks": spans.first().map(|best| file
+                            .marks
+                            .iter()
+                            .filter(|m| m.start <= best.end && best.start <= m.end)
+                            .map(|m| (m.start, m.end, m.weight, m.kind))
+                            .collect::<Vec<_>>()),
                     })
                     .to_string(),
                 );
