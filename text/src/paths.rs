@@ -1,7 +1,8 @@
 //! What a repository path says about a file: its role (source, test, documentation, example,
 //! vendored, generated or bundled, declaration stub, re-export barrel, auxiliary), from folder
 //! names and the file-name conventions of the common languages — never from contents, so it costs
-//! nothing.
+//! nothing. One rule reads the whole file list instead of one path: [`BundledLibraries`], the
+//! folders of libraries copied in with their own licence.
 //!
 //! One rule for every reader: the engine's ranked code search demotes by it, and the `swex`
 //! explorer ranks by it (through the SDK, `swex_plugin::text::paths`). Vendored, generated,
@@ -249,6 +250,110 @@ pub fn path_role(path: &str) -> PathRole {
     }
 }
 
+/// The folders of a repository that hold libraries bundled from other projects, from its list of
+/// file paths (repository-relative, `/` separators), sorted: a folder below the root with a licence
+/// file of its own (`LICENSE`, `COPYING`, `NOTICE`, `ICU-license.html`, `LICENSE-APACHE`, …; text,
+/// not a `license_check.go`) whose name — lowercased, without its last extension — is none of the
+/// root's. Files under such a
+/// folder are vendored, like those of a `vendor/` folder.
+///
+/// Why the name test: a package of the project's own monorepo or workspace repeats the root's
+/// licence (`packages/x/LICENSE` beside `LICENSE`, a crate's `LICENSE-MIT` beside the root's,
+/// Django's `dispatch/license.txt` beside `LICENSE`), while a copied library brings its own (jq's
+/// `src/decNumber/ICU-license.html` beside `COPYING`, scikit-learn's
+/// `sklearn/svm/src/liblinear/COPYRIGHT`). A repository without a licence at its root gives none:
+/// there is nothing to tell its own packages from copies.
+///
+/// ```
+/// use swex_text::paths::BundledLibraries;
+///
+/// let jq = ["COPYING", "src/jv.c", "src/decNumber/ICU-license.html", "src/decNumber/decNumber.c"];
+/// let bundled = BundledLibraries::find(jq);
+/// assert_eq!(bundled.dirs(), ["src/decNumber".to_owned()]);
+/// assert!(bundled.holds("src/decNumber/decNumber.c") && !bundled.holds("src/jv.c"));
+/// let workspace = ["LICENSE-MIT", "crates/ignore/LICENSE-MIT", "crates/ignore/src/lib.rs"];
+/// assert!(BundledLibraries::find(workspace).dirs().is_empty());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BundledLibraries {
+    dirs: Vec<String>,
+}
+
+impl BundledLibraries {
+    /// The bundled libraries of a repository, from its file paths (licences included).
+    pub fn find<'a>(paths: impl IntoIterator<Item = &'a str>) -> BundledLibraries {
+        BundledLibraries {
+            dirs: bundled_library_dirs(paths),
+        }
+    }
+
+    /// Their folders, sorted.
+    pub fn dirs(&self) -> &[String] {
+        &self.dirs
+    }
+
+    /// Whether `path` lies in one of them.
+    pub fn holds(&self, path: &str) -> bool {
+        self.dirs.iter().any(|dir| {
+            path.strip_prefix(dir.as_str())
+                .is_some_and(|rest| rest.starts_with('/'))
+        })
+    }
+}
+
+fn bundled_library_dirs<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    // A licence is text: no extension, a document's, or a licence's own (`LICENSE.python`).
+    const LICENCE_EXTENSIONS: [&str; 15] = [
+        "txt", "md", "rst", "html", "htm", "markdown", "adoc", "org", "rtf", "pdf", "mit",
+        "apache", "bsd", "gpl", "python",
+    ];
+    let licence_name = |name: &str| -> Option<String> {
+        let stem = file_stem(name, Extension::Last).to_ascii_lowercase();
+        let extension = name[stem.len()..]
+            .trim_start_matches('.')
+            .to_ascii_lowercase();
+        if !extension.is_empty() && !LICENCE_EXTENSIONS.contains(&extension.as_str()) {
+            return None;
+        }
+        let is_licence = [
+            "license",
+            "licence",
+            "copying",
+            "copyright",
+            "unlicense",
+            "notice",
+        ]
+        .iter()
+        .any(|word| {
+            stem == *word
+                || stem.starts_with(&format!("{word}-"))
+                || stem.starts_with(&format!("{word}_"))
+                || stem.ends_with(&format!("-{word}"))
+                || stem.ends_with(&format!("_{word}"))
+        });
+        is_licence.then_some(stem)
+    };
+    let mut root = std::collections::HashSet::new();
+    let mut nested: Vec<(&str, String)> = Vec::new();
+    for path in paths {
+        match path.rsplit_once('/') {
+            None => root.extend(licence_name(path)),
+            Some((dir, name)) => nested.extend(licence_name(name).map(|stem| (dir, stem))),
+        }
+    }
+    if root.is_empty() {
+        return Vec::new();
+    }
+    let mut dirs: Vec<String> = nested
+        .into_iter()
+        .filter(|(_, stem)| !root.contains(stem))
+        .map(|(dir, _)| dir.to_owned())
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
 /// Which dots of a file name end its stem. The readers differ on purpose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -375,6 +480,38 @@ mod tests {
     }
 
     /// One row per path: its stem without the last extension, without all, and as a module.
+    #[test]
+    fn bundled_libraries_bring_a_licence_the_root_does_not_have() {
+        let dirs = |paths: &[&str]| BundledLibraries::find(paths.iter().copied()).dirs;
+        // Copies: a licence of another name than the root's, at any depth.
+        assert_eq!(
+            dirs(&[
+                "COPYING",
+                "src/decNumber/ICU-license.html",
+                "src/decNumber/decNumber.c",
+                "sklearn/svm/src/liblinear/COPYRIGHT",
+                "lib/x/NOTICE.txt",
+                "lib/x/LICENSE_APACHE",
+            ]),
+            vec!["lib/x", "sklearn/svm/src/liblinear", "src/decNumber"]
+        );
+        // The project's own packages repeat the root's licence, whatever its extension.
+        assert!(
+            dirs(&[
+                "LICENSE",
+                "LICENSE.python",
+                "django/dispatch/license.txt",
+                "packages/a/LICENSE.md",
+                "crates/b/LICENSE-MIT",
+                "LICENSE-MIT",
+            ])
+            .is_empty()
+        );
+        // Not licences: names that only contain the word, and a root without any licence.
+        assert!(dirs(&["LICENSE", "src/licenses.py", "src/license_check.go"]).is_empty());
+        assert!(dirs(&["README.md", "third/LICENSE"]).is_empty());
+    }
+
     #[test]
     fn file_stems_drop_the_last_or_every_extension() {
         for (path, last, all, module) in [

@@ -230,6 +230,8 @@ pub(crate) struct FileAid {
 impl SearchAids {
     pub(crate) fn build(index: &SnapshotIndex) -> SearchAids {
         let mut names: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
+        let bundled =
+            swex_text::paths::BundledLibraries::find(index.files().iter().map(|f| f.path.as_str()));
         let files = index
             .files()
             .iter()
@@ -243,10 +245,12 @@ impl SearchAids {
                             .push((file as u32, d as u32));
                     }
                 }
+                let mut role = paths::path_role(&info.path);
+                role.vendored |= bundled.holds(&info.path);
                 FileAid {
                     words: paths::path_words(&info.path),
                     stem: paths::normalized_stem(&info.path),
-                    role: paths::path_role(&info.path),
+                    role,
                 }
             })
             .collect();

@@ -35,6 +35,7 @@ fn main() {
                     ..Features::default()
                 },
                 is_test: i % 9 == 0,
+                vendored: false,
                 line_count: Some(50 + (i as u32 * 37) % 900),
                 language: Some("rust".into()),
             })

@@ -14,7 +14,7 @@
 //! folds so that the planner's softmax over them ([`crate::locate`]) gives probabilities.
 
 use crate::proximity::Proximity;
-use crate::rank::{RankedFile, is_doc_path, is_header_path, is_vendored_path};
+use crate::rank::{RankedFile, is_doc_path, is_header_path};
 use serde::Serialize;
 use std::collections::HashMap;
 use swex_plugin::text::paths::path_role;
@@ -484,7 +484,7 @@ pub fn feature_rows(
                 f.partner_test,
                 flag(is_doc_path(path)),
                 flag(role.barrel),
-                flag(is_vendored_path(path)),
+                flag(file.vendored),
                 flag(is_header_path(path)),
                 flag(file.language.is_none()),
                 path.matches('/').count() as f64,
@@ -563,6 +563,7 @@ mod tests {
                 ..Features::default()
             },
             is_test: crate::rank::is_test_path(path),
+            vendored: false,
             line_count: Some(100),
             language: None,
         }

@@ -723,7 +723,7 @@ fn add_debug_notes(
                 "history": f.features.history,
                 "doc": rank::is_doc_path(&f.path),
                 "init": swex_plugin::text::paths::path_role(&f.path).barrel,
-                "vendor": rank::is_vendored_path(&f.path),
+                "vendor": f.vendored,
             })
             .to_string(),
         );
@@ -761,6 +761,7 @@ mod tests {
                 ..rank::Features::default()
             },
             is_test: false,
+            vendored: false,
             line_count: Some(10),
             language: Some(language.to_owned()),
         }

@@ -180,6 +180,7 @@ mod tests {
                 ..Features::default()
             },
             is_test: crate::rank::is_test_path(path),
+            vendored: false,
             line_count: Some(10),
             language: language.map(str::to_owned),
         }

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use swex_plugin::text::hints::path_suffixes;
 use swex_plugin::text::identifiers::{Digits, identifier_parts, squash};
-use swex_plugin::text::paths::{module_stem, path_role};
+use swex_plugin::text::paths::{BundledLibraries, module_stem, path_role};
 use swex_plugin::text::subjects::{names_subject, subject_key, subject_keys};
 use swex_plugin::types::{DefinitionEntry, FileEntry, SearchHit};
 
@@ -151,6 +151,9 @@ pub struct RankedFile {
     pub score: f64,
     pub features: Features,
     pub is_test: bool,
+    /// Code a fix never edits ([`is_vendored_path`], or in a bundled library:
+    /// `swex_plugin::text::paths::BundledLibraries`).
+    pub vendored: bool,
     pub line_count: Option<u32>,
     /// The language the engine parses the file as (`None`: configuration or prose).
     pub language: Option<String>,
@@ -286,6 +289,8 @@ type FeatureMap = BTreeMap<String, Features>;
 /// The files that can be ranked ([`is_candidate`]), by path.
 struct Candidates<'a> {
     files: HashMap<&'a str, &'a FileEntry>,
+    /// The libraries bundled from other projects (found among all files, licences included).
+    bundled: BundledLibraries,
     /// How many there are (at least 1): the base of the rarity of a signal.
     count: f64,
     /// The longest path: longer suffixes of a mention cannot name a file.
@@ -294,12 +299,14 @@ struct Candidates<'a> {
 
 impl<'a> Candidates<'a> {
     fn of(files: &'a [FileEntry]) -> Candidates<'a> {
+        let bundled = BundledLibraries::find(files.iter().map(|f| f.path.as_str()));
         let files: HashMap<&str, &FileEntry> = files
             .iter()
             .filter(|f| is_candidate(f))
             .map(|f| (f.path.as_str(), f))
             .collect();
         Candidates {
+            bundled,
             count: files.len().max(1) as f64,
             longest: files.keys().map(|p| p.len()).max().unwrap_or(0),
             files,
@@ -308,6 +315,11 @@ impl<'a> Candidates<'a> {
 
     fn contains(&self, path: &str) -> bool {
         self.files.contains_key(path)
+    }
+
+    /// Whether `path` is code a fix never edits: vendored by its path, or in a bundled library.
+    fn is_vendored(&self, path: &str) -> bool {
+        is_vendored_path(path) || self.bundled.holds(path)
     }
 
     /// The candidate's own copy of `path`, if `path` is one.
@@ -641,13 +653,15 @@ fn score_files(
             if role.barrel {
                 score -= weights.init_penalty;
             }
-            if is_vendored_path(&path) {
+            let vendored = candidates.is_vendored(&path);
+            if vendored {
                 score -= weights.vendor_penalty;
             }
             if is_test {
                 score -= weights.test_penalty;
             }
             RankedFile {
+                vendored,
                 line_count: entry.line_count,
                 language: entry.language.clone(),
                 path,
@@ -683,6 +697,23 @@ pub fn add_history(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Evidence of lexical hits alone; other signals are set with `..` on it.
+    fn lexical_evidence<'a>(
+        issue: &'a Issue,
+        files: &'a [FileEntry],
+        hits: &'a [SearchHit],
+    ) -> Evidence<'a> {
+        Evidence {
+            issue,
+            files,
+            hits,
+            title_hits: &[],
+            title_files: &[],
+            title_rare_words: &[],
+            definitions: &[],
+        }
+    }
 
     #[test]
     fn definitions_count_most_where_the_behaviour_lives() {
@@ -814,13 +845,8 @@ mod tests {
         ];
         let issue = Issue::default();
         let evidence = Evidence {
-            issue: &issue,
-            files: &files,
-            hits: &hits,
-            title_hits: &[],
             title_files: &title_files,
-            title_rare_words: &[],
-            definitions: &[],
+            ..lexical_evidence(&issue, &files, &hits)
         };
         let found = feature_by_path(&evidence, |f| f.title_file_lexical);
         assert_eq!(
@@ -836,6 +862,53 @@ mod tests {
             |w, x| w.title_file_lexical = x,
             |f| f.title_file_lexical,
         );
+    }
+
+    /// A library bundled with its own licence (jq's `src/decNumber/`) is vendored: it takes the
+    /// vendor penalty and says so; the project's own files under the same root do not.
+    #[test]
+    fn a_bundled_library_is_vendored() {
+        let rank_of = |paths: &[&str]| {
+            let files: Vec<FileEntry> = paths
+                .iter()
+                .map(|p| FileEntry::new(*p, 10).with_language("c"))
+                .collect();
+            let hits: Vec<SearchHit> = [
+                "src/jv.c",
+                "src/decNumber/decNumber.c",
+                "src/decNumberish.c",
+            ]
+            .iter()
+            .map(|p| SearchHit::new(*p, 1, 10, 1.0))
+            .collect();
+            let issue = Issue::default();
+            rank_files(
+                &lexical_evidence(&issue, &files, &hits),
+                &Weights::default(),
+            )
+        };
+        let plain = [
+            "COPYING",
+            "src/jv.c",
+            "src/decNumber/decNumber.c",
+            "src/decNumberish.c",
+        ];
+        let mut bundled = plain.to_vec();
+        bundled.push("src/decNumber/ICU-license.html");
+        let (before, after) = (rank_of(&plain), rank_of(&bundled));
+        let get = |ranked: &[RankedFile], path: &str| -> (bool, f64) {
+            let f = ranked.iter().find(|f| f.path == path).unwrap();
+            (f.vendored, f.score)
+        };
+        let penalty = Weights::default().vendor_penalty;
+        let copy = "src/decNumber/decNumber.c";
+        assert!(!get(&before, copy).0);
+        assert!(get(&after, copy).0);
+        assert!((get(&before, copy).1 - get(&after, copy).1 - penalty).abs() < 1e-9);
+        for own in ["src/jv.c", "src/decNumberish.c"] {
+            assert_eq!(get(&before, own), get(&after, own), "{own}");
+            assert!(!get(&after, own).0);
+        }
     }
 
     /// The title's rare words: each touched source gets the rarest word it holds, over the best
@@ -871,13 +944,8 @@ mod tests {
         ];
         let issue = Issue::default();
         let evidence = Evidence {
-            issue: &issue,
-            files: &files,
-            hits: &hits,
-            title_hits: &[],
-            title_files: &[],
             title_rare_words: &rare,
-            definitions: &[],
+            ..lexical_evidence(&issue, &files, &hits)
         };
         let found = feature_by_path(&evidence, |f| f.title_rare_words);
         assert_eq!(

@@ -103,6 +103,7 @@ fn ranked(path: &str, score: f64, line_count: Option<u32>) -> RankedFile {
         score,
         features: Features::default(),
         is_test: path.starts_with("tests/"),
+        vendored: false,
         line_count,
         language: Some("python".to_owned()),
     }
