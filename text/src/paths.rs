@@ -307,31 +307,33 @@ fn bundled_library_dirs<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<Str
         "txt", "md", "rst", "html", "htm", "markdown", "adoc", "org", "rtf", "pdf", "mit",
         "apache", "bsd", "gpl", "python",
     ];
+    const LICENCE_WORDS: [&str; 6] = [
+        "license",
+        "licence",
+        "copying",
+        "copyright",
+        "unlicense",
+        "notice",
+    ];
     let licence_name = |name: &str| -> Option<String> {
-        let stem = file_stem(name, Extension::Last).to_ascii_lowercase();
-        let extension = name[stem.len()..]
-            .trim_start_matches('.')
-            .to_ascii_lowercase();
-        if !extension.is_empty() && !LICENCE_EXTENSIONS.contains(&extension.as_str()) {
-            return None;
-        }
-        let is_licence = [
-            "license",
-            "licence",
-            "copying",
-            "copyright",
-            "unlicense",
-            "notice",
-        ]
-        .iter()
-        .any(|word| {
-            stem == *word
-                || stem.starts_with(&format!("{word}-"))
-                || stem.starts_with(&format!("{word}_"))
-                || stem.ends_with(&format!("-{word}"))
-                || stem.ends_with(&format!("_{word}"))
+        let stem = file_stem(name, Extension::Last);
+        // The word alone, or joined to another by `-` or `_` (`LICENSE-MIT`, `ICU-license`).
+        let is_licence = LICENCE_WORDS.iter().any(|word| {
+            let n = word.len();
+            let at_start = stem.get(..n).is_some_and(|s| s.eq_ignore_ascii_case(word));
+            let at_end = (stem.len().checked_sub(n))
+                .and_then(|i| stem.get(i..))
+                .is_some_and(|s| s.eq_ignore_ascii_case(word));
+            let joined = |byte: Option<u8>| matches!(byte, Some(b'-' | b'_'));
+            at_start && (stem.len() == n || joined(stem.as_bytes().get(n).copied()))
+                || at_end && joined(stem.len().checked_sub(n + 1).map(|i| stem.as_bytes()[i]))
         });
-        is_licence.then_some(stem)
+        let extension = name[stem.len()..].trim_start_matches('.');
+        let text = extension.is_empty()
+            || LICENCE_EXTENSIONS
+                .iter()
+                .any(|e| e.eq_ignore_ascii_case(extension));
+        (is_licence && text).then(|| stem.to_ascii_lowercase())
     };
     let mut root = std::collections::HashSet::new();
     let mut nested: Vec<(&str, String)> = Vec::new();
@@ -510,6 +512,16 @@ mod tests {
         // Not licences: names that only contain the word, and a root without any licence.
         assert!(dirs(&["LICENSE", "src/licenses.py", "src/license_check.go"]).is_empty());
         assert!(dirs(&["README.md", "third/LICENSE"]).is_empty());
+        // Names of any script are read without slicing inside a character.
+        assert_eq!(
+            dirs(&[
+                "LICENSE",
+                "lib/日本語ライセンス.txt",
+                "lib/é/Lizenz-license.txt",
+                "x/ü"
+            ]),
+            vec!["lib/é"]
+        );
     }
 
     #[test]
