@@ -78,6 +78,25 @@ fn fixture(root: &Path) -> String {
     source.display().to_string()
 }
 
+/// The arguments of a code-search run over the fixture's benchmark, checkouts made from `source`.
+fn codesearch_run(source: &str) -> Vec<String> {
+    [
+        "bench",
+        "--task",
+        "codesearch",
+        "--bench",
+        "data",
+        "--git-dir",
+        &format!("org/shop={source}"),
+        "--repos",
+        "checkouts",
+        "--cache-dir",
+        "cache",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
 #[test]
 fn codesearch_runs_scores_and_reports() {
     let dir = tempfile::tempdir().unwrap();
@@ -89,26 +108,10 @@ fn codesearch_runs_scores_and_reports() {
         "command": "printf 'RELEVANT_FILES:\\nretry.py:1-3\\nclient.py:2-3\\n'",
     })
     .to_string();
-    let out = swex(
-        root,
-        &[
-            "bench",
-            "--task",
-            "codesearch",
-            "--bench",
-            "data",
-            "--git-dir",
-            &format!("org/shop={source}"),
-            "--repos",
-            "checkouts",
-            "--cache-dir",
-            "cache",
-            "-e",
-            "command,bm25",
-            "--explorer-config",
-            &format!("command={config}"),
-        ],
-    );
+    let mut args = codesearch_run(&source);
+    args.extend(["-e", "command,bm25", "--explorer-config"].map(str::to_owned));
+    args.push(format!("command={config}"));
+    let out = swex(root, &args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_ok(&out);
     assert!(root.join("checkouts/shop/src/retry.py").is_file());
     let rows = read_rows(&root.join("results/codesearch/command.jsonl")).unwrap();
@@ -265,6 +268,48 @@ fn codesearch_rejects_what_it_cannot_honour() {
                 .as_deref()
                 .is_some_and(|e| e.contains("no checkout"))),
         "{rows:?}"
+    );
+}
+
+/// `--dense-scores` decides what the explorers' `dense: "auto"` means: on a machine without the
+/// embedding model (an empty `SWEX_CACHE_DIR`), `on` makes every `search` query fail and say
+/// which asset is missing, while `off` and `auto` answer lexically, with the same scores.
+#[test]
+fn dense_scores_decide_what_auto_means() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let source = fixture(root);
+    let no_models = root.join("no-models");
+    std::fs::create_dir_all(&no_models).unwrap();
+    let run = |when: &str| -> Vec<swex_bench::codesearch::CodeSearchRow> {
+        let output = format!("out-{when}/{{explorer}}.jsonl");
+        let out = Command::new(env!("CARGO_BIN_EXE_swex"))
+            .current_dir(root)
+            .env("SWEX_CACHE_DIR", &no_models)
+            .args(codesearch_run(&source))
+            .args(["-e", "search", "--dense-scores", when, "-o", &output])
+            .output()
+            .expect("swex runs");
+        if when != "on" {
+            assert_ok(&out);
+        }
+        read_rows(&root.join(format!("out-{when}/search.jsonl"))).unwrap()
+    };
+    let scores = |rows: &[swex_bench::codesearch::CodeSearchRow]| -> Vec<f64> {
+        assert!(rows.iter().all(|r| r.error.is_none()), "{rows:?}");
+        rows.iter().map(|r| r.ndcg10).collect()
+    };
+    let (auto, off) = (run("auto"), run("off"));
+    assert_eq!(scores(&auto), scores(&off));
+    assert!(scores(&off).iter().any(|&s| s > 0.0), "{off:?}");
+    let on = run("on");
+    assert_eq!(on.len(), 3);
+    assert!(
+        on.iter().all(|r| r
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("swex models fetch"))),
+        "{on:?}"
     );
 }
 

@@ -23,6 +23,7 @@ use swex_bench::runner::{
     RunConfig, RunObserver, RunSummary, ServicesOpener, Shard, SnapshotSource, parse_top_ks,
     select_instances,
 };
+use swex_engine::search::DenseUse;
 use swex_engine::snapshot::RepoLocator;
 use swex_plugin_host::{EngineBackend, RawServices};
 
@@ -33,6 +34,27 @@ pub enum Task {
     SweExplore,
     /// Code search: a folder with repos.json and annotations/ (the semble benchmark's layout).
     Codesearch,
+}
+
+/// What a code search's `dense: "auto"` means in a run (`--dense-scores`).
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DenseScores {
+    /// Fused when the embedding model is installed: this process keeps it loaded.
+    Auto,
+    /// Never: lexical scores only, as on a machine without the model.
+    Off,
+    /// Always: a query fails when the model is missing.
+    On,
+}
+
+impl From<DenseScores> for DenseUse {
+    fn from(when: DenseScores) -> DenseUse {
+        match when {
+            DenseScores::Auto => DenseUse::Auto,
+            DenseScores::Off => DenseUse::Off,
+            DenseScores::On => DenseUse::On,
+        }
+    }
 }
 
 /// Where a run's snapshots are, and where to make the missing ones from (`swex bench`,
@@ -130,6 +152,12 @@ pub struct BenchArgs {
     pub index: bool,
     #[command(flatten)]
     pub engine: super::index::EngineArgs,
+    /// What a code search's `dense: "auto"` means for the explorers served from the index (the
+    /// `swex` explorer's short queries, the `search` explorer unless its config says): `auto`
+    /// fuses dense scores when the embedding model is installed, `off` never (the scores of a
+    /// machine without the model), `on` always (queries fail without the model).
+    #[arg(long, value_enum, default_value_t = DenseScores::Auto, value_name = "WHEN")]
+    pub dense_scores: DenseScores,
 }
 
 /// The benchmark-aware defaults of an explorer, from its built-in row's [`BenchSetup`]: a config
@@ -227,10 +255,12 @@ pub(super) fn make_explorers(
 type OpenedServices = (Box<dyn RawServices>, Vec<String>);
 
 /// Services from the engine's index of each snapshot (built once, then reused from the cache),
-/// with the full dense index too under `--dense`.
+/// with the full dense index too under `--dense`; `dense_auto` is what a code search's
+/// `dense: "auto"` means there.
 pub(super) fn engine_opener<'a>(
     engine: &'a swex_engine::index::Engine,
     engine_args: &'a super::index::EngineArgs,
+    dense_auto: DenseUse,
 ) -> FnOpener<impl Fn(&Path) -> Result<OpenedServices, String> + 'a> {
     FnOpener {
         name: "engine".into(),
@@ -241,7 +271,10 @@ pub(super) fn engine_opener<'a>(
             engine_args
                 .build_dense(&index)
                 .map_err(|e| format!("{e:#}"))?;
-            Ok((Box::new(EngineBackend::new(index)), Vec::new()))
+            Ok((
+                Box::new(EngineBackend::new(index).with_dense_auto(dense_auto)),
+                Vec::new(),
+            ))
         },
     }
 }
@@ -325,7 +358,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
     let engine = args.index.then(|| args.engine.engine());
     let engine_opener = engine
         .as_ref()
-        .map(|engine| engine_opener(engine, &args.engine));
+        .map(|engine| engine_opener(engine, &args.engine, args.dense_scores.into()));
     let services: &dyn ServicesOpener = match &engine_opener {
         Some(opener) => opener,
         None => &FsOpener,

@@ -54,7 +54,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     }
     // Explorers that search need the engine's indexes: code search always serves them.
     let engine = args.engine.engine();
-    let services = engine_opener(&engine, &args.engine);
+    let services = engine_opener(&engine, &args.engine, args.dense_scores.into());
     let workers = args.workers.unwrap_or(1);
     let run = CodeSearchRun {
         data: &data,
