@@ -36,27 +36,6 @@ pub enum Task {
     Codesearch,
 }
 
-/// What a code search's `dense: "auto"` means in a run (`--dense-scores`).
-#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DenseScores {
-    /// Fused when the embedding model is installed: this process keeps it loaded.
-    Auto,
-    /// Never: lexical scores only, as on a machine without the model.
-    Off,
-    /// Always: a query fails when the model is missing.
-    On,
-}
-
-impl From<DenseScores> for DenseUse {
-    fn from(when: DenseScores) -> DenseUse {
-        match when {
-            DenseScores::Auto => DenseUse::Auto,
-            DenseScores::Off => DenseUse::Off,
-            DenseScores::On => DenseUse::On,
-        }
-    }
-}
-
 /// Where a run's snapshots are, and where to make the missing ones from (`swex bench`,
 /// `swex train`).
 #[derive(Args, Debug, Clone)]
@@ -156,8 +135,8 @@ pub struct BenchArgs {
     /// `swex` explorer's short queries, the `search` explorer unless its config says): `auto`
     /// fuses dense scores when the embedding model is installed, `off` never (the scores of a
     /// machine without the model), `on` always (queries fail without the model).
-    #[arg(long, value_enum, default_value_t = DenseScores::Auto, value_name = "WHEN")]
-    pub dense_scores: DenseScores,
+    #[arg(long, value_enum, default_value_t = super::search::DenseScores::Auto, value_name = "WHEN")]
+    pub dense_scores: super::search::DenseScores,
 }
 
 /// The benchmark-aware defaults of an explorer, from its built-in row's [`BenchSetup`]: a config

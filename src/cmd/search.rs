@@ -13,6 +13,28 @@ use swex_engine::index::{SearchFilters, SnapshotIndex};
 use swex_engine::search::{DenseUse, SearchOptions};
 use swex_plugin::text::Glob;
 
+/// When a code search fuses dense scores (`--dense-scores` of `swex search` and `swex bench`).
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DenseScores {
+    /// Fused where they are cheap: when the embedding model is installed and the process keeps
+    /// it loaded (`swex bench`); never in a one-shot `swex search`.
+    Auto,
+    /// Never: lexical scores only, as on a machine without the model.
+    Off,
+    /// Always: a query fails when the model is missing.
+    On,
+}
+
+impl From<DenseScores> for DenseUse {
+    fn from(when: DenseScores) -> DenseUse {
+        match when {
+            DenseScores::Auto => DenseUse::Auto,
+            DenseScores::Off => DenseUse::Off,
+            DenseScores::On => DenseUse::On,
+        }
+    }
+}
+
 #[derive(ClapArgs, Debug)]
 #[command(group(ArgGroup::new("query").required(true).args(["symbol", "text", "neighbours"])))]
 pub struct Args {
@@ -38,8 +60,8 @@ pub struct Args {
     /// `auto`: when they are cheap, which in this one-shot command they never are (loading the
     /// embedding model for one query costs seconds and hundreds of MB, for a small gain), so
     /// `auto` is lexical here; the MCP server, which keeps the model loaded, fuses them.
-    #[arg(long, default_value = "auto", value_name = "WHEN", requires = "text")]
-    pub dense_scores: String,
+    #[arg(long, value_enum, default_value_t = DenseScores::Auto, value_name = "WHEN", requires = "text")]
+    pub dense_scores: DenseScores,
     /// Graph neighbours of a file (imports, references, tests, containment).
     #[arg(long, value_name = "PATH")]
     pub neighbours: Option<String>,
@@ -102,12 +124,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 })
                 .collect()
         } else {
-            let dense = match args.dense_scores.as_str() {
+            let dense = match args.dense_scores {
                 // One query per process: the model's load would cost more than the search.
-                "auto" => DenseUse::Off,
-                "off" => DenseUse::Off,
-                "on" => DenseUse::On,
-                other => anyhow::bail!("--dense-scores {other:?}: expected auto, off or on"),
+                DenseScores::Auto | DenseScores::Off => DenseUse::Off,
+                DenseScores::On => DenseUse::On,
             };
             if args.per_file == 0 {
                 anyhow::bail!("--per-file must be at least 1");

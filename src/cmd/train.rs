@@ -181,7 +181,7 @@ fn run_explorer(args: &TrainArgs) -> anyhow::Result<PathBuf> {
         index: true,
         engine: args.engine.clone(),
         // Issues are not short queries: the `swex` explorer's code search never runs here.
-        dense_scores: super::bench::DenseScores::Auto,
+        dense_scores: super::search::DenseScores::Auto,
     };
     let code = super::bench::run(bench)?;
     if code != ExitCode::SUCCESS {
