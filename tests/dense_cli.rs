@@ -223,12 +223,13 @@ fn one_shot_commands_load_the_model_only_when_asked() {
     assert!(explore(&["--dense"]).contains(FUSED));
 }
 
-/// The `swex` explorer's features note for `issue` (`--config {"emit_features": true}`): the
+/// The `swex` explorer's features note for `issue` under `config` (which emits features): the
 /// candidates' rows by path, and the other notes.
 fn swex_features(
     repo: &Path,
     cache: &Path,
     isolated_models: bool,
+    config: &str,
     issue: &str,
 ) -> (
     Vec<String>,
@@ -243,7 +244,7 @@ fn swex_features(
             "-q",
             "--json",
             "--config",
-            r#"{"emit_features": true}"#,
+            config,
             issue,
         ],
         cache,
@@ -282,19 +283,46 @@ fn the_swex_explorers_dense_features_are_each_files_best_chunk_similarity() {
     fixture(repo.path());
     let at = |features: &[String], name: &str| features.iter().position(|f| f == name).unwrap();
 
+    const EMIT: &str = r#"{"emit_features": true}"#;
     // Without the model: the absent values, and a note that says why.
     let cache = tempfile::tempdir().unwrap();
-    let (features, rows, notes) = swex_features(repo.path(), cache.path(), true, issue);
+    let (features, rows, notes) = swex_features(repo.path(), cache.path(), true, EMIT, issue);
     assert!(notes.contains("dense features absent"), "{notes}");
     let urls = &rows["pkg/urls.py"];
     let dense = at(&features, "dense");
     assert_eq!(urls[dense..dense + 3], [0.0, 0.0, 10.0], "{features:?}");
+    // Asked for with them (`swex train --dense-scores on`), the explorer fails instead.
+    let output = swex(
+        &[
+            "explore",
+            "--repo",
+            repo.path().to_str().unwrap(),
+            "-q",
+            "--json",
+            "--config",
+            r#"{"emit_features": true, "emit_dense": true}"#,
+            issue,
+        ],
+        cache.path(),
+        true,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("emit_dense") && stderr.contains("swex models fetch"),
+        "{stderr}"
+    );
 
     if !model_present() {
         return;
     }
+    // With the model but left out (`swex train --dense-scores off`): the absent values again.
     let cache = tempfile::tempdir().unwrap();
-    let (features, rows, notes) = swex_features(repo.path(), cache.path(), false, issue);
+    let without = r#"{"emit_features": true, "emit_dense": false}"#;
+    let (_, rows, notes) = swex_features(repo.path(), cache.path(), false, without, issue);
+    assert!(notes.contains("left out"), "{notes}");
+    assert_eq!(rows["pkg/urls.py"][dense..dense + 3], [0.0, 0.0, 10.0]);
+    let (features, rows, notes) = swex_features(repo.path(), cache.path(), false, EMIT, issue);
     assert!(!notes.contains("dense features absent"), "{notes}");
     let urls = &rows["pkg/urls.py"];
     assert!(urls[dense] > 0.2, "{urls:?}");

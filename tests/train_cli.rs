@@ -132,6 +132,57 @@ fn the_dataset_holds_each_rows_candidates_labelled_by_its_ground_truth() {
 }
 
 #[test]
+fn dense_scores_off_leaves_the_dense_columns_absent_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path(), 1);
+    let mut args = TRAIN.to_vec();
+    args.extend(["--dataset-only", "--dense-scores", "off"]);
+    assert_ok(&swex(dir.path(), &args, None));
+    // Each answer says why its dense columns are absent, whether the model is installed or not.
+    let answers = std::fs::read_to_string(dir.path().join("work/run/swex/top10.jsonl")).unwrap();
+    assert_eq!(answers.lines().count(), 3);
+    assert!(
+        answers
+            .lines()
+            .all(|row| row.contains(r#"dense features absent: left out"#)),
+        "{answers}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("work/dataset.jsonl")).unwrap();
+    for line in text.lines() {
+        let example: serde_json::Value = serde_json::from_str(line).unwrap();
+        let features = example["features"].as_array().unwrap();
+        let dense = features.iter().position(|f| f == "dense").unwrap();
+        for candidate in example["candidates"].as_array().unwrap() {
+            // The absent values: no similarity, no relative share, the rank past the last.
+            assert_eq!(
+                candidate["row"].as_array().unwrap()[dense..dense + 3],
+                [0.0, 0.0, 10.0],
+                "{candidate}"
+            );
+        }
+    }
+    // Answers made elsewhere carry what their run measured: the flag cannot change them.
+    let out = swex(
+        dir.path(),
+        &[
+            "train",
+            "--bench",
+            "bench.jsonl",
+            "--repos",
+            "repos",
+            "--answers",
+            "work/run/swex/top10.jsonl",
+            "--dense-scores",
+            "off",
+            "--dataset-only",
+        ],
+        None,
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--answers"));
+}
+
+#[test]
 fn a_python_without_the_trainer_is_a_clear_error_and_the_dataset_is_kept() {
     let dir = tempfile::tempdir().unwrap();
     fixture(dir.path(), 1);

@@ -5,6 +5,7 @@
 //! LambdaMART with held-out folds (bench/python/train_ranker.py, pinned LightGBM). docs/ranker.md.
 
 use super::bench::BenchArgs;
+use super::search::DenseScores;
 use anyhow::{Context, bail};
 use clap::Args;
 use std::io::Write;
@@ -67,6 +68,13 @@ pub struct TrainArgs {
     /// `{"emit_features": true, "ranker": "linear", "span_ranker": "linear"}`.
     #[arg(long, value_name = "FILE")]
     pub answers: Option<PathBuf>,
+    /// Whether the features carry the dense similarities (the `dense` columns, which a fit uses
+    /// unless `--without` drops them): `auto` when the embedding model is installed, `off` never
+    /// (as on a machine without it), `on` always (the run fails without the model). With the
+    /// model each row embeds its candidate chunks once (cached), which makes a first run over
+    /// hundreds of rows take an hour on two cores instead of minutes.
+    #[arg(long, value_enum, default_value_t = DenseScores::Auto, value_name = "WHEN")]
+    pub dense_scores: DenseScores,
     /// Stop after writing the dataset (no Python needed).
     #[arg(long)]
     pub dataset_only: bool,
@@ -133,6 +141,11 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
             "--linear-share blends a file model with the linear file ranking; the span ranker reads no such blend"
         );
     }
+    if args.answers.is_some() && args.dense_scores != DenseScores::Auto {
+        bail!(
+            "--dense-scores decides what the explorer run measures; the rows of --answers carry what theirs did"
+        );
+    }
     std::fs::create_dir_all(&args.work)
         .with_context(|| format!("--work {}", args.work.display()))?;
     let answers = match &args.answers {
@@ -172,22 +185,36 @@ fn run_explorer(args: &TrainArgs) -> anyhow::Result<PathBuf> {
         timeout: 600.0,
         limit: args.limit,
         instances: args.instances.clone(),
-        explorer_configs: vec![
-            r#"swex={"emit_features": true, "ranker": "linear", "span_ranker": "linear"}"#.into(),
-        ],
+        explorer_configs: vec![format!("swex={}", features_config(args.dense_scores))],
         ground_truth_for: Vec::new(),
         plugins: Vec::new(),
         plain: false,
         index: true,
         engine: args.engine.clone(),
         // Issues are not short queries: the `swex` explorer's code search never runs here.
-        dense_scores: super::search::DenseScores::Auto,
+        dense_scores: args.dense_scores,
     };
     let code = super::bench::run(bench)?;
     if code != ExitCode::SUCCESS {
         bail!("the explorer run did not finish (its rows so far are kept; run again to resume)");
     }
     Ok(answers)
+}
+
+/// The `swex` explorer's config of a features run: every feature row noted, the linear
+/// rankings (what a model is fitted beside), and the dense similarities as `dense_scores` says.
+fn features_config(dense_scores: DenseScores) -> serde_json::Value {
+    let emit_dense = match dense_scores {
+        DenseScores::Auto => None,
+        DenseScores::Off => Some(false),
+        DenseScores::On => Some(true),
+    };
+    serde_json::json!({
+        "emit_features": true,
+        "emit_dense": emit_dense,
+        "ranker": "linear",
+        "span_ranker": "linear",
+    })
 }
 
 /// Step 2: the examples, written as the trainer's dataset; the rows that are not, said.

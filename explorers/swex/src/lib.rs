@@ -30,7 +30,7 @@
 //!
 //! Config (all optional): `{"ranker": "learned", "dense": false, "linear_languages": null,
 //! "learned_below_linear_lead": true, "model": null, "span_ranker": "learned", "span_model": null,
-//! "emit_features": false, "weights": {...}, "locate": {...}, "candidates": 400,
+//! "emit_features": false, "emit_dense": null, "weights": {...}, "locate": {...}, "candidates": 400,
 //! "max_identifiers": 40, "max_dotted_names": 100, "partner_sources": 2, "debug": false,
 //! "short_query_words": 12}`; see [`SwexConfig`]. The weights make ablations a config change.
 
@@ -98,6 +98,11 @@ pub struct SwexConfig {
     /// Add notes with every candidate source file's feature row and every candidate span's
     /// (what `swex train` learns from).
     pub emit_features: bool,
+    /// With `emit_features`, whether the rows carry the dense similarities ([`similarity`]):
+    /// `null` (the default) when the embedding model is installed, `false` never (without it a
+    /// features run is fast; with it, every row embeds its candidate chunks once), `true` always
+    /// (the explorer fails without the model, as a model that reads them does).
+    pub emit_dense: Option<bool>,
     pub weights: rank::Weights,
     /// Localization and budget planning ([`locate`], [`swex_rankkit::localize`]).
     pub locate: locate::LocateConfig,
@@ -133,6 +138,7 @@ impl Default for SwexConfig {
             span_ranker: RankerKind::Learned,
             span_model: None,
             emit_features: false,
+            emit_dense: None,
             weights: rank::Weights::default(),
             locate: locate::LocateConfig::default(),
             candidates: 400,
@@ -307,23 +313,36 @@ impl Swex {
         notes: &mut Vec<String>,
     ) -> Result<learned::ExtraEvidence, ExplorerError> {
         let reads = |features: &[&str]| model.is_some_and(|m| m.reads_any(features));
-        let reads_dense = reads(learned::DENSE_FEATURES);
+        let emitted_dense = self.config.emit_features && self.config.emit_dense != Some(false);
+        let needs_dense = reads(learned::DENSE_FEATURES)
+            || (self.config.emit_features && self.config.emit_dense == Some(true));
         let mut extra = learned::ExtraEvidence::default();
         if self.config.emit_features || reads(learned::GRAPH_FEATURES) {
             extra.proximity =
                 proximity::Proximity::measure(services, &gathered.definitions, ranked);
         }
-        if self.config.emit_features || reads_dense {
+        if emitted_dense || needs_dense {
             match similarity::measure(services, issue_text) {
                 Ok(similarity) => extra.similarity = similarity,
-                // A model that reads the similarities would rank worse without them, quietly.
-                Err(e) if reads_dense => {
+                // A model that reads the similarities would rank worse without them, quietly;
+                // features asked for with them would train a model on their absent values.
+                Err(e) if needs_dense => {
+                    let (what, other_way) = if reads(learned::DENSE_FEATURES) {
+                        ("this file model reads", "leave out \"dense\"")
+                    } else {
+                        (
+                            "\"emit_dense\": true asks for",
+                            "\"emit_dense\": null or false",
+                        )
+                    };
                     return Err(ExplorerError::failed(format!(
-                        "this file model reads the dense similarities, which need the embedding model: {e} (`swex models fetch`, or leave out \"dense\")"
+                        "{what} the dense similarities, which need the embedding model: {e} (`swex models fetch`, or {other_way})"
                     )));
                 }
                 Err(e) => notes.push(format!("dense features absent: {e}")),
             }
+        } else if self.config.emit_features {
+            notes.push("dense features absent: left out (\"emit_dense\": false)".into());
         }
         Ok(extra)
     }
