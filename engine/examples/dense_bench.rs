@@ -63,7 +63,7 @@ struct Opts {
 fn parse_opts(args: &[String]) -> Result<Opts, Error> {
     let mut opts = Opts {
         positional: Vec::new(),
-        batch: 32,
+        batch: 4,
         threads: None,
         max_tokens: 256,
         unit: TextUnit::Full,
