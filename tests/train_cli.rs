@@ -183,6 +183,29 @@ fn dense_scores_off_leaves_the_dense_columns_absent_and_says_so() {
 }
 
 #[test]
+fn dense_scores_on_without_the_model_fails_before_the_first_row() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path(), 1);
+    let no_models = tempfile::tempdir().unwrap();
+    let mut args = TRAIN.to_vec();
+    args.extend(["--dataset-only", "--dense-scores", "on"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_swex"))
+        .current_dir(dir.path())
+        .args(&args)
+        // Neither the engine's cache nor the user's holds a model.
+        .env("SWEX_CACHE_DIR", no_models.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--dense-scores on") && stderr.contains("swex models fetch"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("work/run").exists(), "no row was run");
+}
+
+#[test]
 fn a_python_without_the_trainer_is_a_clear_error_and_the_dataset_is_kept() {
     let dir = tempfile::tempdir().unwrap();
     fixture(dir.path(), 1);

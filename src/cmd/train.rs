@@ -70,9 +70,10 @@ pub struct TrainArgs {
     pub answers: Option<PathBuf>,
     /// Whether the features carry the dense similarities (the `dense` columns, which a fit uses
     /// unless `--without` drops them): `auto` when the embedding model is installed, `off` never
-    /// (as on a machine without it), `on` always (the run fails without the model). With the
-    /// model each row embeds its candidate chunks once (cached), which makes a first run over
-    /// hundreds of rows take an hour on two cores instead of minutes.
+    /// (as on a machine without it), `on` always (without the model the run fails before its
+    /// first row). With the model each row embeds its candidate chunks once (cached): a first
+    /// run over hundreds of rows takes tens of minutes on two cores (one over the 675 train
+    /// rows was stopped after 40) instead of a few.
     #[arg(long, value_enum, default_value_t = DenseScores::Auto, value_name = "WHEN")]
     pub dense_scores: DenseScores,
     /// Stop after writing the dataset (no Python needed).
@@ -164,6 +165,13 @@ pub fn run(args: TrainArgs) -> anyhow::Result<ExitCode> {
 /// Step 1: the `swex` explorer over the rows, linear ranking, features note on; a `swex bench`
 /// run into the work folder, resumed when answers are already there. Returns the answers' file.
 fn run_explorer(args: &TrainArgs) -> anyhow::Result<PathBuf> {
+    if args.dense_scores == DenseScores::On {
+        // Every row would fail on its own, after its index; say it once, before the first.
+        args.engine
+            .engine()
+            .open_dense_model()
+            .context("--dense-scores on needs the embedding model")?;
+    }
     let template = args.work.join("run/{explorer}/top{k}.jsonl");
     let answers = args.work.join("run/swex/top10.jsonl");
     let bench = BenchArgs {

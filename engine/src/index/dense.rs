@@ -257,6 +257,11 @@ impl DenseRuntime {
         Ok(model)
     }
 
+    /// The model's key ([`crate::dense::ModelIdentity::key`]), opening it if no call has yet.
+    pub(crate) fn model_key(&self) -> Result<String, DenseError> {
+        Ok(self.model()?.embedder.identity().key())
+    }
+
     /// Seals what the model's embedding cache has written ([`EmbeddingCache::seal`]); nothing
     /// when no dense call opened the model.
     fn seal(&self) {

@@ -317,6 +317,13 @@ impl Engine {
         &self.config
     }
 
+    /// Opens the engine's embedding model now instead of on the first dense call, and names it:
+    /// for work that will need it on every step and should fail before the first one when it is
+    /// absent ([`crate::dense::DenseError::is_absent`], which names `swex models fetch`).
+    pub fn open_dense_model(&self) -> Result<String, IndexError> {
+        Ok(self.dense.model_key()?)
+    }
+
     pub fn layout(&self) -> &CacheLayout {
         &self.layout
     }

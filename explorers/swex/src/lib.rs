@@ -336,7 +336,7 @@ impl Swex {
                         )
                     };
                     return Err(ExplorerError::failed(format!(
-                        "{what} the dense similarities, which need the embedding model: {e} (`swex models fetch`, or {other_way})"
+                        "{what} the dense similarities, which need the embedding model (or {other_way}): {e}"
                     )));
                 }
                 Err(e) => notes.push(format!("dense features absent: {e}")),
