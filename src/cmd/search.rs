@@ -13,15 +13,16 @@ use swex_engine::index::{SearchFilters, SnapshotIndex};
 use swex_engine::search::{DenseUse, SearchOptions};
 use swex_plugin::text::Glob;
 
-/// When a code search fuses dense scores (`--dense-scores` of `swex search` and `swex bench`).
+/// When dense (embedding) scores are used (`--dense-scores`): fused into a code search's ranking
+/// (`swex search`, `swex bench`), or computed as feature columns (`swex train`).
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DenseScores {
-    /// Fused where they are cheap: when the embedding model is installed and the process keeps
-    /// it loaded (`swex bench`); never in a one-shot `swex search`.
+    /// Where they are cheap: when the embedding model is installed and the process keeps it
+    /// loaded (`swex bench`, `swex train`); never in a one-shot `swex search`.
     Auto,
     /// Never: lexical scores only, as on a machine without the model.
     Off,
-    /// Always: a query fails when the model is missing.
+    /// Always: failing when the model is missing.
     On,
 }
 
