@@ -30,15 +30,14 @@ use super::tokenizer::{
 use super::{LexicalConfig, LexicalError, LexicalQuery};
 use crate::cache::KeyMap;
 use rayon::prelude::*;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use tantivy::DocSet;
 use tantivy::fieldnorm::FieldNormReader;
 use tantivy::indexer::IndexWriterOptions;
 use tantivy::indexer::NoMergePolicy;
 use tantivy::postings::Postings;
-use tantivy::query::{Bm25StatisticsProvider, Bm25Weight};
+use tantivy::query::Bm25Weight;
 use tantivy::schema::{FAST, Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions};
 use tantivy::tokenizer::TextAnalyzer;
 use tantivy::{
@@ -458,7 +457,6 @@ impl LexicalPool {
             fields: self.fields,
             num_docs,
             total_tokens,
-            doc_freqs: Mutex::new(HashMap::new()),
             missing,
             dir: self.dir.clone(),
         })
@@ -562,7 +560,6 @@ pub struct PoolView {
     num_docs: u64,
     /// Exact token totals of the snapshot's documents: path, symbols, body, CJK bigrams.
     total_tokens: [u64; 4],
-    doc_freqs: Mutex<HashMap<Term, u64>>,
     missing: Vec<u64>,
     dir: PathBuf,
 }
@@ -595,37 +592,20 @@ impl PoolView {
         }
     }
 
-    fn snapshot_doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
-        if let Some(&n) = self.doc_freqs.lock().expect("doc freq cache").get(term) {
-            return Ok(n);
+    /// The snapshot's token count in `field` (its documents' field lengths summed).
+    fn total_tokens_of(&self, field: Field) -> u64 {
+        let f = self.fields;
+        if field == f.path {
+            self.total_tokens[0]
+        } else if field == f.symbols {
+            self.total_tokens[1]
+        } else if field == f.body {
+            self.total_tokens[2]
+        } else if field == f.cjk {
+            self.total_tokens[3]
+        } else {
+            0
         }
-        let mut n = 0u64;
-        for part in &self.parts {
-            for (ord, segment) in part.searcher.segment_readers().iter().enumerate() {
-                let inverted = segment.inverted_index(term.field())?;
-                if part.full_segments[ord] {
-                    n += u64::from(inverted.doc_freq(term)?);
-                    continue;
-                }
-                let Some(mut postings) = inverted.read_postings(term, IndexRecordOption::Basic)?
-                else {
-                    continue;
-                };
-                let map = &part.doc_chunk[ord];
-                let mut doc = postings.doc();
-                while doc != TERMINATED {
-                    if map[doc as usize] != NOT_IN_SNAPSHOT {
-                        n += 1;
-                    }
-                    doc = postings.advance();
-                }
-            }
-        }
-        self.doc_freqs
-            .lock()
-            .expect("doc freq cache")
-            .insert(term.clone(), n);
-        Ok(n)
     }
 
     /// Every chunk of the snapshot whose body holds `token`, with the token's frequency in it, in
@@ -794,7 +774,6 @@ impl PoolView {
         // and where each segment's run of them ends.
         let mut found: Vec<(DocId, u32)> = Vec::new();
         let mut runs: Vec<(usize, usize)> = Vec::new();
-        let stats = SnapshotStatistics { view: self };
         let total_docs = self.num_docs;
         for (term, boost) in &clauses {
             let field = term.field();
@@ -823,10 +802,7 @@ impl PoolView {
                 continue;
             }
             // `Bm25Weight::for_terms` of one term, from the snapshot's statistics.
-            let total_tokens = stats
-                .total_num_tokens(field)
-                .map_err(|e| self.tantivy_err(e))?;
-            let average_fieldnorm = total_tokens as f32 / total_docs as f32;
+            let average_fieldnorm = self.total_tokens_of(field) as f32 / total_docs as f32;
             let weight =
                 Bm25Weight::for_one_term(found.len() as u64, total_docs, average_fieldnorm)
                     .boost_by(*boost);
@@ -907,40 +883,51 @@ impl PartialOrd for Hit {
     }
 }
 
-/// BM25 statistics of the viewed snapshot alone.
-struct SnapshotStatistics<'a> {
-    view: &'a PoolView,
-}
-
-impl Bm25StatisticsProvider for SnapshotStatistics<'_> {
-    fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
-        let f = self.view.fields;
-        Ok(if field == f.path {
-            self.view.total_tokens[0]
-        } else if field == f.symbols {
-            self.view.total_tokens[1]
-        } else if field == f.body {
-            self.view.total_tokens[2]
-        } else if field == f.cjk {
-            self.view.total_tokens[3]
-        } else {
-            0
-        })
-    }
-
-    fn total_num_docs(&self) -> tantivy::Result<u64> {
-        Ok(self.view.num_docs)
-    }
-
-    fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
-        self.view.snapshot_doc_freq(term)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tantivy::query::{BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery};
+    use tantivy::query::{
+        Bm25StatisticsProvider, BooleanQuery, BoostQuery, EnableScoring, Occur, Query, TermQuery,
+    };
+
+    /// BM25 statistics of the viewed snapshot alone, for tantivy's own scoring: document
+    /// frequencies counted by a pass of their own over the postings.
+    struct SnapshotStatistics<'a> {
+        view: &'a PoolView,
+    }
+
+    impl Bm25StatisticsProvider for SnapshotStatistics<'_> {
+        fn total_num_tokens(&self, field: Field) -> tantivy::Result<u64> {
+            Ok(self.view.total_tokens_of(field))
+        }
+
+        fn total_num_docs(&self) -> tantivy::Result<u64> {
+            Ok(self.view.num_docs)
+        }
+
+        fn doc_freq(&self, term: &Term) -> tantivy::Result<u64> {
+            let mut n = 0u64;
+            for part in &self.view.parts {
+                for (ord, segment) in part.searcher.segment_readers().iter().enumerate() {
+                    let inverted = segment.inverted_index(term.field())?;
+                    let Some(mut postings) =
+                        inverted.read_postings(term, IndexRecordOption::Basic)?
+                    else {
+                        continue;
+                    };
+                    let map = &part.doc_chunk[ord];
+                    let mut doc = postings.doc();
+                    while doc != TERMINATED {
+                        if map[doc as usize] != NOT_IN_SNAPSHOT {
+                            n += 1;
+                        }
+                        doc = postings.advance();
+                    }
+                }
+            }
+            Ok(n)
+        }
+    }
 
     /// What `PoolView::search` computed before it scored term at a time: tantivy's union of the
     /// same clauses as boosted term queries, every matching document through `for_each`.
