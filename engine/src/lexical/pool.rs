@@ -608,22 +608,30 @@ impl PoolView {
         }
     }
 
-    /// Every chunk of the snapshot whose body holds `token`, with the token's frequency in it, in
-    /// chunk-id order. What ranked search needs to score whole files (a file's term frequency is
-    /// the sum over its chunks).
-    pub fn body_postings(&self, token: &str) -> Result<Vec<(u32, u32)>, LexicalError> {
-        let term = Term::from_field_text(self.fields.body, token);
-        let mut out = Vec::new();
-        let segments = self
-            .parts
-            .iter()
-            .flat_map(|part| part.searcher.segment_readers().iter().zip(&part.doc_chunk));
-        for (segment, map) in segments {
+    /// The view's segments, the pool's then the overlay's, each with its document → chunk map.
+    fn segments(&self) -> impl Iterator<Item = (&tantivy::SegmentReader, &[u32])> + '_ {
+        self.parts.iter().flat_map(|part| {
+            part.searcher
+                .segment_readers()
+                .iter()
+                .zip(part.doc_chunk.iter().map(Vec::as_slice))
+        })
+    }
+
+    /// `visit(segment position, document, chunk id, term frequency)` for every document of the
+    /// snapshot that holds `term`, segment by segment ([`PoolView::segments`]) in document order;
+    /// the other snapshots' documents are skipped.
+    fn snapshot_postings(
+        &self,
+        term: &Term,
+        mut visit: impl FnMut(usize, DocId, u32, u32),
+    ) -> Result<(), LexicalError> {
+        for (s, (segment, map)) in self.segments().enumerate() {
             let inverted = segment
-                .inverted_index(self.fields.body)
+                .inverted_index(term.field())
                 .map_err(|e| self.tantivy_err(e))?;
             let Some(mut postings) = inverted
-                .read_postings(&term, IndexRecordOption::WithFreqs)
+                .read_postings(term, IndexRecordOption::WithFreqs)
                 .map_err(|e| self.tantivy_err(e.into()))?
             else {
                 continue;
@@ -632,11 +640,21 @@ impl PoolView {
             while doc != TERMINATED {
                 let chunk = map[doc as usize];
                 if chunk != NOT_IN_SNAPSHOT {
-                    out.push((chunk, postings.term_freq()));
+                    visit(s, doc, chunk, postings.term_freq());
                 }
                 doc = postings.advance();
             }
         }
+        Ok(())
+    }
+
+    /// Every chunk of the snapshot whose body holds `token`, with the token's frequency in it, in
+    /// chunk-id order. What ranked search needs to score whole files (a file's term frequency is
+    /// the sum over its chunks).
+    pub fn body_postings(&self, token: &str) -> Result<Vec<(u32, u32)>, LexicalError> {
+        let term = Term::from_field_text(self.fields.body, token);
+        let mut out = Vec::new();
+        self.snapshot_postings(&term, |_, _, chunk, term_freq| out.push((chunk, term_freq)))?;
         out.sort_unstable();
         Ok(out)
     }
@@ -756,22 +774,13 @@ impl PoolView {
         // tantivy's own: per document, clause scores of the same `Bm25Weight` added in clause
         // order from zero, as its union of term scorers adds them (tested against a
         // `BooleanQuery` of the same clauses).
-        let segments: Vec<(&tantivy::SegmentReader, &[u32])> = self
-            .parts
-            .iter()
-            .flat_map(|part| {
-                part.searcher
-                    .segment_readers()
-                    .iter()
-                    .zip(part.doc_chunk.iter().map(Vec::as_slice))
-            })
-            .collect();
+        let segments: Vec<(&tantivy::SegmentReader, &[u32])> = self.segments().collect();
         let mut scores: Vec<Vec<f32>> = segments
             .iter()
             .map(|(segment, _)| vec![0.0; segment.max_doc() as usize])
             .collect();
         // Per clause: the snapshot's documents that hold its term, with the term's frequency,
-        // and where each segment's run of them ends.
+        // and where each segment's run of them starts.
         let mut found: Vec<(DocId, u32)> = Vec::new();
         let mut runs: Vec<(usize, usize)> = Vec::new();
         let total_docs = self.num_docs;
@@ -779,25 +788,12 @@ impl PoolView {
             let field = term.field();
             found.clear();
             runs.clear();
-            for (s, (segment, map)) in segments.iter().enumerate() {
-                let inverted = segment
-                    .inverted_index(field)
-                    .map_err(|e| self.tantivy_err(e))?;
-                let Some(mut postings) = inverted
-                    .read_postings(term, IndexRecordOption::WithFreqs)
-                    .map_err(|e| self.tantivy_err(e.into()))?
-                else {
-                    continue;
-                };
-                let mut doc = postings.doc();
-                while doc != TERMINATED {
-                    if map[doc as usize] != NOT_IN_SNAPSHOT {
-                        found.push((doc, postings.term_freq()));
-                    }
-                    doc = postings.advance();
+            self.snapshot_postings(term, |s, doc, _, term_freq| {
+                if runs.last().is_none_or(|&(last, _)| last != s) {
+                    runs.push((s, found.len()));
                 }
-                runs.push((s, found.len()));
-            }
+                found.push((doc, term_freq));
+            })?;
             if found.is_empty() {
                 continue;
             }
@@ -806,11 +802,8 @@ impl PoolView {
             let weight =
                 Bm25Weight::for_one_term(found.len() as u64, total_docs, average_fieldnorm)
                     .boost_by(*boost);
-            let mut from = 0;
-            for &(s, to) in &runs {
-                if to == from {
-                    continue;
-                }
+            for (r, &(s, from)) in runs.iter().enumerate() {
+                let to = runs.get(r + 1).map_or(found.len(), |&(_, next)| next);
                 let segment = segments[s].0;
                 let norms = segment
                     .fieldnorms_readers()
@@ -822,7 +815,6 @@ impl PoolView {
                     segment_scores[doc as usize] +=
                         weight.score(norms.fieldnorm_id(doc), term_freq);
                 }
-                from = to;
             }
         }
         // Min-heap of the best hits so far (its top is the worst of them). Every matching
