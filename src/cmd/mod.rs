@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_codesearch;
+mod cache;
 mod dataset;
 pub mod explore;
 pub mod explorers;
@@ -64,6 +65,9 @@ pub enum Command {
     Train(Box<train::TrainArgs>),
     /// Install and inspect the files dense retrieval needs (ONNX Runtime, embedding model).
     Models(models::ModelsArgs),
+    /// Manage the index cache: `gc` removes what no snapshot it serves reads any more.
+    #[command(subcommand)]
+    Cache(cache::CacheCommand),
     /// The child process of `swex explore --isolated` (internal).
     #[command(name = "__plugin-worker", hide = true)]
     PluginWorker {
@@ -88,6 +92,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Dataset(command) => dataset::run(command),
         Command::Gt(command) => gt::run(command),
         Command::Models(args) => models::run(args),
+        Command::Cache(command) => cache::run(command),
         Command::PluginWorker { args } => explore::run_worker(&args),
     }
 }

@@ -323,24 +323,72 @@ impl AnalysisPacks {
         if set.len() <= MAX_PACKS {
             return Ok(false);
         }
-        let mut values: Vec<([u8; 32], Vec<u8>)> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for key in set.keys() {
-            if seen.insert(*key)
-                && let Lookup::Hit(value) = set.get(key)
-            {
-                values.push((*key, value.to_vec()));
-            }
-        }
-        values.sort_by_key(|(key, _)| *key);
-        let written = pack::write_pack(dir, format_version, &values)?;
-        for path in set.paths() {
-            if Some(path) != written.as_deref() {
-                std::fs::remove_file(path)?;
-            }
-        }
+        rewrite_packs(&set, dir, format_version, |_| true)?;
         Ok(true)
     }
+
+    /// Keeps only the analyses of the file versions `keep` accepts: when any other is stored,
+    /// all packs are rewritten as one (what [`AnalysisPacks::compact`] does, without the rest).
+    /// Returns how many analyses went. Call under the pool's lock, as for `compact`.
+    pub fn retain(
+        dir: &Path,
+        format_version: u32,
+        keep: impl Fn(&FileKey) -> bool,
+    ) -> std::io::Result<usize> {
+        let set = pack::PackSet::open(dir, format_version);
+        let dropped: std::collections::HashSet<&[u8; 32]> =
+            set.keys().filter(|key| !keep(&FileKey(**key))).collect();
+        if dropped.is_empty() {
+            return Ok(0);
+        }
+        rewrite_packs(&set, dir, format_version, |key| !dropped.contains(key))?;
+        Ok(dropped.len())
+    }
+
+    /// How many analyses [`AnalysisPacks::retain`] with `keep` would delete.
+    pub fn count_except(&self, keep: impl Fn(&FileKey) -> bool) -> usize {
+        self.set
+            .keys()
+            .filter(|key| !keep(&FileKey(**key)))
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+    }
+
+    /// Analyses stored (a file version stored twice, by concurrent writers, counts once).
+    pub fn count(&self) -> usize {
+        self.set
+            .keys()
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+    }
+}
+
+/// Rewrites the packs of `set` as one holding the values whose key `keep` accepts (once each;
+/// damaged values are left out and recomputed when needed), then removes the old packs.
+fn rewrite_packs(
+    set: &pack::PackSet,
+    dir: &Path,
+    format_version: u32,
+    keep: impl Fn(&[u8; 32]) -> bool,
+) -> std::io::Result<()> {
+    let mut values: Vec<([u8; 32], Vec<u8>)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for key in set.keys() {
+        if keep(key)
+            && seen.insert(*key)
+            && let Lookup::Hit(value) = set.get(key)
+        {
+            values.push((*key, value.to_vec()));
+        }
+    }
+    values.sort_by_key(|(key, _)| *key);
+    let written = pack::write_pack(dir, format_version, &values)?;
+    for path in set.paths() {
+        if Some(path) != written.as_deref() {
+            std::fs::remove_file(path)?;
+        }
+    }
+    Ok(())
 }
 
 /// What was known about one file of a snapshot root when it was last opened.
@@ -427,6 +475,38 @@ impl ManifestStore {
             },
             Err(err) => Lookup::Invalid(err.to_string()),
         }
+    }
+
+    /// Every stored manifest with its file, in file name order (what the garbage collection of
+    /// [`crate::index::gc`] reads to know which snapshots the cache serves); a file that fails
+    /// its checks is listed as [`Lookup::Invalid`].
+    pub fn list(&self) -> Vec<(PathBuf, Lookup<RootManifest>)> {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Vec::new();
+        };
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|ext| ext == "bin"))
+            .collect();
+        paths.sort();
+        paths
+            .into_iter()
+            .map(|path| {
+                let lookup = match entry::read_entry(&path, KIND_MANIFEST, self.format_version) {
+                    Ok(None) => Lookup::Miss,
+                    Ok(Some(payload)) => match postcard::from_bytes::<RootManifest>(&payload) {
+                        Ok(manifest) => Lookup::Hit(manifest),
+                        Err(err) => Lookup::Invalid(format!(
+                            "{}: undecodable manifest: {err}",
+                            path.display()
+                        )),
+                    },
+                    Err(err) => Lookup::Invalid(err.to_string()),
+                };
+                (path, lookup)
+            })
+            .collect()
     }
 
     pub fn put(&self, canonical_root: &Path, manifest: &RootManifest) -> std::io::Result<()> {

@@ -652,7 +652,7 @@ pub(super) fn analyse_text(
     }
 }
 
-fn cache_error(path: &Path) -> impl FnOnce(std::io::Error) -> IndexError {
+pub(super) fn cache_error(path: &Path) -> impl FnOnce(std::io::Error) -> IndexError {
     let path = path.display().to_string();
     move |source| IndexError::Cache { path, source }
 }

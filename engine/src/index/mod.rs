@@ -9,6 +9,8 @@
 //! - [`types`]: the API's plain data (hits, filters, statistics).
 //! - [`dense`]: dense search, another lazily built member of [`SnapshotIndex`] next to the graph:
 //!   the engine's model is opened on the first dense call, vectors are cached by chunk key.
+//! - [`gc`]: [`Engine::collect_garbage`] removes what no snapshot the cache serves reads any more
+//!   (the chunks and analyses of old file versions, the pools of snapshots whose folder is gone).
 //! - [`refresh`]: [`Engine::refresh`] brings an open index up to date with its tree, re-reading
 //!   and re-analysing only what changed, with the build's own steps.
 //!
@@ -22,6 +24,7 @@
 
 mod build;
 pub mod dense;
+pub mod gc;
 pub mod refresh;
 mod snapshot;
 mod types;
@@ -30,6 +33,7 @@ pub use crate::lang::AnalyzeOptions;
 pub use dense::{
     CandidateRegion, DenseBuildReport, DenseConfig, DenseMode, DenseQuery, DenseResult, DenseStatus,
 };
+pub use gc::{GcReport, PoolGc};
 pub use refresh::{Refresh, RefreshReport};
 pub use snapshot::{FILE_BM25_B, FILE_BM25_K1};
 pub use types::{

@@ -16,7 +16,9 @@
 //! tantivy's own union of the same clauses (`term_at_a_time_scores_equal_tantivys_union_to_the_last_bit`).
 //!
 //! Writers must hold the pool's write lock (the caller's job, see [`crate::cache`]); documents are
-//! never deleted (old snapshots still use them), and commits are atomic (tantivy's `meta.json`).
+//! deleted only by the cache's garbage collection, when no snapshot lists their chunk any more
+//! ([`LexicalPool::delete_documents_except`], `crate::index::gc`), and commits are atomic
+//! (tantivy's `meta.json`). A view skips deleted documents that a merge has not removed yet.
 //!
 //! A pool can also live in memory ([`LexicalPool::in_memory`]): a process that refreshes an open
 //! index after each edit keeps the few new chunks there, since a commit on disk costs tens of
@@ -28,7 +30,7 @@ use super::tokenizer::{
     CJK_TOKENIZER, CODE_TOKENIZER, CjkTokenizer, CodeTokenizer, count_cjk_bigrams, count_tokens,
 };
 use super::{LexicalConfig, LexicalError, LexicalQuery};
-use crate::cache::KeyMap;
+use crate::cache::{KeyMap, KeySet};
 use rayon::prelude::*;
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
@@ -375,6 +377,70 @@ impl LexicalPool {
             .unwrap_or(0)
     }
 
+    /// How many documents [`LexicalPool::delete_documents_except`] would delete.
+    pub fn count_documents_except(&self, live: &KeySet) -> Result<u64, LexicalError> {
+        let searcher = self.reader.searcher();
+        let mut dead = 0u64;
+        for segment in searcher.segment_readers() {
+            let keys = segment
+                .fast_fields()
+                .u64(FIELD_NAMES[0])
+                .map_err(|e| self.tantivy_err(e))?;
+            let alive = segment.alive_bitset();
+            dead += (0..segment.max_doc())
+                .filter(|&doc| !alive.is_some_and(|alive| alive.is_deleted(doc)))
+                .filter(|&doc| !keys.first(doc).is_some_and(|key| live.contains(&key)))
+                .count() as u64;
+        }
+        Ok(dead)
+    }
+
+    /// Deletes every document whose chunk key `live` lacks, then merges the segments that held
+    /// any, so they are gone from disk and from every later view, not just hidden. Returns how
+    /// many documents went. The caller holds the pool's write lock. Readers that opened the pool
+    /// before keep their searcher (and its files) and answer as before; a later open of a
+    /// snapshot whose chunks went indexes them again, like any chunks the pool lacks.
+    pub fn delete_documents_except(&self, live: &KeySet) -> Result<u64, LexicalError> {
+        self.reload()?;
+        let before = self.num_docs();
+        let mut writer: IndexWriter = self
+            .index
+            .writer_with_options(
+                IndexWriterOptions::builder()
+                    .num_worker_threads(1)
+                    .memory_budget_per_thread(15 << 20)
+                    .num_merge_threads(1)
+                    .build(),
+            )
+            .map_err(|e| self.tantivy_err(e))?;
+        writer.set_merge_policy(Box::new(NoMergePolicy));
+        writer
+            .delete_query(Box::new(NotInKeys {
+                live: std::sync::Arc::new(live.clone()),
+            }))
+            .map_err(|e| self.tantivy_err(e))?;
+        writer.commit().map_err(|e| self.tantivy_err(e))?;
+        let with_deletes: Vec<_> = self
+            .index
+            .searchable_segment_metas()
+            .map_err(|e| self.tantivy_err(e))?
+            .iter()
+            .filter(|meta| meta.has_deletes())
+            .map(|meta| meta.id())
+            .collect();
+        if !with_deletes.is_empty() {
+            writer
+                .merge(&with_deletes)
+                .wait()
+                .map_err(|e| self.tantivy_err(e))?;
+        }
+        writer
+            .wait_merging_threads()
+            .map_err(|e| self.tantivy_err(e))?;
+        self.reload()?;
+        Ok(before.saturating_sub(self.num_docs()))
+    }
+
     /// The view of one snapshot: `chunks` maps the key of each of the snapshot's chunks to its
     /// chunk id. Keys the pool lacks are listed by [`PoolView::missing_chunks`].
     pub fn view(&self, chunks: &KeyMap<u32>) -> Result<PoolView, LexicalError> {
@@ -415,7 +481,12 @@ impl LexicalPool {
                 ];
                 let mut map = vec![NOT_IN_SNAPSHOT; segment.max_doc() as usize];
                 let mut mapped = 0u32;
+                let alive = segment.alive_bitset();
                 for doc in 0..segment.max_doc() {
+                    // A document deleted by a garbage collection whose merge has not run yet.
+                    if alive.is_some_and(|alive| alive.is_deleted(doc)) {
+                        continue;
+                    }
                     let Some(key) = keys.first(doc) else {
                         return Err(LexicalError::Corrupt {
                             path: pool.dir.display().to_string(),
@@ -460,6 +531,54 @@ impl LexicalPool {
             missing,
             dir: self.dir.clone(),
         })
+    }
+}
+
+/// The documents whose chunk key is not in `live` (read from the fast field): what
+/// [`LexicalPool::delete_documents_except`] deletes. A query only to delete with: it does not
+/// score or explain.
+#[derive(Clone, Debug)]
+struct NotInKeys {
+    live: std::sync::Arc<KeySet>,
+}
+
+impl tantivy::query::Query for NotInKeys {
+    fn weight(
+        &self,
+        _: tantivy::query::EnableScoring<'_>,
+    ) -> tantivy::Result<Box<dyn tantivy::query::Weight>> {
+        Ok(Box::new(self.clone()))
+    }
+}
+
+impl tantivy::query::Weight for NotInKeys {
+    fn scorer(
+        &self,
+        reader: &tantivy::SegmentReader,
+        boost: tantivy::Score,
+    ) -> tantivy::Result<Box<dyn tantivy::query::Scorer>> {
+        let keys = reader.fast_fields().u64(FIELD_NAMES[0])?;
+        let mut dead = tantivy::BitSet::with_max_value(reader.max_doc());
+        for doc in 0..reader.max_doc() {
+            // A document without a key is no snapshot's either.
+            if !keys.first(doc).is_some_and(|key| self.live.contains(&key)) {
+                dead.insert(doc);
+            }
+        }
+        Ok(Box::new(tantivy::query::ConstScorer::new(
+            tantivy::query::BitSetDocSet::from(dead),
+            boost,
+        )))
+    }
+
+    fn explain(
+        &self,
+        _: &tantivy::SegmentReader,
+        _: DocId,
+    ) -> tantivy::Result<tantivy::query::Explanation> {
+        Err(tantivy::TantivyError::InvalidArgument(
+            "a deletion query explains nothing".into(),
+        ))
     }
 }
 

@@ -1,0 +1,244 @@
+//! Garbage collection of the index cache: [`Engine::collect_garbage`] removes what no snapshot
+//! the cache serves can read any more.
+//!
+//! A pool only grows as snapshots are opened ([`crate::lexical::pool`]): a checkout that is
+//! edited, or moved to another commit, adds the chunks and analyses of every new file version,
+//! and the old ones stay. Searches skip them, but still decode their postings (an issue's words
+//! match nearly every chunk of a pool), and the cache's size grows with every version ever seen.
+//!
+//! What is *live* is read from the snapshots' stat manifests (one per snapshot root, naming its
+//! pool and the content hash of each of its files): a snapshot whose folder no longer exists is
+//! forgotten (its manifest goes); in each pool, the documents of chunks and the analyses of file
+//! versions that no remaining manifest lists are deleted, and a pool that no manifest names is
+//! removed whole. The pool's list of file keys (which guides the choice of a pool) is rewritten to
+//! the live ones.
+//!
+//! Invariants:
+//! - nothing a remaining manifest lists is removed, so its next open reuses everything, as before
+//!   the collection (tested);
+//! - the collection holds the registry lock for its whole run (no snapshot chooses or creates a
+//!   pool meanwhile) and each pool's lock while it rewrites it (no writer adds to it meanwhile);
+//! - a process that opened a snapshot before keeps its view and answers as before (its searcher
+//!   holds the old segment files; packs are unlinked, not rewritten in place). A snapshot opened
+//!   concurrently whose manifest is not written yet may lose chunks it just added: its next open
+//!   indexes them again, like any chunks its pool lacks. Nothing is lost but that work.
+//!
+//! The dense layer's vectors and the repository histories are kept by their own rules
+//! ([`crate::dense`], [`crate::history`]).
+
+use super::build::cache_error;
+use super::{Engine, IndexError};
+use crate::cache::{AnalysisPacks, FileKey, KeySet, Lookup};
+use crate::lexical::pool::LexicalPool;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+/// What [`Engine::collect_garbage`] found, and removed unless it was a dry run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct GcReport {
+    /// Nothing was removed: the counts say what would have been.
+    pub dry_run: bool,
+    /// Snapshots whose folder still exists: everything they use is kept.
+    pub snapshots_kept: usize,
+    /// Roots of the snapshots whose folder is gone (their manifests are removed), sorted.
+    pub snapshots_forgotten: Vec<String>,
+    /// Manifests that failed their checks (removed: an open would rebuild them anyway).
+    pub invalid_manifests: usize,
+    /// One row per pool, by id.
+    pub pools: Vec<PoolGc>,
+    /// Bytes of the pools (indexes, packs, key lists) before and after.
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+}
+
+/// One pool's collection.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct PoolGc {
+    pub id: String,
+    /// Snapshots kept that use the pool; with none, the pool is removed whole.
+    pub snapshots: usize,
+    pub removed: bool,
+    /// Lexical documents (chunks) before, and those deleted.
+    pub docs_before: u64,
+    pub docs_deleted: u64,
+    /// Stored analyses (file versions) before, and those deleted.
+    pub analyses_before: usize,
+    pub analyses_deleted: usize,
+    pub bytes_before: u64,
+    pub bytes_after: u64,
+}
+
+/// What the kept snapshots of one pool use.
+#[derive(Default)]
+struct LiveFiles {
+    snapshots: usize,
+    files: HashSet<FileKey>,
+}
+
+impl Engine {
+    /// Removes from the cache what no snapshot it serves can read: see the module docs. With
+    /// `dry_run`, only counts. Fails when the cache root does not exist (a mistyped
+    /// `--cache-dir` is not an empty cache), and on a cache this process cannot write (nothing is
+    /// removed then) or whose pools it cannot open.
+    pub fn collect_garbage(&self, dry_run: bool) -> Result<GcReport, IndexError> {
+        let root = self.layout.root();
+        if !root.is_dir() {
+            return Err(cache_error(root)(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no such folder",
+            )));
+        }
+        let registry = self.layout.pools();
+        let manifests = self.layout.manifests();
+        let mut report = GcReport {
+            dry_run,
+            ..GcReport::default()
+        };
+        // Taking the lock creates the pools' folder: a cache that has none has nothing to lock.
+        let _registry_lock = match registry.dir().is_dir() {
+            true => Some(
+                registry
+                    .lock_registry()
+                    .map_err(cache_error(registry.dir()))?,
+            ),
+            false => None,
+        };
+
+        let mut live: BTreeMap<String, LiveFiles> = BTreeMap::new();
+        for (path, lookup) in manifests.list() {
+            let forget = match lookup {
+                Lookup::Hit(manifest) if Path::new(&manifest.root).is_dir() => {
+                    report.snapshots_kept += 1;
+                    if let Some(pool) = manifest.pool {
+                        let uses = live.entry(pool).or_default();
+                        uses.snapshots += 1;
+                        uses.files.extend(
+                            manifest
+                                .files
+                                .iter()
+                                .filter(|f| !f.binary)
+                                .map(|f| FileKey::new(&f.path, &f.content_hash)),
+                        );
+                    }
+                    false
+                }
+                Lookup::Hit(manifest) => {
+                    report.snapshots_forgotten.push(manifest.root);
+                    true
+                }
+                Lookup::Invalid(_) => {
+                    report.invalid_manifests += 1;
+                    true
+                }
+                Lookup::Miss => false,
+            };
+            if forget && !dry_run {
+                remove_file(&path)?;
+            }
+        }
+        report.snapshots_forgotten.sort();
+
+        for id in registry.pool_ids() {
+            let _pool_lock = registry
+                .lock_pool(&id)
+                .map_err(cache_error(registry.dir()))?;
+            let paths = [
+                registry.pool_dir(&id),
+                registry.packs_dir(&id),
+                registry.dir().join(format!("{id}.keys")),
+            ];
+            let size = || paths.iter().map(|p| size_on_disk(p)).sum::<u64>();
+            let mut row = PoolGc {
+                id: id.clone(),
+                bytes_before: size(),
+                ..PoolGc::default()
+            };
+            let pool = LexicalPool::open_or_create(&paths[0])?;
+            let packs = registry.analyses(&id);
+            row.docs_before = pool.num_docs();
+            row.analyses_before = packs.count();
+            let uses = live.remove(&id).unwrap_or_default();
+            row.snapshots = uses.snapshots;
+            if uses.snapshots == 0 {
+                row.removed = true;
+                row.docs_deleted = row.docs_before;
+                row.analyses_deleted = row.analyses_before;
+                if !dry_run {
+                    drop(pool);
+                    // The key list first: without it the pool is no longer listed or chosen.
+                    remove_file(&paths[2])?;
+                    for dir in &paths[..2] {
+                        remove_dir(dir)?;
+                    }
+                }
+            } else {
+                let live_chunks: KeySet = uses
+                    .files
+                    .iter()
+                    .filter_map(|key| match packs.get(key) {
+                        Lookup::Hit(stored) => Some(stored.chunk_keys),
+                        // Not analysed (yet), or damaged: it has no documents this collection
+                        // could tell from the others; its next open adds what it lacks.
+                        Lookup::Miss | Lookup::Invalid(_) => None,
+                    })
+                    .flatten()
+                    .collect();
+                if dry_run {
+                    row.docs_deleted = pool.count_documents_except(&live_chunks)?;
+                    row.analyses_deleted = packs.count_except(|key| uses.files.contains(key));
+                } else {
+                    row.docs_deleted = pool.delete_documents_except(&live_chunks)?;
+                    drop(packs);
+                    row.analyses_deleted = AnalysisPacks::retain(
+                        &registry.packs_dir(&id),
+                        registry.format_version(),
+                        |key| uses.files.contains(key),
+                    )
+                    .map_err(cache_error(&registry.packs_dir(&id)))?;
+                    let keys: KeySet = uses.files.iter().map(FileKey::pool_key).collect();
+                    registry
+                        .write_keys(&id, &keys)
+                        .map_err(cache_error(&paths[2]))?;
+                }
+            }
+            row.bytes_after = if dry_run { row.bytes_before } else { size() };
+            report.bytes_before += row.bytes_before;
+            report.bytes_after += row.bytes_after;
+            report.pools.push(row);
+        }
+        Ok(report)
+    }
+}
+
+fn remove_file(path: &Path) -> Result<(), IndexError> {
+    match std::fs::remove_file(path) {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(cache_error(path)(err)),
+        _ => Ok(()),
+    }
+}
+
+fn remove_dir(path: &Path) -> Result<(), IndexError> {
+    match std::fs::remove_dir_all(path) {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(cache_error(path)(err)),
+        _ => Ok(()),
+    }
+}
+
+/// Bytes of the files under `path` (a file or a folder; 0 when missing).
+fn size_on_disk(path: &Path) -> u64 {
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return 0;
+    };
+    if !meta.is_dir() {
+        return meta.len();
+    }
+    std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| size_on_disk(&e.path()))
+                .sum()
+        })
+        .unwrap_or(0)
+}
