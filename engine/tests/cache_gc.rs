@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
-use swex_engine::index::{Engine, EngineConfig, GcReport, SearchFilters, SnapshotIndex};
+use swex_engine::index::{Engine, EngineConfig, GcOptions, GcReport, SearchFilters, SnapshotIndex};
 use swex_engine::lexical::pool::WriterOptions;
 
 const MODELS: &str = "class QuerySet:\n    \"\"\"A lazy database lookup.\"\"\"\n\n    def bulk_create(self, objs, batch_size=None):\n        if not objs:\n            return objs\n        return insert_many(objs, batch_size)\n\n    def filter(self, **kwargs):\n        return QuerySet()\n";
@@ -65,8 +65,13 @@ fn answers(index: &SnapshotIndex) -> Vec<(String, u32, u32, String)> {
     .collect()
 }
 
+/// Without a grace period: no first open runs beside these tests.
 fn gc(cache: &Path, dry_run: bool) -> GcReport {
-    engine(cache).collect_garbage(dry_run).unwrap()
+    let options = GcOptions {
+        dry_run,
+        grace: Duration::ZERO,
+    };
+    engine(cache).collect_garbage(&options).unwrap()
 }
 
 #[test]
@@ -228,4 +233,68 @@ impl CanonicalString for std::path::PathBuf {
         let parent = self.parent().unwrap().canonicalize().unwrap();
         parent.join(self.file_name().unwrap()).display().to_string()
     }
+}
+
+#[test]
+fn a_pool_no_snapshot_names_yet_is_kept_within_the_grace_period() {
+    let cache = tempfile::tempdir().unwrap();
+    let repo = tempfile::tempdir().unwrap();
+    write(repo.path(), &[("src/parse.rs", PARSER)]);
+    let pool = engine(cache.path())
+        .open(repo.path())
+        .unwrap()
+        .stats()
+        .pool
+        .id
+        .clone();
+    drop(repo);
+    // Its snapshot is gone, but the pool was written a moment ago: a first open still under way
+    // would look the same.
+    let options = GcOptions::default();
+    let report = engine(cache.path()).collect_garbage(&options).unwrap();
+    assert_eq!(report.snapshots_forgotten.len(), 1);
+    assert_eq!(report.pools.len(), 1);
+    assert!(
+        report.pools[0].recent && !report.pools[0].removed,
+        "{report:?}"
+    );
+    assert_eq!(report.pools[0].docs_deleted, 0);
+    assert_eq!(report.bytes_after, report.bytes_before);
+    // Past the grace period it goes.
+    let report = gc(cache.path(), false);
+    assert_eq!(report.pools[0].id, pool);
+    assert!(report.pools[0].removed && !report.pools[0].recent);
+    assert_eq!(report.bytes_after, 0);
+}
+
+#[test]
+fn folders_of_pools_without_a_key_list_are_removed() {
+    let cache = tempfile::tempdir().unwrap();
+    let repo = tempfile::tempdir().unwrap();
+    write(repo.path(), &app(MODELS));
+    let engine_ = engine(cache.path());
+    let pool = engine_.open(repo.path()).unwrap().stats().pool.id.clone();
+    // An interrupted removal: the key list went, the folders stayed.
+    let pools_dir = engine_.layout().pools().dir().to_path_buf();
+    drop(engine_);
+    fs::remove_file(pools_dir.join(format!("{pool}.keys"))).unwrap();
+    fs::create_dir_all(pools_dir.join("not-a-pool")).unwrap();
+    let dry = gc(cache.path(), true);
+    assert_eq!(dry.orphan_folders, 2, "{dry:?}");
+    assert!(pools_dir.join(&pool).is_dir());
+    let report = gc(cache.path(), false);
+    assert_eq!(report.orphan_folders, 2);
+    assert!(report.pools.is_empty());
+    assert!(!pools_dir.join(&pool).exists());
+    assert!(!pools_dir.join(format!("{pool}.packs")).exists());
+    assert!(
+        pools_dir.join("not-a-pool").is_dir(),
+        "only pool folders go"
+    );
+    // The snapshot still exists: its next open starts a pool again.
+    let again = engine(cache.path()).open(repo.path()).unwrap();
+    assert_eq!(
+        again.stats().pool.docs_added,
+        again.stats().pool.snapshot_docs
+    );
 }

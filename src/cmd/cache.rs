@@ -7,7 +7,8 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use swex_engine::index::GcReport;
+use std::time::Duration;
+use swex_engine::index::{GcOptions, GcReport};
 
 #[derive(Subcommand, Debug)]
 pub enum CacheCommand {
@@ -25,6 +26,10 @@ pub struct GcArgs {
     /// Count what would go; remove nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Keep a pool that no snapshot names yet if it was written within this many seconds: a
+    /// first open of a new repository names its pool only when it ends.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600)]
+    pub grace: u64,
     /// Print the report as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -43,7 +48,10 @@ fn gc(args: GcArgs) -> anyhow::Result<ExitCode> {
     }
     let root = config.cache_dir.clone();
     let report = swex_engine::index::Engine::new(config)
-        .collect_garbage(args.dry_run)
+        .collect_garbage(&GcOptions {
+            dry_run: args.dry_run,
+            grace: Duration::from_secs(args.grace),
+        })
         .with_context(|| format!("collecting garbage in {}", root.display()))?;
     if args.json {
         outln!("{}", serde_json::to_string(&report)?);
@@ -79,6 +87,10 @@ fn text_lines(report: &GcReport) -> Vec<String> {
                 pool.docs_deleted, pool.analyses_deleted, pool.docs_before, pool.analyses_before,
             );
             match pool.snapshots {
+                0 if pool.recent => format!(
+                    "pool {}: no snapshot names it yet, kept (written within the grace period)",
+                    pool.id
+                ),
                 0 => format!("pool {}: no snapshot uses it, {going}: {counts}", pool.id),
                 1 => format!("pool {} (1 snapshot): {counts}", pool.id),
                 n => format!("pool {} ({n} snapshots): {counts}", pool.id),
@@ -95,6 +107,12 @@ fn text_lines(report: &GcReport) -> Vec<String> {
             String::new()
         }
     ));
+    if report.orphan_folders > 0 {
+        lines.push(format!(
+            "{} folders of pools without a key list {going}",
+            report.orphan_folders
+        ));
+    }
     lines.extend(
         report
             .snapshots_forgotten

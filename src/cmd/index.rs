@@ -272,6 +272,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         pool.segments,
         human_bytes(pool.size_bytes)
     );
+    if pool.docs_total > 2 * pool.snapshot_docs {
+        // Other snapshots' versions, or old versions of this one's files: only the latter are
+        // garbage, and only the collection can tell them apart (it reads every manifest).
+        outln!(
+            "          (most of the pool is other file versions: `swex cache gc` removes those no snapshot uses)"
+        );
+    }
     outln!("ignored   {}", describe_ignored(&stats.ignored));
     let cache = &stats.cache;
     outln!(

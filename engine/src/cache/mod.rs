@@ -652,7 +652,8 @@ impl PoolRegistry {
     }
 }
 
-fn is_pool_id(id: &str) -> bool {
+/// Whether `id` has the shape of a pool id ([`PoolRegistry::new_pool_id`]).
+pub fn is_pool_id(id: &str) -> bool {
     id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 

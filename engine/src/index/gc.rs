@@ -21,18 +21,43 @@
 //! - a process that opened a snapshot before keeps its view and answers as before (its searcher
 //!   holds the old segment files; packs are unlinked, not rewritten in place). A snapshot opened
 //!   concurrently whose manifest is not written yet may lose chunks it just added: its next open
-//!   indexes them again, like any chunks its pool lacks. Nothing is lost but that work.
+//!   indexes them again, like any chunks its pool lacks. Nothing is lost but that work;
+//! - a pool no manifest names is removed only when its list of file keys is older than
+//!   [`GcOptions::grace`]: a new repository's first open creates its pool, then analyses and
+//!   indexes for as long as that takes, and names the pool in its manifest only at the end.
+//!   Folders of pools without a key list (left by an interrupted removal) go by the same rule.
 //!
 //! The dense layer's vectors and the repository histories are kept by their own rules
 //! ([`crate::dense`], [`crate::history`]).
 
 use super::build::cache_error;
 use super::{Engine, IndexError};
-use crate::cache::{AnalysisPacks, FileKey, KeySet, Lookup};
+use crate::cache::{AnalysisPacks, FileKey, KeySet, Lookup, is_pool_id};
 use crate::lexical::pool::LexicalPool;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+/// How [`Engine::collect_garbage`] runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GcOptions {
+    /// Count only; remove nothing.
+    pub dry_run: bool,
+    /// A pool that no manifest names is kept while its key list is younger than this: it may
+    /// be the pool of a first open still under way.
+    pub grace: Duration,
+}
+
+impl Default for GcOptions {
+    /// Removes; an hour's grace (a first open of a large repository takes minutes).
+    fn default() -> Self {
+        GcOptions {
+            dry_run: false,
+            grace: Duration::from_secs(3600),
+        }
+    }
+}
 
 /// What [`Engine::collect_garbage`] found, and removed unless it was a dry run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -47,6 +72,8 @@ pub struct GcReport {
     pub invalid_manifests: usize,
     /// One row per pool, by id.
     pub pools: Vec<PoolGc>,
+    /// Folders of pools without a key list (an interrupted removal's), removed.
+    pub orphan_folders: usize,
     /// Bytes of the pools (indexes, packs, key lists) before and after.
     pub bytes_before: u64,
     pub bytes_after: u64,
@@ -56,9 +83,12 @@ pub struct GcReport {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct PoolGc {
     pub id: String,
-    /// Snapshots kept that use the pool; with none, the pool is removed whole.
+    /// Snapshots kept that use the pool; with none, the pool is removed whole (unless it is
+    /// `recent`).
     pub snapshots: usize,
     pub removed: bool,
+    /// No snapshot names the pool, but its key list was written within the grace period: kept.
+    pub recent: bool,
     /// Lexical documents (chunks) before, and those deleted.
     pub docs_before: u64,
     pub docs_deleted: u64,
@@ -77,11 +107,21 @@ struct LiveFiles {
 }
 
 impl Engine {
-    /// Removes from the cache what no snapshot it serves can read: see the module docs. With
-    /// `dry_run`, only counts. Fails when the cache root does not exist (a mistyped
-    /// `--cache-dir` is not an empty cache), and on a cache this process cannot write (nothing is
-    /// removed then) or whose pools it cannot open.
-    pub fn collect_garbage(&self, dry_run: bool) -> Result<GcReport, IndexError> {
+    /// Removes from the cache what no snapshot it serves can read: see the module docs. A dry
+    /// run only counts. Fails when the cache root does not exist (a mistyped `--cache-dir` is
+    /// not an empty cache), and on a cache this process cannot write (nothing is removed then)
+    /// or whose pools it cannot open.
+    pub fn collect_garbage(&self, options: &GcOptions) -> Result<GcReport, IndexError> {
+        let dry_run = options.dry_run;
+        let is_recent = |path: &Path| {
+            std::fs::metadata(path)
+                .and_then(|m| m.modified())
+                .is_ok_and(|time| {
+                    SystemTime::now()
+                        .duration_since(time)
+                        .map_or(true, |age| age < options.grace)
+                })
+        };
         let root = self.layout.root();
         if !root.is_dir() {
             return Err(cache_error(root)(std::io::Error::new(
@@ -139,27 +179,38 @@ impl Engine {
         }
         report.snapshots_forgotten.sort();
 
-        for id in registry.pool_ids() {
+        let pool_ids = registry.pool_ids();
+        for id in &pool_ids {
+            let id = id.as_str();
             let _pool_lock = registry
-                .lock_pool(&id)
+                .lock_pool(id)
                 .map_err(cache_error(registry.dir()))?;
             let paths = [
-                registry.pool_dir(&id),
-                registry.packs_dir(&id),
+                registry.pool_dir(id),
+                registry.packs_dir(id),
                 registry.dir().join(format!("{id}.keys")),
             ];
             let size = || paths.iter().map(|p| size_on_disk(p)).sum::<u64>();
             let mut row = PoolGc {
-                id: id.clone(),
+                id: id.to_string(),
                 bytes_before: size(),
                 ..PoolGc::default()
             };
+            let uses = live.remove(id).unwrap_or_default();
+            row.snapshots = uses.snapshots;
+            if uses.snapshots == 0 && is_recent(&paths[2]) {
+                // Not even opened: its first open may be creating it right now.
+                row.recent = true;
+                row.bytes_after = row.bytes_before;
+                report.bytes_before += row.bytes_before;
+                report.bytes_after += row.bytes_after;
+                report.pools.push(row);
+                continue;
+            }
             let pool = LexicalPool::open_or_create(&paths[0])?;
-            let packs = registry.analyses(&id);
+            let packs = registry.analyses(id);
             row.docs_before = pool.num_docs();
             row.analyses_before = packs.count();
-            let uses = live.remove(&id).unwrap_or_default();
-            row.snapshots = uses.snapshots;
             if uses.snapshots == 0 {
                 row.removed = true;
                 row.docs_deleted = row.docs_before;
@@ -190,15 +241,14 @@ impl Engine {
                 } else {
                     row.docs_deleted = pool.delete_documents_except(&live_chunks)?;
                     drop(packs);
-                    row.analyses_deleted = AnalysisPacks::retain(
-                        &registry.packs_dir(&id),
-                        registry.format_version(),
-                        |key| uses.files.contains(key),
-                    )
-                    .map_err(cache_error(&registry.packs_dir(&id)))?;
+                    row.analyses_deleted =
+                        AnalysisPacks::retain(&paths[1], registry.format_version(), |key| {
+                            uses.files.contains(key)
+                        })
+                        .map_err(cache_error(&paths[1]))?;
                     let keys: KeySet = uses.files.iter().map(FileKey::pool_key).collect();
                     registry
-                        .write_keys(&id, &keys)
+                        .write_keys(id, &keys)
                         .map_err(cache_error(&paths[2]))?;
                 }
             }
@@ -206,6 +256,32 @@ impl Engine {
             report.bytes_before += row.bytes_before;
             report.bytes_after += row.bytes_after;
             report.pools.push(row);
+        }
+
+        // Folders of pools that have no key list: no open lists or chooses them any more.
+        let orphans: Vec<_> = std::fs::read_dir(registry.dir())
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
+            .filter(|entry| {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                let id = name.strip_suffix(".packs").unwrap_or(&name);
+                is_pool_id(id) && !pool_ids.iter().any(|known| known == id)
+            })
+            .map(|entry| entry.path())
+            .filter(|path| !is_recent(path))
+            .collect();
+        report.orphan_folders = orphans.len();
+        for path in orphans {
+            let size = size_on_disk(&path);
+            report.bytes_before += size;
+            if dry_run {
+                report.bytes_after += size;
+            } else {
+                remove_dir(&path)?;
+            }
         }
         Ok(report)
     }

@@ -33,7 +33,7 @@ pub use crate::lang::AnalyzeOptions;
 pub use dense::{
     CandidateRegion, DenseBuildReport, DenseConfig, DenseMode, DenseQuery, DenseResult, DenseStatus,
 };
-pub use gc::{GcReport, PoolGc};
+pub use gc::{GcOptions, GcReport, PoolGc};
 pub use refresh::{Refresh, RefreshReport};
 pub use snapshot::{FILE_BM25_B, FILE_BM25_K1};
 pub use types::{
