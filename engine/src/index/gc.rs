@@ -32,7 +32,9 @@
 
 use super::build::cache_error;
 use super::{Engine, IndexError};
-use crate::cache::{AnalysisPacks, FileKey, KeySet, Lookup, is_pool_id};
+use crate::cache::{
+    AnalysisPacks, FileKey, KeySet, Lookup, ManifestStore, PoolRegistry, is_pool_id,
+};
 use crate::lexical::pool::LexicalPool;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
@@ -112,16 +114,6 @@ impl Engine {
     /// not an empty cache), and on a cache this process cannot write (nothing is removed then)
     /// or whose pools it cannot open.
     pub fn collect_garbage(&self, options: &GcOptions) -> Result<GcReport, IndexError> {
-        let dry_run = options.dry_run;
-        let is_recent = |path: &Path| {
-            std::fs::metadata(path)
-                .and_then(|m| m.modified())
-                .is_ok_and(|time| {
-                    SystemTime::now()
-                        .duration_since(time)
-                        .map_or(true, |age| age < options.grace)
-                })
-        };
         let root = self.layout.root();
         if !root.is_dir() {
             return Err(cache_error(root)(std::io::Error::new(
@@ -130,11 +122,6 @@ impl Engine {
             )));
         }
         let registry = self.layout.pools();
-        let manifests = self.layout.manifests();
-        let mut report = GcReport {
-            dry_run,
-            ..GcReport::default()
-        };
         // Taking the lock creates the pools' folder: a cache that has none has nothing to lock.
         let _registry_lock = match registry.dir().is_dir() {
             true => Some(
@@ -144,12 +131,55 @@ impl Engine {
             ),
             false => None,
         };
+        let mut collection = Collection {
+            options,
+            registry,
+            report: GcReport {
+                dry_run: options.dry_run,
+                ..GcReport::default()
+            },
+        };
+        let mut live = collection.read_manifests(&self.layout.manifests())?;
+        let pool_ids = collection.registry.pool_ids();
+        for id in &pool_ids {
+            let uses = live.remove(id).unwrap_or_default();
+            collection.collect_pool(id, uses)?;
+        }
+        collection.remove_orphan_folders(&pool_ids)?;
+        Ok(collection.report)
+    }
+}
 
+/// One run's state: its options, the pools it collects and what it found so far.
+struct Collection<'o> {
+    options: &'o GcOptions,
+    registry: PoolRegistry,
+    report: GcReport,
+}
+
+impl Collection<'_> {
+    /// Whether `path` was written within the grace period.
+    fn is_recent(&self, path: &Path) -> bool {
+        std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .is_ok_and(|time| {
+                SystemTime::now()
+                    .duration_since(time)
+                    .map_or(true, |age| age < self.options.grace)
+            })
+    }
+
+    /// Step 1: what the snapshots whose folder exists use, per pool; the manifests of the others
+    /// (and damaged ones) go.
+    fn read_manifests(
+        &mut self,
+        manifests: &ManifestStore,
+    ) -> Result<BTreeMap<String, LiveFiles>, IndexError> {
         let mut live: BTreeMap<String, LiveFiles> = BTreeMap::new();
         for (path, lookup) in manifests.list() {
             let forget = match lookup {
                 Lookup::Hit(manifest) if Path::new(&manifest.root).is_dir() => {
-                    report.snapshots_kept += 1;
+                    self.report.snapshots_kept += 1;
                     if let Some(pool) = manifest.pool {
                         let uses = live.entry(pool).or_default();
                         uses.snapshots += 1;
@@ -164,59 +194,57 @@ impl Engine {
                     false
                 }
                 Lookup::Hit(manifest) => {
-                    report.snapshots_forgotten.push(manifest.root);
+                    self.report.snapshots_forgotten.push(manifest.root);
                     true
                 }
                 Lookup::Invalid(_) => {
-                    report.invalid_manifests += 1;
+                    self.report.invalid_manifests += 1;
                     true
                 }
                 Lookup::Miss => false,
             };
-            if forget && !dry_run {
+            if forget && !self.options.dry_run {
                 remove_file(&path)?;
             }
         }
-        report.snapshots_forgotten.sort();
+        self.report.snapshots_forgotten.sort();
+        Ok(live)
+    }
 
-        let pool_ids = registry.pool_ids();
-        for id in &pool_ids {
-            let id = id.as_str();
-            let _pool_lock = registry
-                .lock_pool(id)
-                .map_err(cache_error(registry.dir()))?;
-            let paths = [
-                registry.pool_dir(id),
-                registry.packs_dir(id),
-                registry.dir().join(format!("{id}.keys")),
-            ];
-            let size = || paths.iter().map(|p| size_on_disk(p)).sum::<u64>();
-            let mut row = PoolGc {
-                id: id.to_string(),
-                bytes_before: size(),
-                ..PoolGc::default()
-            };
-            let uses = live.remove(id).unwrap_or_default();
-            row.snapshots = uses.snapshots;
-            if uses.snapshots == 0 && is_recent(&paths[2]) {
-                // Not even opened: its first open may be creating it right now.
-                row.recent = true;
-                row.bytes_after = row.bytes_before;
-                report.bytes_before += row.bytes_before;
-                report.bytes_after += row.bytes_after;
-                report.pools.push(row);
-                continue;
-            }
+    /// Step 2, per pool under its lock: removed whole when no snapshot uses it (and it is not
+    /// recent), else rid of the documents and analyses its snapshots do not list.
+    fn collect_pool(&mut self, id: &str, uses: LiveFiles) -> Result<(), IndexError> {
+        let registry = &self.registry;
+        let _pool_lock = registry
+            .lock_pool(id)
+            .map_err(cache_error(registry.dir()))?;
+        let paths = [
+            registry.pool_dir(id),
+            registry.packs_dir(id),
+            registry.dir().join(format!("{id}.keys")),
+        ];
+        let size = || paths.iter().map(|p| size_on_disk(p)).sum::<u64>();
+        let mut row = PoolGc {
+            id: id.to_string(),
+            snapshots: uses.snapshots,
+            bytes_before: size(),
+            ..PoolGc::default()
+        };
+        if uses.snapshots == 0 && self.is_recent(&paths[2]) {
+            // Not even opened: its first open may be creating it right now.
+            row.recent = true;
+        } else {
             let pool = LexicalPool::open_or_create(&paths[0])?;
             let packs = registry.analyses(id);
             row.docs_before = pool.num_docs();
             row.analyses_before = packs.count();
+            let dry_run = self.options.dry_run;
             if uses.snapshots == 0 {
                 row.removed = true;
                 row.docs_deleted = row.docs_before;
                 row.analyses_deleted = row.analyses_before;
                 if !dry_run {
-                    drop(pool);
+                    drop((pool, packs));
                     // The key list first: without it the pool is no longer listed or chosen.
                     remove_file(&paths[2])?;
                     for dir in &paths[..2] {
@@ -235,31 +263,38 @@ impl Engine {
                     })
                     .flatten()
                     .collect();
+                let is_live = |key: &FileKey| uses.files.contains(key);
                 if dry_run {
                     row.docs_deleted = pool.count_documents_except(&live_chunks)?;
-                    row.analyses_deleted = packs.count_except(|key| uses.files.contains(key));
+                    row.analyses_deleted = packs.count_except(is_live);
                 } else {
                     row.docs_deleted = pool.delete_documents_except(&live_chunks)?;
                     drop(packs);
                     row.analyses_deleted =
-                        AnalysisPacks::retain(&paths[1], registry.format_version(), |key| {
-                            uses.files.contains(key)
-                        })
-                        .map_err(cache_error(&paths[1]))?;
+                        AnalysisPacks::retain(&paths[1], registry.format_version(), is_live)
+                            .map_err(cache_error(&paths[1]))?;
                     let keys: KeySet = uses.files.iter().map(FileKey::pool_key).collect();
                     registry
                         .write_keys(id, &keys)
                         .map_err(cache_error(&paths[2]))?;
                 }
             }
-            row.bytes_after = if dry_run { row.bytes_before } else { size() };
-            report.bytes_before += row.bytes_before;
-            report.bytes_after += row.bytes_after;
-            report.pools.push(row);
         }
+        row.bytes_after = if self.options.dry_run || row.recent {
+            row.bytes_before
+        } else {
+            size()
+        };
+        self.report.bytes_before += row.bytes_before;
+        self.report.bytes_after += row.bytes_after;
+        self.report.pools.push(row);
+        Ok(())
+    }
 
-        // Folders of pools that have no key list: no open lists or chooses them any more.
-        let orphans: Vec<_> = std::fs::read_dir(registry.dir())
+    /// Step 3: folders of pools that have no key list (no open lists or chooses them any more),
+    /// unless recent.
+    fn remove_orphan_folders(&mut self, pool_ids: &[String]) -> Result<(), IndexError> {
+        let orphans: Vec<_> = std::fs::read_dir(self.registry.dir())
             .into_iter()
             .flatten()
             .filter_map(Result::ok)
@@ -271,19 +306,19 @@ impl Engine {
                 is_pool_id(id) && !pool_ids.iter().any(|known| known == id)
             })
             .map(|entry| entry.path())
-            .filter(|path| !is_recent(path))
+            .filter(|path| !self.is_recent(path))
             .collect();
-        report.orphan_folders = orphans.len();
+        self.report.orphan_folders = orphans.len();
         for path in orphans {
             let size = size_on_disk(&path);
-            report.bytes_before += size;
-            if dry_run {
-                report.bytes_after += size;
+            self.report.bytes_before += size;
+            if self.options.dry_run {
+                self.report.bytes_after += size;
             } else {
                 remove_dir(&path)?;
             }
         }
-        Ok(report)
+        Ok(())
     }
 }
 
