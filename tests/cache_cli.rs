@@ -2,23 +2,9 @@
 //! removes the chunks of an edited file's old version and the next open reuses everything, the
 //! text report, and a cache folder that does not exist is an error, not an empty cache.
 
-use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
-use std::time::{Duration, SystemTime};
-
-fn write(root: &Path, path: &str, text: &str) {
-    let abs = root.join(path);
-    fs::create_dir_all(abs.parent().unwrap()).unwrap();
-    fs::write(&abs, text).unwrap();
-    // An hour old, so that the stat fast path trusts it.
-    fs::File::options()
-        .write(true)
-        .open(&abs)
-        .unwrap()
-        .set_modified(SystemTime::now() - Duration::from_secs(3600))
-        .unwrap();
-}
+use swex_testkit::write_checkout_file as write;
 
 fn swex(args: &[&str], cache: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_swex"))

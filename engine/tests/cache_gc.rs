@@ -6,7 +6,7 @@
 
 use std::fs;
 use std::path::Path;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 use swex_engine::index::{Engine, EngineConfig, GcOptions, GcReport, SearchFilters, SnapshotIndex};
 use swex_engine::lexical::pool::WriterOptions;
 
@@ -19,16 +19,7 @@ const PARSER: &str = "fn parse_header(line: &str) -> Option<(String, String)> {\
 
 fn write(root: &Path, files: &[(&str, &str)]) {
     for (path, text) in files {
-        let abs = root.join(path);
-        fs::create_dir_all(abs.parent().unwrap()).unwrap();
-        fs::write(&abs, text).unwrap();
-        // Written an hour ago, as a checkout made earlier: the stat fast path trusts it.
-        fs::File::options()
-            .write(true)
-            .open(&abs)
-            .unwrap()
-            .set_modified(SystemTime::now() - Duration::from_secs(3600))
-            .unwrap();
+        swex_testkit::write_checkout_file(root, path, text);
     }
 }
 

@@ -11,7 +11,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 use swex_engine::index::{Engine, EngineConfig, SearchFilters, SnapshotIndex};
 use swex_engine::scan::ScanOptions;
 
@@ -21,17 +21,7 @@ const SECRET: &str = "SECRET_TOKEN = 'hunter2'\n";
 const SWAPS: usize = 3000;
 
 fn write(root: &Path, path: &str, text: &str) {
-    let abs = root.join(path);
-    fs::create_dir_all(abs.parent().unwrap()).unwrap();
-    fs::write(&abs, text).unwrap();
-    // An hour old, as in a checkout made earlier (fresh stamps are racy).
-    let old = SystemTime::now() - Duration::from_secs(3600);
-    fs::File::options()
-        .write(true)
-        .open(&abs)
-        .unwrap()
-        .set_modified(old)
-        .unwrap();
+    swex_testkit::write_checkout_file(root, path, text);
 }
 
 struct Setup {

@@ -190,6 +190,21 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
+/// Writes `text` to `root/path` (folders created) and dates it an hour back, as a checkout made
+/// earlier: the engine's stat fast path does not trust a file written within the last seconds
+/// (its stamp is *racy*), so a test that reopens a snapshot would see it read again.
+pub fn write_checkout_file(root: &Path, path: &str, text: impl AsRef<[u8]>) {
+    let abs = root.join(path);
+    std::fs::create_dir_all(abs.parent().expect("a file path")).expect("create folders");
+    std::fs::write(&abs, text).expect("write the file");
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&abs)
+        .and_then(|file| file.set_modified(an_hour_ago))
+        .expect("date the file");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
