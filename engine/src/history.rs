@@ -30,7 +30,10 @@
 //!   match the query best (BM25 over the commits), each giving the files it changed its score
 //!   over the best one's, divided by the square root of how many files it changed. A file's
 //!   document mixes up to 200 messages; one commit that reads like the issue names its files
-//!   more sharply (docs/ranker.md, "Similar commits").
+//!   more sharply (docs/ranker.md, "Similar commits"). And each file's share of the commits
+//!   that name an issue or pull request the query names ([`references`]: `#1234`, a
+//!   `…/issues/1234` link), kept as terms of their own that no word of a query is, so they
+//!   change no BM25 score (docs/ranker.md, "Issues the issue refers to").
 //!
 //! Knows git's log format and nothing of plugins or explorers; the host serves it as the
 //! `history_search` service.
@@ -483,6 +486,51 @@ pub struct HistoryHit {
     /// Σ over the [`SIMILAR_COMMITS`] commits most like the query that changed the file of the
     /// commit's score over the best commit's, divided by √(files the commit changed); 0 if none.
     pub similar_commits: f64,
+    /// Σ over the commits whose message names an issue or pull request the query names
+    /// ([`references`]) that changed the file of 1 / √(files the commit changed); 0 if none.
+    pub referenced: f64,
+}
+
+/// The issue and pull-request numbers `text` names, each once, as the terms a commit that names
+/// them holds (`#1234`): a `#` and two to seven digits, not inside a word, a path or an HTML
+/// entity (`a#12`, `/#12`, `&#12;`), not followed by a letter or digit; and the number of an
+/// `…/issues/1234` or `…/pull/1234` link. "Fixed #22414 -- …" (Django's tickets) and
+/// "Fix … (#1234)" (GitHub's squashed pull requests) are how commits name them.
+pub fn references(text: &str) -> Vec<String> {
+    let bytes = text.as_bytes();
+    let digits_at = |start: usize| {
+        let end = start
+            + bytes[start..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+        let ends_clean = bytes.get(end).is_none_or(|b| !b.is_ascii_alphanumeric());
+        ((2..=7).contains(&(end - start)) && ends_clean).then(|| &text[start..end])
+    };
+    let mut found: Vec<String> = Vec::new();
+    let mut add = |number: &str| {
+        let term = format!("#{number}");
+        if !found.contains(&term) {
+            found.push(term);
+        }
+    };
+    for (at, _) in text.match_indices('#') {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        if before.is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'/' | b'&')) {
+            continue;
+        }
+        if let Some(number) = digits_at(at + 1) {
+            add(number);
+        }
+    }
+    for link in ["/issues/", "/pull/"] {
+        for (at, _) in text.match_indices(link) {
+            if let Some(number) = digits_at(at + link.len()) {
+                add(number);
+            }
+        }
+    }
+    found
 }
 
 /// How many of the commits most like a query vote for their files (picked on the train rows:
@@ -552,6 +600,11 @@ impl<'a> CommitTerms<'a> {
                 }
             }
         });
+        // The numbers it names, as terms of their own outside the length: no query's words are
+        // such terms, so every BM25 score (files, similar commits) is what it was without them.
+        for reference in references(message) {
+            counts.insert(reference, 1);
+        }
         CommitTerms {
             length,
             counts: counts
@@ -1123,11 +1176,31 @@ impl FileHistory {
         votes
     }
 
+    /// Per file, Σ over the commits holding one of the `wanted` reference terms of 1 / √(files
+    /// the commit changed) ([`HistoryHit::referenced`]).
+    fn referenced_votes(&self, wanted: &[u32]) -> HashMap<u32, f64> {
+        let mut votes: HashMap<u32, f64> = HashMap::new();
+        if wanted.is_empty() {
+            return votes;
+        }
+        for commit in 0..self.commits as usize {
+            if matches(self.commit_postings_of(commit), wanted).is_empty() {
+                continue;
+            }
+            let changed = self.commit_files_of(commit).count() as f64;
+            for file in self.commit_files_of(commit) {
+                *votes.entry(file).or_default() += 1.0 / changed.sqrt();
+            }
+        }
+        votes
+    }
+
     /// BM25 of the distinct [`terms`] of `query` against the documents of `paths` (every file
     /// with a document when `None`), with the statistics of those files: `N` is how many paths
     /// are scored, document frequencies and the mean length count those that have a document;
-    /// and each one's share of the query's similar commits ([`HistoryHit::similar_commits`]).
-    /// Files that match no term and no similar commit are left out; best first (by the BM25),
+    /// and each one's share of the query's similar commits ([`HistoryHit::similar_commits`]) and
+    /// of the commits naming what the query names ([`HistoryHit::referenced`]). Files that match
+    /// no term, no similar and no referencing commit are left out; best first (by the BM25),
     /// ties by path.
     pub fn search(&self, query: &str, paths: Option<&[String]>) -> Vec<HistoryHit> {
         let mut wanted: Vec<u32> = Vec::new();
@@ -1138,6 +1211,11 @@ impl FileHistory {
         });
         wanted.sort_unstable();
         wanted.dedup();
+        let mut named: Vec<u32> = references(query)
+            .iter()
+            .filter_map(|term| self.term_id(term))
+            .collect();
+        named.sort_unstable();
         let scored: Vec<(&str, Option<u32>)> = match paths {
             Some(paths) => {
                 // A path given twice is one file.
@@ -1154,7 +1232,7 @@ impl FileHistory {
             .iter()
             .filter_map(|&(path, id)| id.map(|id| (path, id)))
             .collect();
-        if wanted.is_empty() || documents.is_empty() {
+        if wanted.is_empty() && named.is_empty() || documents.is_empty() {
             return Vec::new();
         }
         let counts: Vec<Vec<(usize, u32)>> = documents
@@ -1175,6 +1253,7 @@ impl FileHistory {
             / documents.len() as f64;
         let mean_length = if mean_length > 0.0 { mean_length } else { 1.0 };
         let votes = self.similar_commit_votes(&wanted);
+        let referenced = self.referenced_votes(&named);
         let mut hits: Vec<HistoryHit> = documents
             .iter()
             .zip(&counts)
@@ -1184,9 +1263,10 @@ impl FileHistory {
                     path: path.to_owned(),
                     score: bm25(found, &df, n, length, mean_length),
                     similar_commits: votes.get(&file).copied().unwrap_or(0.0),
+                    referenced: referenced.get(&file).copied().unwrap_or(0.0),
                 }
             })
-            .filter(|hit| hit.score > 0.0 || hit.similar_commits > 0.0)
+            .filter(|hit| hit.score > 0.0 || hit.similar_commits > 0.0 || hit.referenced > 0.0)
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
         hits
@@ -1297,6 +1377,91 @@ mod tests {
         stray[at..].copy_from_slice(&2u32.to_le_bytes());
         assert_eq!(FileHistory::from_bytes(stray), None);
         assert!(FileHistory::from_bytes(history.bytes.clone()).is_some());
+    }
+
+    #[test]
+    fn issue_numbers_are_found_where_they_are_written_as_such() {
+        let cases: [(&str, &[&str]); 7] = [
+            ("the reappearance of #22414 after it was fixed", &["#22414"]),
+            (
+                "Fix crash in parser (#1234)\n\nFixes #1200.",
+                &["#1234", "#1200"],
+            ),
+            (
+                "see https://github.com/o/r/issues/5678 and https://github.com/o/r/pull/91#x",
+                &["#5678", "#91"],
+            ),
+            ("#12 and #12 again", &["#12"]),
+            ("not a#12, x/#34, &#39; or _#56", &[]),
+            ("#7 (one digit), #12345678 (eight), #123abc, C#, #", &[]),
+            ("[#4096](url), (#77)", &["#4096", "#77"]),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(references(text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn commits_naming_the_querys_issues_vote_for_their_files_and_change_no_other_score() {
+        let messages = [
+            ("widget render crash", &["a.py", "b.py"][..], " (#4521)"),
+            ("widget cleanup", &["c.py"][..], ", #4521, #77"),
+            ("zebra quokka", &["d.py"][..], ""),
+            ("quokka tidy", &["e.py"][..], " #4521"),
+        ];
+        let plain: Vec<(&str, &[&str])> = messages.iter().map(|m| (m.0, m.1)).collect();
+        let named_text: Vec<String> = messages.iter().map(|m| format!("{}{}", m.0, m.2)).collect();
+        let named: Vec<(&str, &[&str])> = named_text
+            .iter()
+            .zip(&messages)
+            .map(|(text, m)| (text.as_str(), m.1))
+            .collect();
+        let plain = FileHistory::of_commits(&commits(&plain), 200);
+        let named = FileHistory::of_commits(&commits(&named), 200);
+        let query = "The widget render crash is back since #4521";
+        let by_path = |hits: Vec<HistoryHit>| -> HashMap<String, HistoryHit> {
+            hits.into_iter().map(|h| (h.path.clone(), h)).collect()
+        };
+        let before = by_path(plain.search(query, None));
+        let after = by_path(named.search(query, None));
+        // The words' scores are those of the messages without the numbers.
+        for (path, hit) in &before {
+            assert_eq!(hit.score, after[path].score, "{path}");
+            assert_eq!(hit.similar_commits, after[path].similar_commits, "{path}");
+            assert_eq!(hit.referenced, 0.0);
+        }
+        let half = 1.0 / 2f64.sqrt();
+        let referenced: Vec<(&str, f64)> = ["a.py", "b.py", "c.py", "e.py"]
+            .iter()
+            .map(|p| (*p, after[*p].referenced))
+            .collect();
+        assert_eq!(
+            referenced,
+            [("a.py", half), ("b.py", half), ("c.py", 1.0), ("e.py", 1.0)]
+        );
+        // e.py matches no word of the query: only the number brings it.
+        assert_eq!(
+            (after["e.py"].score, after["e.py"].similar_commits),
+            (0.0, 0.0)
+        );
+        assert!(!after.contains_key("d.py"));
+        // Words that match no message: the number alone still finds its commits' files.
+        let alone = named.search("Unrelated words, see #77", None);
+        assert_eq!(alone.len(), 1, "{alone:?}");
+        assert_eq!((alone[0].path.as_str(), alone[0].referenced), ("c.py", 1.0));
+        // A number no commit names, or none at all: nothing referenced.
+        for other in [
+            "The widget render crash is back since #4522",
+            "The widget render crash",
+        ] {
+            assert!(
+                named
+                    .search(other, None)
+                    .iter()
+                    .all(|h| h.referenced == 0.0),
+                "{other}"
+            );
+        }
     }
 
     /// The commits whose messages match the query best give the files they changed their score

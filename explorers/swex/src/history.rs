@@ -1,14 +1,17 @@
 //! Repository history: how well the commit messages of each candidate code file match the
-//! issue, and how much of the past commits most like the issue changed it — two terms of the
-//! linear score ([`crate::rank::Weights::history`], [`crate::rank::Weights::similar_commits`])
-//! and features of the learned file ranker ([`crate::learned::HISTORY_FEATURES`]).
+//! issue, how much of the past commits most like the issue changed it, and how much of the
+//! commits naming an issue the issue names (`#1234`) — terms of the linear score
+//! ([`crate::rank::Weights::history`], [`crate::rank::Weights::similar_commits`],
+//! [`crate::rank::Weights::referenced`], 0 by default) and features of the learned file ranker
+//! ([`crate::learned::HISTORY_FEATURES`]).
 //!
 //! One `history_search` over the candidates (the engine's `swex_engine::history`): BM25 of the
 //! issue text against each file's recent commit messages, with the statistics of those
 //! candidates, and each file's share of the issue's similar commits. A file's match values are
 //! its score, its score over the best candidate's, and the log of its rank; a file no message
 //! matches has 0, 0 and [`crate::learned::ABSENT_RANK_LOG`]. Its similar-commit value is its
-//! share over the best candidate's (0 when no similar commit changed it). A checkout without git history (a plain folder, a
+//! share over the best candidate's (0 when no similar commit changed it), and so is its share
+//! of the commits naming the issue's issues. A checkout without git history (a plain folder, a
 //! snapshot whose git directory is gone) or a host without the engine gives every file those
 //! absent values: the ranking is then the one without history.
 
@@ -17,17 +20,21 @@ use swex_plugin::types::HistorySearchArgs;
 use swex_plugin::{ServiceError, Services};
 
 /// What the history says of the candidates: their messages' matches and their shares of the
-/// similar commits, each ranked (files without one have none). Empty without history.
+/// similar commits and of the commits naming the issue's issues, each ranked (files without one have none). Empty without history.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct History {
     pub matches: FileScores,
     pub similar_commits: FileScores,
+    /// The files' shares of the commits naming an issue the issue names (`#1234`).
+    pub referenced: FileScores,
 }
 
 impl History {
     /// Whether the history says nothing of the candidates: no git history, no host history
     /// service, or no past commit whose words match the issue. The linear score is then the one
-    /// without history.
+    /// without history, but for the commits naming an issue the issue names (`referenced`, whose
+    /// weight is 0 by default: they leave the choice of the shipped model's linear languages as
+    /// it was without them).
     pub fn is_silent(&self) -> bool {
         self.matches.is_empty() && self.similar_commits.is_empty()
     }
@@ -48,7 +55,8 @@ pub fn measure(
     let hits = services.history_search(&args)?.hits;
     Ok(History {
         matches: of_scores(hits.iter().map(|h| (h.path.clone(), h.score))),
-        similar_commits: of_scores(hits.into_iter().map(|h| (h.path, h.similar_commits))),
+        similar_commits: of_scores(hits.iter().map(|h| (h.path.clone(), h.similar_commits))),
+        referenced: of_scores(hits.into_iter().map(|h| (h.path, h.referenced))),
     })
 }
 

@@ -62,6 +62,7 @@ pub const FEATURES: &[&str] = &[
     "history_relative",
     "history_rank_log",
     "similar_commits_relative",
+    "referenced_relative",
 ];
 
 /// The features read from the code graph ([`crate::proximity`]), last in [`FEATURES`]: the graph
@@ -75,12 +76,13 @@ pub const GRAPH_FEATURES: &[&str] = &["graph_issue", "graph_top"];
 pub const DENSE_FEATURES: &[&str] = &["dense", "dense_relative", "dense_rank_log"];
 
 /// The features of the repository history ([`crate::history`]), last in [`FEATURES`]: absent
-/// values (0, 0, [`ABSENT_RANK_LOG`], 0) for a checkout without git history.
+/// values (0, 0, [`ABSENT_RANK_LOG`], 0, 0) for a checkout without git history.
 pub const HISTORY_FEATURES: &[&str] = &[
     "history",
     "history_relative",
     "history_rank_log",
     "similar_commits_relative",
+    "referenced_relative",
 ];
 
 /// The evidence that costs more than the ranking's own, asked for only when read: the code
@@ -512,6 +514,7 @@ pub fn feature_rows(
                 extra.history.matches.relative(path),
                 extra.history.matches.rank_log(path),
                 extra.history.similar_commits.relative(path),
+                extra.history.referenced.relative(path),
             ];
             debug_assert_eq!(row.len(), FEATURES.len());
             (file.path.clone(), row)

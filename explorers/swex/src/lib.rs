@@ -363,6 +363,7 @@ impl Swex {
         let weights = &self.config.weights;
         let read = weights.history != 0.0
             || weights.similar_commits != 0.0
+            || weights.referenced != 0.0
             || self.config.emit_features
             || model.is_some_and(|m| m.reads_any(learned::HISTORY_FEATURES));
         if !read {

@@ -457,6 +457,59 @@ fn emitted_features_carry_each_files_nearness_in_the_code_graph() {
     assert_eq!(spans(&plain), spans(&answer));
 }
 
+/// A past commit that names the issue the issue refers to (`#4521`) lifts the files it changed,
+/// even when its message shares no word with the issue, when the weight asks for it (the default
+/// is 0); without the term the tie of the two look-alikes goes by path. The feature rows carry it
+/// either way.
+#[test]
+fn a_commit_naming_the_issue_the_issue_refers_to_lifts_its_files() {
+    let files: &[(&str, &str)] = &[
+        (
+            "ui/frame.py",
+            "def draw(widget):\n    return widget.paint()\n",
+        ),
+        (
+            "ui/panel.py",
+            "def draw(widget):\n    return widget.paint()\n",
+        ),
+    ];
+    let issue =
+        "The widget flickers again\n\nThe widget flickers when drawn, as it did before #4521.\n";
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    swex_testkit::git(root, &["init", "-q"]);
+    write_files(root, files);
+    swex_testkit::git(root, &["add", "."]);
+    swex_testkit::git(root, &["commit", "-q", "-m", "Initial commit"]);
+    std::fs::write(root.join("ui/panel.py"), format!("{}\n", files[1].1)).unwrap();
+    swex_testkit::git(root, &["commit", "-q", "-am", "Tidy the helpers (#4521)"]);
+    write_files(root, files);
+    swex_testkit::git(root, &["commit", "-q", "-am", "Tidy up"]);
+    let first = |referenced: f64| {
+        let config = serde_json::json!({"weights": {
+            "history": 0.0, "similar_commits": 0.0, "referenced": referenced
+        }});
+        explore_checkout(root, config, issue, 5, None).regions[0]
+            .path
+            .clone()
+    };
+    assert_eq!(first(0.0), "ui/frame.py");
+    assert_eq!(first(2.0), "ui/panel.py");
+    // The features a model trains on carry it too: panel's share is the best one, frame's none.
+    let note = features_note(&explore_checkout(
+        root,
+        serde_json::json!({"emit_features": true}),
+        issue,
+        5,
+        None,
+    ));
+    let relative = |path: &str| feature(&note, path, "referenced_relative");
+    assert_eq!(
+        (relative("ui/panel.py"), relative("ui/frame.py")),
+        (1.0, 0.0)
+    );
+}
+
 /// The repository history moves a file whose commits were about the issue above its look-alike
 /// (same code, same words): `ui/panel.py`'s commit speaks of the widget's flicker, so it leads;
 /// without the history term, or in a copy without git history, the tie goes by path and the

@@ -531,6 +531,7 @@ impl ServiceBackend for EngineBackend {
                     path: h.path,
                     score: h.score,
                     similar_commits: h.similar_commits,
+                    referenced: h.referenced,
                 })
                 .collect(),
             commit: history.commit().to_owned(),

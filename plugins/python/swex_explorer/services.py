@@ -173,7 +173,8 @@ class Services:
                        paths: Optional[Sequence[str]] = None) -> Record:
         """Files ranked by how well their commit messages match ``query`` (BM25 with the
         statistics of ``paths``, or of every file with history): ``hits`` (``path``, ``score``,
-        ``similar_commits``: the file's share of the 20 commits most like ``query``),
+        ``similar_commits``: the file's share of the 20 commits most like ``query``,
+        ``referenced``: its share of the commits naming an issue ``query`` names, ``#1234``),
         ``commit``, ``commits``. ``unavailable`` for a checkout without git history."""
         args = {"query": query, "limit": limit}
         if paths is not None:

@@ -703,6 +703,11 @@ pub struct HistoryHit {
     /// over the best one's, divided by √(files it changed); 0 when none changed it.
     #[serde(default)]
     pub similar_commits: f64,
+    /// The file's share of the commits whose message names an issue or pull request the query
+    /// names (`#1234`, `…/issues/1234`): Σ over those that changed it of 1 / √(files they
+    /// changed); 0 when none did.
+    #[serde(default)]
+    pub referenced: f64,
 }
 
 /// `history_search` result: files whose messages match some query term or that a similar commit
