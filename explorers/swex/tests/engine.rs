@@ -104,6 +104,17 @@ fn explore_checkout(
     explorer.explore(&request, &backend).unwrap()
 }
 
+/// A git work tree holding `files` in one first commit ("Initial commit").
+fn committed_checkout(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let repo = tempfile::tempdir().unwrap();
+    let root = repo.path();
+    swex_testkit::git(root, &["init", "-q"]);
+    write_files(root, files);
+    swex_testkit::git(root, &["add", "."]);
+    swex_testkit::git(root, &["commit", "-q", "-m", "Initial commit"]);
+    repo
+}
+
 /// The features note of an answer (`emit_features`).
 fn features_note(answer: &Response) -> serde_json::Value {
     let note = answer
@@ -475,12 +486,8 @@ fn a_commit_naming_the_issue_the_issue_refers_to_lifts_its_files() {
     ];
     let issue =
         "The widget flickers again\n\nThe widget flickers when drawn, as it did before #4521.\n";
-    let repo = tempfile::tempdir().unwrap();
+    let repo = committed_checkout(files);
     let root = repo.path();
-    swex_testkit::git(root, &["init", "-q"]);
-    write_files(root, files);
-    swex_testkit::git(root, &["add", "."]);
-    swex_testkit::git(root, &["commit", "-q", "-m", "Initial commit"]);
     std::fs::write(root.join("ui/panel.py"), format!("{}\n", files[1].1)).unwrap();
     swex_testkit::git(root, &["commit", "-q", "-am", "Tidy the helpers (#4521)"]);
     write_files(root, files);
@@ -532,12 +539,8 @@ fn the_commit_history_lifts_a_file_and_no_history_changes_nothing() {
     // The environment listing is not read: ui/frame.py's commit about numpy gets nothing.
     let issue = "The widget flickers when drawn\n\nDrawing a widget makes it flicker twice.\n\n\
                  Environment:\n- numpy: 1.26.0\n";
-    let repo = tempfile::tempdir().unwrap();
+    let repo = committed_checkout(files);
     let root = repo.path();
-    swex_testkit::git(root, &["init", "-q"]);
-    write_files(root, files);
-    swex_testkit::git(root, &["add", "."]);
-    swex_testkit::git(root, &["commit", "-q", "-m", "Initial commit"]);
     // A change to ui/panel.py about the issue's subject, then a change back.
     std::fs::write(root.join("ui/panel.py"), format!("{}\n", files[1].1)).unwrap();
     std::fs::write(root.join("README.md"), format!("{}\n", files[2].1)).unwrap();
