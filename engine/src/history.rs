@@ -1167,13 +1167,18 @@ impl FileHistory {
             return votes;
         };
         for &(score, commit) in &scored {
-            let changed = self.commit_files_of(commit).count() as f64;
-            let share = score / best / changed.sqrt();
-            for file in self.commit_files_of(commit) {
-                *votes.entry(file).or_default() += share;
-            }
+            self.vote_for_files_of(commit, score / best, &mut votes);
         }
         votes
+    }
+
+    /// Adds `weight` / √(files `commit` changed) to the vote of each file it changed: a commit
+    /// that changed many files says less about each.
+    fn vote_for_files_of(&self, commit: usize, weight: f64, votes: &mut HashMap<u32, f64>) {
+        let changed = self.commit_files_of(commit).count() as f64;
+        for file in self.commit_files_of(commit) {
+            *votes.entry(file).or_default() += weight / changed.sqrt();
+        }
     }
 
     /// Per file, Σ over the commits holding one of the `wanted` reference terms of 1 / √(files
@@ -1184,12 +1189,8 @@ impl FileHistory {
             return votes;
         }
         for commit in 0..self.commits as usize {
-            if matches(self.commit_postings_of(commit), wanted).is_empty() {
-                continue;
-            }
-            let changed = self.commit_files_of(commit).count() as f64;
-            for file in self.commit_files_of(commit) {
-                *votes.entry(file).or_default() += 1.0 / changed.sqrt();
+            if !matches(self.commit_postings_of(commit), wanted).is_empty() {
+                self.vote_for_files_of(commit, 1.0, &mut votes);
             }
         }
         votes

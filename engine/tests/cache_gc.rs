@@ -4,11 +4,12 @@
 //! are forgotten with the pools only they used, a dry run changes nothing, and a version brought
 //! back after its chunks went is indexed again.
 
+mod support;
+
 use std::fs;
 use std::path::Path;
 use std::time::Duration;
-use swex_engine::index::{Engine, EngineConfig, GcOptions, GcReport, SearchFilters, SnapshotIndex};
-use swex_engine::lexical::pool::WriterOptions;
+use swex_engine::index::{Engine, GcOptions, GcReport, SearchFilters, SnapshotIndex};
 
 const MODELS: &str = "class QuerySet:\n    \"\"\"A lazy database lookup.\"\"\"\n\n    def bulk_create(self, objs, batch_size=None):\n        if not objs:\n            return objs\n        return insert_many(objs, batch_size)\n\n    def filter(self, **kwargs):\n        return QuerySet()\n";
 const MODELS_EDITED: &str = "class QuerySet:\n    \"\"\"A lazy database lookup.\"\"\"\n\n    def bulk_create(self, objs, batch_size=None, ignore_conflicts=False):\n        return insert_many(objs, batch_size, ignore_conflicts)\n\n    def exclude(self, **kwargs):\n        return QuerySet()\n";
@@ -32,14 +33,7 @@ fn app(models: &'static str) -> Vec<(&'static str, &'static str)> {
 }
 
 fn engine(cache: &Path) -> Engine {
-    Engine::new(EngineConfig {
-        cache_dir: cache.to_path_buf(),
-        writer: WriterOptions {
-            threads: 1,
-            memory_per_thread: 15 << 20,
-        },
-        ..EngineConfig::default()
-    })
+    Engine::new(support::test_config(cache))
 }
 
 /// `(path, start, end, score)` of the top hits of a few queries.

@@ -2,6 +2,8 @@
 //! cache reuse across snapshots, the stat fast path, corruption and version bumps, concurrent
 //! builders, and the per-snapshot BM25 statistics of the shared pool.
 
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier};
@@ -9,7 +11,6 @@ use std::time::{Duration, SystemTime};
 use swex_engine::analysis::Language;
 use swex_engine::formats::CACHE_FORMAT_VERSION;
 use swex_engine::index::{Engine, EngineConfig, Progress, SearchFilters, SnapshotIndex, Stage};
-use swex_engine::lexical::pool::WriterOptions;
 use swex_engine::scan::DiagnosticKind;
 use swex_engine::search::{DenseUse, SearchOptions};
 
@@ -110,14 +111,7 @@ fn walk(root: &Path) -> Vec<PathBuf> {
 }
 
 fn config(cache: &Path) -> EngineConfig {
-    EngineConfig {
-        cache_dir: cache.to_path_buf(),
-        writer: WriterOptions {
-            threads: 1,
-            memory_per_thread: 15 << 20,
-        },
-        ..EngineConfig::default()
-    }
+    support::test_config(cache)
 }
 
 fn engine(cache: &Path) -> Engine {

@@ -2,6 +2,8 @@
 //! like a fresh Engine::open of the same tree (checked field by field, search scores included),
 //! report what changed, and take the cheap in-place path when no directory changed.
 
+mod support;
+
 use std::fs;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,7 +12,6 @@ use swex_engine::index::{
     Engine, EngineConfig, IndexError, Progress, Refresh, RefreshReport, SearchFilters,
     SnapshotIndex, Stage,
 };
-use swex_engine::lexical::pool::WriterOptions;
 use swex_engine::scan::ScanOptions;
 
 const MODELS: &str = "class QuerySet:\n    def bulk_create(self, objs):\n        return objs\n\n    def filter(self, **kwargs):\n        return QuerySet()\n";
@@ -61,13 +62,8 @@ fn age(root: &Path) {
 
 fn engine(cache: &Path) -> Engine {
     Engine::new(EngineConfig {
-        cache_dir: cache.to_path_buf(),
         scan: ScanOptions { max_file_size: 200 },
-        writer: WriterOptions {
-            threads: 1,
-            memory_per_thread: 15 << 20,
-        },
-        ..EngineConfig::default()
+        ..support::test_config(cache)
     })
 }
 

@@ -3,10 +3,11 @@
 //! U+2028 and the other rare ones. The expected numbers were checked with CPython's
 //! `str.splitlines()` on the same bytes.
 
+mod support;
+
 use std::path::Path;
 use swex_engine::analysis::FileAnalysis;
-use swex_engine::index::{Engine, EngineConfig, SearchFilters, SnapshotIndex};
-use swex_engine::lexical::pool::WriterOptions;
+use swex_engine::index::{Engine, SearchFilters, SnapshotIndex};
 
 /// Form feeds on their own lines, a CRLF line, U+2028 inside a comment and `\x85` inside a string.
 const FORM_FEEDS_PY: &str = concat!(
@@ -44,14 +45,7 @@ fn open(repo: &Path, cache: &Path) -> std::sync::Arc<SnapshotIndex> {
         std::fs::create_dir_all(abs.parent().unwrap()).unwrap();
         std::fs::write(abs, text).unwrap();
     }
-    let engine = Engine::new(EngineConfig {
-        cache_dir: cache.to_path_buf(),
-        writer: WriterOptions {
-            threads: 1,
-            memory_per_thread: 15 << 20,
-        },
-        ..EngineConfig::default()
-    });
+    let engine = Engine::new(support::test_config(cache));
     engine.open(repo).unwrap()
 }
 

@@ -3,9 +3,10 @@
 //! tests and docs demoted unless asked for, auxiliary copies always, and the grep fallback. One
 //! `check(query, expected)` per behaviour.
 
+mod support;
+
 use std::path::Path;
-use swex_engine::index::{Engine, EngineConfig, SnapshotIndex};
-use swex_engine::lexical::pool::WriterOptions;
+use swex_engine::index::{Engine, SnapshotIndex};
 use swex_engine::search::{DenseUse, QueryKind, SearchOptions};
 
 const FILES: &[(&str, &str)] = &[
@@ -59,16 +60,7 @@ fn open(repo: &Path, cache: &Path) -> std::sync::Arc<SnapshotIndex> {
         std::fs::create_dir_all(full.parent().unwrap()).unwrap();
         std::fs::write(full, text).unwrap();
     }
-    Engine::new(EngineConfig {
-        cache_dir: cache.to_path_buf(),
-        writer: WriterOptions {
-            threads: 1,
-            memory_per_thread: 15 << 20,
-        },
-        ..EngineConfig::default()
-    })
-    .open(repo)
-    .unwrap()
+    Engine::new(support::test_config(cache)).open(repo).unwrap()
 }
 
 fn options() -> SearchOptions {

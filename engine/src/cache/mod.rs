@@ -462,13 +462,20 @@ impl ManifestStore {
 
     pub fn get(&self, canonical_root: &Path) -> Lookup<RootManifest> {
         let path = self.path_of(canonical_root);
-        match entry::read_entry(&path, KIND_MANIFEST, self.format_version) {
+        match self.read(&path) {
+            Lookup::Hit(manifest) if manifest.root != canonical_root.display().to_string() => {
+                Lookup::Invalid(format!("{}: manifest of another root", path.display()))
+            }
+            lookup => lookup,
+        }
+    }
+
+    /// The manifest stored in `path`, checked and decoded.
+    fn read(&self, path: &Path) -> Lookup<RootManifest> {
+        match entry::read_entry(path, KIND_MANIFEST, self.format_version) {
             Ok(None) => Lookup::Miss,
             Ok(Some(payload)) => match postcard::from_bytes::<RootManifest>(&payload) {
-                Ok(manifest) if manifest.root == canonical_root.display().to_string() => {
-                    Lookup::Hit(manifest)
-                }
-                Ok(_) => Lookup::Invalid(format!("{}: manifest of another root", path.display())),
+                Ok(manifest) => Lookup::Hit(manifest),
                 Err(err) => {
                     Lookup::Invalid(format!("{}: undecodable manifest: {err}", path.display()))
                 }
@@ -493,17 +500,7 @@ impl ManifestStore {
         paths
             .into_iter()
             .map(|path| {
-                let lookup = match entry::read_entry(&path, KIND_MANIFEST, self.format_version) {
-                    Ok(None) => Lookup::Miss,
-                    Ok(Some(payload)) => match postcard::from_bytes::<RootManifest>(&payload) {
-                        Ok(manifest) => Lookup::Hit(manifest),
-                        Err(err) => Lookup::Invalid(format!(
-                            "{}: undecodable manifest: {err}",
-                            path.display()
-                        )),
-                    },
-                    Err(err) => Lookup::Invalid(err.to_string()),
-                };
+                let lookup = self.read(&path);
                 (path, lookup)
             })
             .collect()

@@ -1,12 +1,28 @@
 //! Shared helpers of the engine's integration tests: loading fixture repositories, checking the
-//! chunk invariants, golden files.
+//! chunk invariants, golden files, the engine configuration the tests open indexes with.
 
 #![allow(dead_code)] // each test crate uses a different subset
 
 use std::path::{Path, PathBuf};
 
 use swex_engine::analysis::FileAnalysis;
+use swex_engine::index::EngineConfig;
 use swex_engine::lang::{AnalyzeOptions, analyze, detect_language};
+use swex_engine::lexical::pool::WriterOptions;
+
+/// The defaults with the cache in `cache` and a writer sized for a test: one thread of 15 MB, not
+/// up to four of 64 MB each (the default, sized for whole repositories), as tests run in
+/// parallel.
+pub fn test_config(cache: &Path) -> EngineConfig {
+    EngineConfig {
+        cache_dir: cache.to_path_buf(),
+        writer: WriterOptions {
+            threads: 1,
+            memory_per_thread: 15 << 20,
+        },
+        ..EngineConfig::default()
+    }
+}
 
 pub fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
