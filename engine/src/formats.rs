@@ -48,8 +48,9 @@ pub const GRAPH_STORE_VERSION: u32 = 1;
 /// The layout of a cached history ([`crate::history::FileHistory`]), the terms it is cut into,
 /// the commits it reads and what its key covers. 2: commits without parents left out. 3: each
 /// commit's terms and files kept too (the similar commits of a query). 4: the issue numbers a
-/// commit names (`#1234`) are terms of its own too ([`crate::history::references`]).
-pub const HISTORY_FORMAT_VERSION: u32 = 4;
+/// commit names (`#1234`) are terms of its own too ([`crate::history::references`]). 5: numbers
+/// inside fenced code blocks and debugger frames (`#10 0x…`) are not issue numbers.
+pub const HISTORY_FORMAT_VERSION: u32 = 5;
 
 /// What the analysis tag hashes: the analyser version and its options, serialised as JSON (not
 /// their `Debug` output, which is not a format).

@@ -496,6 +496,11 @@ pub struct HistoryHit {
 /// entity (`a#12`, `/#12`, `&#12;`), not followed by a letter or digit; and the number of an
 /// `…/issues/1234` or `…/pull/1234` link. "Fixed #22414 -- …" (Django's tickets) and
 /// "Fix … (#1234)" (GitHub's squashed pull requests) are how commits name them.
+///
+/// Not in fenced code blocks ([`swex_issue::markup::fenced_blocks`]: pasted output, where `#39`
+/// is an item of a quoted message and `#839496` a colour), and not a debugger's frame number
+/// (a line starting `#10 0x5613e8b415a6 in yyparse …`, as sanitizers and gdb print them, pasted
+/// without a fence).
 pub fn references(text: &str) -> Vec<String> {
     let bytes = text.as_bytes();
     let digits_at = |start: usize| {
@@ -506,6 +511,16 @@ pub fn references(text: &str) -> Vec<String> {
                 .count();
         let ends_clean = bytes.get(end).is_none_or(|b| !b.is_ascii_alphanumeric());
         ((2..=7).contains(&(end - start)) && ends_clean).then(|| &text[start..end])
+    };
+    let blocks = swex_issue::markup::fenced_blocks(text);
+    let in_code = |at: usize| blocks.iter().any(|block| block.range.contains(&at));
+    // `#10 0x…` opening a line: the number is followed by blanks and a hexadecimal address.
+    let is_frame_number = |at: usize, number: &str| {
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let after = &text[at + 1 + number.len()..];
+        text[line_start..at].trim().is_empty()
+            && after.starts_with([' ', '\t'])
+            && after.trim_start_matches([' ', '\t']).starts_with("0x")
     };
     let mut found: Vec<String> = Vec::new();
     let mut add = |number: &str| {
@@ -519,13 +534,18 @@ pub fn references(text: &str) -> Vec<String> {
         if before.is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'/' | b'&')) {
             continue;
         }
-        if let Some(number) = digits_at(at + 1) {
+        if let Some(number) = digits_at(at + 1)
+            && !in_code(at)
+            && !is_frame_number(at, number)
+        {
             add(number);
         }
     }
     for link in ["/issues/", "/pull/"] {
         for (at, _) in text.match_indices(link) {
-            if let Some(number) = digits_at(at + link.len()) {
+            if let Some(number) = digits_at(at + link.len())
+                && !in_code(at)
+            {
                 add(number);
             }
         }
@@ -1382,7 +1402,7 @@ mod tests {
 
     #[test]
     fn issue_numbers_are_found_where_they_are_written_as_such() {
-        let cases: [(&str, &[&str]); 7] = [
+        let cases: [(&str, &[&str]); 11] = [
             ("the reappearance of #22414 after it was fixed", &["#22414"]),
             (
                 "Fix crash in parser (#1234)\n\nFixes #1200.",
@@ -1396,6 +1416,19 @@ mod tests {
             ("not a#12, x/#34, &#39; or _#56", &[]),
             ("#7 (one digit), #12345678 (eight), #123abc, C#, #", &[]),
             ("[#4096](url), (#77)", &["#4096", "#77"]),
+            (
+                "Crash (#2839):\n```\n    #10 0x5613e8b415a6 in yyparse src/parser.y:466\nitem #39\n```\nsee #40",
+                &["#2839", "#40"],
+            ),
+            (
+                "unfenced trace\n    #10 0x454ab2 in fuzzer::Fuzzer\n#11\t0x440c32 in main\nnot #12 0x1",
+                &["#12"],
+            ),
+            (
+                "~~~\nhttps://github.com/o/r/issues/5678\n~~~\nafter it #13",
+                &["#13"],
+            ),
+            ("```\nan unclosed block runs to the end #14", &[]),
         ];
         for (text, expected) in cases {
             assert_eq!(references(text), expected, "{text:?}");

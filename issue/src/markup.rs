@@ -12,9 +12,16 @@
 //! not a comment, as in the Markdown renderers. A comment can hold fences of its own (a template's
 //! example); they are part of the comment.
 //!
+//! What a fenced code block is — a line opening with ```` ``` ```` or `~~~`, up to the next line
+//! that starts with the same marker, or to the end of the text when none does (as it renders) —
+//! has its one home here ([`Fence`], [`fenced_blocks`]): the comment filter, both issue readings
+//! ([`crate::parse()`], [`crate::ranking`]) and the history's issue numbers
+//! (`swex_engine::history::references`) split the text by it.
+//!
 //! Invariant: linear in the text; text without `<!--` is returned as is, borrowed.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 const OPEN: &str = "<!--";
 const CLOSE: &str = "-->";
@@ -26,18 +33,18 @@ pub fn without_html_comments(text: &str) -> Cow<'_, str> {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
-    let mut fence: Option<&str> = None;
+    let mut fence: Option<Fence> = None;
     let mut in_comment = false;
     for line in text.split_inclusive('\n') {
-        if let Some(marker) = fence {
+        if let Some(open) = fence {
             out.push_str(line);
-            if line.trim_start().starts_with(marker) {
+            if open.is_closed_by(line) {
                 fence = None;
             }
             continue;
         }
-        if !in_comment && let Some(marker) = fence_marker(line) {
-            fence = Some(marker);
+        if !in_comment && let Some(open) = Fence::opened_by(line) {
+            fence = Some(open);
             out.push_str(line);
             continue;
         }
@@ -76,13 +83,82 @@ pub fn without_html_comments(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The marker of a fenced code block this line opens (```` ``` ```` or `~~~`, indented at most as
-/// the line allows), if any.
-fn fence_marker(line: &str) -> Option<&'static str> {
-    let trimmed = line.trim_start();
-    ["```", "~~~"]
-        .into_iter()
-        .find(|marker| trimmed.starts_with(marker))
+/// An open fenced code block: the marker of the line that opened it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fence {
+    marker: &'static str,
+}
+
+impl Fence {
+    /// The fenced code block `line` opens: its first characters after any indentation are
+    /// ```` ``` ```` or `~~~` (an info string may follow: ```` ```python ````). Indentation is not
+    /// limited, since fences are indented inside list items.
+    pub fn opened_by(line: &str) -> Option<Fence> {
+        let trimmed = line.trim_start();
+        ["```", "~~~"]
+            .into_iter()
+            .find(|marker| trimmed.starts_with(marker))
+            .map(|marker| Fence { marker })
+    }
+
+    /// Whether `line`, inside this block, ends it: it starts, after any indentation, with the
+    /// marker that opened the block.
+    pub fn is_closed_by(self, line: &str) -> bool {
+        line.trim_start().starts_with(self.marker)
+    }
+}
+
+/// A fenced code block of a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FencedBlock {
+    /// The whole block: from the opening fence line to the end of the closing one (its line end
+    /// included), or to the end of the text when it is not closed.
+    pub range: Range<usize>,
+    /// Its contents: the lines between the two fence lines.
+    pub content: Range<usize>,
+}
+
+/// The fenced code blocks of `text`, in order ([`Fence`]): what renders as code, whatever the
+/// backticks inside a line (```` run ``` here ```` opens nothing).
+pub fn fenced_blocks(text: &str) -> Vec<FencedBlock> {
+    let mut blocks = Vec::new();
+    let mut open: Option<(Fence, usize, usize)> = None;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let end = at + line.len();
+        match open {
+            Some((fence, start, content)) if fence.is_closed_by(line) => {
+                blocks.push(FencedBlock {
+                    range: start..end,
+                    content: content..at,
+                });
+                open = None;
+            }
+            Some(_) => {}
+            None => open = Fence::opened_by(line).map(|fence| (fence, at, end)),
+        }
+        at = end;
+    }
+    if let Some((_, start, content)) = open {
+        blocks.push(FencedBlock {
+            range: start..text.len(),
+            content: content..text.len(),
+        });
+    }
+    blocks
+}
+
+/// `text` with each of its `blocks` ([`fenced_blocks`] of it) replaced by one space.
+pub fn without_fenced_blocks(text: &str, blocks: &[FencedBlock]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for block in blocks {
+        out.push_str(&text[at..block.range.start]);
+        out.push(' ');
+        at = block.range.end;
+    }
+    out.push_str(&text[at..]);
+    out
 }
 
 #[cfg(test)]
@@ -120,6 +196,47 @@ mod tests {
         for (text, expected) in CASES {
             assert_eq!(without_html_comments(text), *expected, "{text:?}");
         }
+    }
+
+    /// (text, each block's text, each block's contents).
+    const BLOCKS: &[(&str, &[&str], &[&str])] = &[
+        ("no code, `inline` and run ``` here\n", &[], &[]),
+        (
+            "a\n```python\nx = 1\n```\nb\n",
+            &["```python\nx = 1\n```\n"],
+            &["x = 1\n"],
+        ),
+        (
+            "~~~\n```\n~~~\n  ```\nindented\n  ```",
+            &["~~~\n```\n~~~\n", "  ```\nindented\n  ```"],
+            &["```\n", "indented\n"],
+        ),
+        (
+            "a\n```\nnever closed\n#12\n",
+            &["```\nnever closed\n#12\n"],
+            &["never closed\n#12\n"],
+        ),
+        ("```\n```\n", &["```\n```\n"], &[""]),
+    ];
+
+    #[test]
+    fn fenced_blocks_are_found_line_by_line() {
+        for (text, whole, contents) in BLOCKS {
+            let blocks = fenced_blocks(text);
+            let texts: Vec<&str> = blocks.iter().map(|b| &text[b.range.clone()]).collect();
+            let inner: Vec<&str> = blocks.iter().map(|b| &text[b.content.clone()]).collect();
+            assert_eq!(texts, *whole, "{text:?}");
+            assert_eq!(inner, *contents, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn text_without_fenced_blocks_keeps_the_rest() {
+        let text = "before\n```\ncode\n```\nbetween\n~~~\nmore\n";
+        assert_eq!(
+            without_fenced_blocks(text, &fenced_blocks(text)),
+            "before\n between\n "
+        );
     }
 
     #[test]
