@@ -6,7 +6,8 @@
 //!   normalised hints (`site-packages/` prefixes, leading `/` and `./` removed);
 //! - **identifiers** that look like code ([`crate::words::is_code_like`]): `CamelCase`,
 //!   `snake_case`, `dotted.names`, `module::paths`, `calls(`;
-//! - **code spans**: Markdown backtick spans and fenced blocks, reST ``literals``;
+//! - **code spans**: Markdown backtick spans and fenced blocks ([`crate::markup::fenced_blocks`]),
+//!   reST ``literals``;
 //! - **weighted terms** for lexical search: every word that is not a stop word, prose words
 //!   down-weighted relative to code-like tokens, repeated terms up-weighted (logarithmically).
 //!
@@ -23,6 +24,7 @@
 
 use crate::clues::{IssueClues, WeightedTerm};
 use crate::frames::extract_frames;
+use crate::markup::{fenced_blocks, without_fenced_blocks};
 use crate::paths::{looks_like_path, url_file_path};
 use crate::words::{is_code_like, is_stop_word};
 use regex::Regex;
@@ -57,8 +59,6 @@ impl Default for QueryOptions {
 
 static URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b(?:https?|ftp|file)://[^\s)>\]]+").expect("valid regex"));
-static FENCED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?s)```[^\n]*\n(.*?)```").expect("valid regex"));
 static INLINE_CODE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"``([^`\n]+)``|`([^`\n]+)`").expect("valid regex"));
 static WORD: LazyLock<Regex> = LazyLock::new(|| {
@@ -93,11 +93,12 @@ pub fn parse_with(text: &str, options: &QueryOptions) -> IssueClues {
         .into_owned();
 
     // Code spans: everything inside counts as code.
-    let mut spans = Vec::new();
-    for caps in FENCED.captures_iter(&prose) {
-        spans.push(caps[1].trim().to_string());
-    }
-    let without_fences = FENCED.replace_all(&prose, " ").into_owned();
+    let blocks = fenced_blocks(&prose);
+    let mut spans: Vec<String> = blocks
+        .iter()
+        .map(|block| prose[block.content.clone()].trim().to_string())
+        .collect();
+    let without_fences = without_fenced_blocks(&prose, &blocks);
     for caps in INLINE_CODE.captures_iter(&without_fences) {
         let span = caps
             .get(1)

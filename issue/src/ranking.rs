@@ -2,10 +2,11 @@
 //! environment dumps, code-like identifiers, dotted names, file paths, traceback frames, and a
 //! weighted bag of normalised words for matching file and directory names.
 //!
-//! Frames are the Python frames of [`crate::frames`]. Words, paths and code spans keep this
-//! reading's own rules (ASCII identifiers, segments weighted by where they occur, a path pattern
-//! over the raw text): the explorer's answers depend on them, and its rewrite on top of
-//! [`crate::parse()`] is under way.
+//! Frames are the Python frames of [`crate::frames`], fenced code blocks those of
+//! [`crate::markup::fenced_blocks`]. Words, paths and inline code spans keep this reading's own
+//! rules (ASCII identifiers, segments weighted by where they occur, a path pattern over the raw
+//! text): the explorer's answers depend on them, and its rewrite on top of [`crate::parse()`] is
+//! under way.
 //!
 //! Why clean the body: issue templates end with `key: version` listings (`numpy: 1.23.4`,
 //! `python: 3.10.8 (main, …)`) and site-packages paths. Those words are rare in a repository and
@@ -24,6 +25,7 @@ use swex_text::stopwords::StopList;
 
 pub use crate::clues::Frame;
 use crate::clues::FrameStyle;
+use crate::markup::{fenced_blocks, without_fenced_blocks};
 
 #[derive(Debug, Clone, Default)]
 pub struct Issue {
@@ -73,8 +75,6 @@ fn is_environment_line(line: &str) -> bool {
         key.trim_matches(char::is_whitespace).chars().count() <= ENV_KEY_CHARS
     })
 }
-static FENCE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?s)```.*?(```|$)").expect("valid regex"));
 static INLINE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"`([^`\n]+)`").expect("valid regex"));
 static IDENT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("valid regex"));
@@ -135,8 +135,9 @@ pub fn parse(text: &str) -> Issue {
     };
 
     // Segments and their weights.
-    let blocks: Vec<&str> = FENCE.find_iter(&body).map(|m| m.as_str()).collect();
-    let prose = FENCE.replace_all(&body, " ");
+    let fenced = fenced_blocks(&body);
+    let blocks: Vec<&str> = fenced.iter().map(|b| &body[b.range.clone()]).collect();
+    let prose = without_fenced_blocks(&body, &fenced);
     let inline: Vec<String> = INLINE
         .captures_iter(&prose)
         .map(|c| c[1].to_owned())
