@@ -1,4 +1,5 @@
-//! What a reader of a rendered Markdown issue sees: the text without its HTML comments.
+//! What a reader of a rendered Markdown issue sees: the text without its HTML comments, and where
+//! its fenced code blocks are.
 //!
 //! Why: GitHub issue templates put their instructions in `<!-- … -->` comments ("PLEASE READ THE
 //! FAQs", "Q: How to deploy on vercel", "Please check the existing issues first"), and an author
@@ -13,7 +14,7 @@
 //! example); they are part of the comment.
 //!
 //! What a fenced code block is — a line opening with ```` ``` ```` or `~~~`, up to the next line
-//! that starts with the same marker, or to the end of the text when none does (as it renders) —
+//! made of the same fence, or to the end of the text when none is (CommonMark, as it renders) —
 //! has its one home here ([`Fence`], [`fenced_blocks`]): the comment filter, both issue readings
 //! ([`crate::parse()`], [`crate::ranking`]) and the history's issue numbers
 //! (`swex_engine::history::references`) split the text by it.
@@ -83,28 +84,33 @@ pub fn without_html_comments(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// An open fenced code block: the marker of the line that opened it.
+/// An open fenced code block: the character and length of the fence that opened it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Fence {
-    marker: &'static str,
+    marker: char,
+    length: usize,
 }
 
 impl Fence {
-    /// The fenced code block `line` opens: its first characters after any indentation are
-    /// ```` ``` ```` or `~~~` (an info string may follow: ```` ```python ````). Indentation is not
-    /// limited, since fences are indented inside list items.
+    /// The fenced code block `line` opens, as CommonMark (and GitHub) read it: after any
+    /// indentation, three or more backticks or tildes, then an info string (```` ```python ````)
+    /// that for backticks holds no backtick — so ```` ```fit``` method ```` is an inline code
+    /// span, not a fence. Indentation is not limited, since fences are indented inside list
+    /// items.
     pub fn opened_by(line: &str) -> Option<Fence> {
         let trimmed = line.trim_start();
-        ["```", "~~~"]
-            .into_iter()
-            .find(|marker| trimmed.starts_with(marker))
-            .map(|marker| Fence { marker })
+        let marker = trimmed.chars().next().filter(|c| matches!(c, '`' | '~'))?;
+        let length = trimmed.chars().take_while(|&c| c == marker).count();
+        let info = &trimmed[length..];
+        (length >= 3 && !(marker == '`' && info.contains('`'))).then_some(Fence { marker, length })
     }
 
-    /// Whether `line`, inside this block, ends it: it starts, after any indentation, with the
-    /// marker that opened the block.
+    /// Whether `line`, inside this block, ends it: it holds nothing but the opening fence's
+    /// character, at least as many of them, and blanks (```` ```python ```` inside a block is
+    /// code).
     pub fn is_closed_by(self, line: &str) -> bool {
-        line.trim_start().starts_with(self.marker)
+        let trimmed = line.trim();
+        trimmed.len() >= self.length && trimmed.chars().all(|c| c == self.marker)
     }
 }
 
@@ -217,6 +223,23 @@ mod tests {
             &["never closed\n#12\n"],
         ),
         ("```\n```\n", &["```\n```\n"], &[""]),
+        // Inline spans of three backticks open nothing, even at the start of a line.
+        (
+            "```fit``` takes copy_X\n    ```def fit(self):```\nprose\n",
+            &[],
+            &[],
+        ),
+        // Only a line of the fence alone closes it, and a longer fence needs as many.
+        (
+            "````md\n```python\nx\n```\n````\nafter\n",
+            &["````md\n```python\nx\n```\n````\n"],
+            &["```python\nx\n```\n"],
+        ),
+        (
+            "```\ncode\n```python\nmore\n``` \r\nafter\n",
+            &["```\ncode\n```python\nmore\n``` \r\n"],
+            &["code\n```python\nmore\n"],
+        ),
     ];
 
     #[test]
