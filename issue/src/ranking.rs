@@ -81,9 +81,14 @@ static IDENT: LazyLock<Regex> =
 static DOTTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+").expect("valid regex")
 });
+/// A path-like word ending in one of the extensions that make a word a file path
+/// ([`crate::paths::PATH_EXTENSIONS`], the parser's list: every language the engine reads).
 static PATH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"[A-Za-z0-9_.\-/\\]*[A-Za-z0-9_\-]\.(?:py|pyx|pyi|js|jsx|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|rb|php|cfg|toml|ini|txt|rst|md|yml|yaml|json)\b")
-        .expect("valid regex")
+    let extensions = crate::paths::PATH_EXTENSIONS.join("|");
+    Regex::new(&format!(
+        r"[A-Za-z0-9_.\-/\\]*[A-Za-z0-9_\-]\.(?:{extensions})\b"
+    ))
+    .expect("valid regex")
 });
 
 /// Words that never discriminate between files, even when written like code: shorter than two
@@ -293,6 +298,20 @@ mod tests {
                 .any(|d| d == "astropy.modeling.separable")
         );
         assert!(issue.paths.iter().any(|p| p == "astropy/io/ascii/rst.py"));
+        let other = parse(
+            "Update fails in `UpdateStatement.kt`\nsee lua/lazy/view/commands.lua, Sources/App/Route.swift, \
+             lib/plug/conn.ex and src/Data/Aeson.hs; not e.g. or self.x\n",
+        );
+        assert_eq!(
+            other.paths,
+            [
+                "UpdateStatement.kt",
+                "lua/lazy/view/commands.lua",
+                "Sources/App/Route.swift",
+                "lib/plug/conn.ex",
+                "src/Data/Aeson.hs"
+            ]
+        );
         assert_eq!(issue.frames.len(), 1);
         assert_eq!(issue.frames[0].line, Some(856));
         assert_eq!(issue.frames[0].function.as_deref(), Some("write"));
