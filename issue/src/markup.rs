@@ -15,7 +15,8 @@
 //!
 //! What a fenced code block is — a line opening with ```` ``` ```` or `~~~`, up to the next line
 //! made of the same fence, or to the end of the text when none is (CommonMark, as it renders) —
-//! has its one home here ([`Fence`], [`fenced_blocks`]): the comment filter, both issue readings
+//! has its one home here ([`Fence`], [`fenced_blocks`]), as has an inline code span
+//! ([`inline_code_spans`]): the comment filter, both issue readings
 //! ([`crate::parse()`], [`crate::ranking`]) and the history's issue numbers
 //! (`swex_engine::history::references`) split the text by it.
 //!
@@ -154,14 +155,62 @@ pub fn fenced_blocks(text: &str) -> Vec<FencedBlock> {
     blocks
 }
 
-/// `text` with each of its `blocks` ([`fenced_blocks`] of it) replaced by one space.
-pub fn without_fenced_blocks(text: &str, blocks: &[FencedBlock]) -> String {
+/// An inline code span of a text (`` `name` ``, ``` ``a`b`` ```).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineCode {
+    /// The span with its backticks.
+    pub range: Range<usize>,
+    /// Between the backticks.
+    pub content: Range<usize>,
+}
+
+/// The inline code spans of `text`, in order, by CommonMark's rule kept to one line: a run of
+/// backticks opens a span that the next run of exactly as many backticks on the same line closes
+/// (```` ```fit``` ```` is the span `fit`, ``` ``a`b`` ``` the span ``a`b``, and a reST literal
+/// ``` ``x`` ``` reads as one); a run that nothing closes is text. Spans of blanks only are left
+/// out. Apply it to the text outside [`fenced_blocks`].
+pub fn inline_code_spans(text: &str) -> Vec<InlineCode> {
+    let bytes = text.as_bytes();
+    let run_end = |from: usize| from + bytes[from..].iter().take_while(|&&b| b == b'`').count();
+    let mut spans = Vec::new();
+    let mut at = 0;
+    while let Some(offset) = bytes[at..].iter().position(|&b| b == b'`') {
+        let open = at + offset;
+        let content = run_end(open);
+        let length = content - open;
+        at = content;
+        let mut scan = content;
+        while let Some(offset) = bytes[scan..].iter().position(|&b| b == b'`' || b == b'\n') {
+            let close = scan + offset;
+            if bytes[close] == b'\n' {
+                break;
+            }
+            let end = run_end(close);
+            if end - close == length {
+                if !text[content..close].trim().is_empty() {
+                    spans.push(InlineCode {
+                        range: open..end,
+                        content: content..close,
+                    });
+                }
+                at = end;
+                break;
+            }
+            scan = end;
+        }
+    }
+    spans
+}
+
+/// `text` with each of `spans` (in order, not overlapping: the ranges of [`fenced_blocks`] or
+/// [`inline_code_spans`]) replaced by one space.
+pub fn without_spans(text: &str, spans: impl IntoIterator<Item = Range<usize>>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for block in blocks {
-        out.push_str(&text[at..block.range.start]);
+    for span in spans {
+        out.push_str(&text[at..span.start]);
         out.push(' ');
-        at = block.range.end;
+        at = span.end;
     }
     out.push_str(&text[at..]);
     out
@@ -256,9 +305,40 @@ mod tests {
     #[test]
     fn text_without_fenced_blocks_keeps_the_rest() {
         let text = "before\n```\ncode\n```\nbetween\n~~~\nmore\n";
+        let blocks = fenced_blocks(text);
         assert_eq!(
-            without_fenced_blocks(text, &fenced_blocks(text)),
+            without_spans(text, blocks.iter().map(|b| b.range.clone())),
             "before\n between\n "
+        );
+    }
+
+    /// (text, each span's contents).
+    const INLINE: &[(&str, &[&str])] = &[
+        ("call `f()` and `g`", &["f()", "g"]),
+        ("```fit``` takes copy_X", &["fit"]),
+        ("``a`b`` and ``x``", &["a`b", "x"]),
+        ("`open\nnever` closed on its line", &[]),
+        ("a lone ` then `code`", &[" then "]),
+        ("blank ` ` spans and `` ``", &[]),
+        ("runs differ: ``a` stays open", &[]),
+        ("Unicode `Größe` too", &["Größe"]),
+    ];
+
+    #[test]
+    fn inline_code_spans_pair_equal_runs_on_one_line() {
+        for (text, expected) in INLINE {
+            let spans = inline_code_spans(text);
+            let contents: Vec<&str> = spans.iter().map(|s| &text[s.content.clone()]).collect();
+            assert_eq!(contents, *expected, "{text:?}");
+        }
+        assert_eq!(
+            without_spans(
+                "x `a` y ``b`` z",
+                inline_code_spans("x `a` y ``b`` z")
+                    .into_iter()
+                    .map(|s| s.range)
+            ),
+            "x   y   z"
         );
     }
 

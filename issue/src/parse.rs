@@ -6,8 +6,8 @@
 //!   normalised hints (`site-packages/` prefixes, leading `/` and `./` removed);
 //! - **identifiers** that look like code ([`crate::words::is_code_like`]): `CamelCase`,
 //!   `snake_case`, `dotted.names`, `module::paths`, `calls(`;
-//! - **code spans**: Markdown backtick spans and fenced blocks ([`crate::markup::fenced_blocks`]),
-//!   reST ``literals``;
+//! - **code spans**: Markdown fenced blocks and backtick spans, reST ``literals``
+//!   ([`crate::markup::fenced_blocks`], [`crate::markup::inline_code_spans`]);
 //! - **weighted terms** for lexical search: every word that is not a stop word, prose words
 //!   down-weighted relative to code-like tokens, repeated terms up-weighted (logarithmically).
 //!
@@ -24,7 +24,7 @@
 
 use crate::clues::{IssueClues, WeightedTerm};
 use crate::frames::extract_frames;
-use crate::markup::{fenced_blocks, without_fenced_blocks};
+use crate::markup::{fenced_blocks, inline_code_spans, without_spans};
 use crate::paths::{looks_like_path, url_file_path};
 use crate::words::{is_code_like, is_stop_word};
 use regex::Regex;
@@ -59,8 +59,6 @@ impl Default for QueryOptions {
 
 static URL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b(?:https?|ftp|file)://[^\s)>\]]+").expect("valid regex"));
-static INLINE_CODE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"``([^`\n]+)``|`([^`\n]+)`").expect("valid regex"));
 static WORD: LazyLock<Regex> = LazyLock::new(|| {
     // Identifier-ish words with dotted / `::` / path parts; a trailing `(` marks a call. No
     // capture group: a word cannot hold `(`, so a match ending in one is a call, and a pattern
@@ -98,17 +96,14 @@ pub fn parse_with(text: &str, options: &QueryOptions) -> IssueClues {
         .iter()
         .map(|block| prose[block.content.clone()].trim().to_string())
         .collect();
-    let without_fences = without_fenced_blocks(&prose, &blocks);
-    for caps in INLINE_CODE.captures_iter(&without_fences) {
-        let span = caps
-            .get(1)
-            .or_else(|| caps.get(2))
-            .map(|m| m.as_str().trim());
-        if let Some(span) = span.filter(|s| !s.is_empty()) {
-            spans.push(span.to_string());
-        }
-    }
-    prose = INLINE_CODE.replace_all(&without_fences, " ").into_owned();
+    let without_fences = without_spans(&prose, blocks.iter().map(|b| b.range.clone()));
+    let inline = inline_code_spans(&without_fences);
+    spans.extend(
+        inline
+            .iter()
+            .map(|span| without_fences[span.content.clone()].trim().to_string()),
+    );
+    prose = without_spans(&without_fences, inline.iter().map(|s| s.range.clone()));
 
     let frames = std::mem::take(&mut clues.frames);
     for frame in &frames {

@@ -25,7 +25,7 @@ use swex_text::stopwords::StopList;
 
 pub use crate::clues::Frame;
 use crate::clues::FrameStyle;
-use crate::markup::{fenced_blocks, without_fenced_blocks};
+use crate::markup::{fenced_blocks, inline_code_spans, without_spans};
 
 #[derive(Debug, Clone, Default)]
 pub struct Issue {
@@ -75,7 +75,6 @@ fn is_environment_line(line: &str) -> bool {
         key.trim_matches(char::is_whitespace).chars().count() <= ENV_KEY_CHARS
     })
 }
-static INLINE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"`([^`\n]+)`").expect("valid regex"));
 static IDENT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("valid regex"));
 static DOTTED: LazyLock<Regex> = LazyLock::new(|| {
@@ -142,14 +141,15 @@ pub fn parse(text: &str) -> Issue {
     // Segments and their weights.
     let fenced = fenced_blocks(&body);
     let blocks: Vec<&str> = fenced.iter().map(|b| &body[b.range.clone()]).collect();
-    let prose = without_fenced_blocks(&body, &fenced);
-    let inline: Vec<String> = INLINE
-        .captures_iter(&prose)
-        .map(|c| c[1].to_owned())
+    let prose = without_spans(&body, fenced.iter().map(|b| b.range.clone()));
+    let inline_spans = inline_code_spans(&prose);
+    let inline: Vec<&str> = inline_spans
+        .iter()
+        .map(|span| &prose[span.content.clone()])
         .collect();
-    let plain = INLINE.replace_all(&prose, " ");
+    let plain = without_spans(&prose, inline_spans.iter().map(|s| s.range.clone()));
     let mut segments: Vec<(f64, &str)> = vec![(3.0, title.as_str())];
-    segments.extend(inline.iter().map(|s| (2.0, s.as_str())));
+    segments.extend(inline.iter().map(|s| (2.0, *s)));
     segments.extend(blocks.iter().map(|s| (1.0, *s)));
     segments.push((0.7, &plain));
 
