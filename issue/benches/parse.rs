@@ -1,6 +1,6 @@
-//! Parser speed: an issue of ordinary size, and issues of 0.5, 1 and 5 MB of distinct
-//! identifiers, paths and locations (the work must stay linear in the text). Run with
-//! `cargo bench -p swex-issue --bench parse`.
+//! Parser speed: an issue of ordinary size, issues of 0.5, 1 and 5 MB of distinct
+//! identifiers, paths and locations, and a 1 MB line of backtick runs that nothing closes (the
+//! work must stay linear in the text). Run with `cargo bench -p swex-issue --bench parse`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -38,6 +38,20 @@ fn parse(c: &mut Criterion) {
             b.iter(|| swex_issue::parse(black_box(text)))
         });
     }
+    group.finish();
+    // Runs of 1, 2, 3, … backticks: each opens a span that no later run closes, the worst case
+    // of a scan that looks for each run's closer along the line.
+    let mut backticks = String::new();
+    let mut length = 1;
+    while backticks.len() < 1 << 20 {
+        backticks.push_str(&"`".repeat(length));
+        backticks.push_str(" x ");
+        length += 1;
+    }
+    let mut group = c.benchmark_group("parse/backtick-runs");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(backticks.len() as u64));
+    group.bench_function("1", |b| b.iter(|| swex_issue::parse(black_box(&backticks))));
     group.finish();
 }
 

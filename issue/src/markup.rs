@@ -170,36 +170,50 @@ pub struct InlineCode {
 /// ``` ``x`` ``` reads as one); a run that nothing closes is text. Spans of blanks only are left
 /// out. Apply it to the text outside [`fenced_blocks`].
 pub fn inline_code_spans(text: &str) -> Vec<InlineCode> {
-    let bytes = text.as_bytes();
-    let run_end = |from: usize| from + bytes[from..].iter().take_while(|&&b| b == b'`').count();
     let mut spans = Vec::new();
     let mut at = 0;
-    while let Some(offset) = bytes[at..].iter().position(|&b| b == b'`') {
-        let open = at + offset;
-        let content = run_end(open);
-        let length = content - open;
-        at = content;
-        let mut scan = content;
-        while let Some(offset) = bytes[scan..].iter().position(|&b| b == b'`' || b == b'\n') {
-            let close = scan + offset;
-            if bytes[close] == b'\n' {
-                break;
-            }
-            let end = run_end(close);
-            if end - close == length {
-                if !text[content..close].trim().is_empty() {
-                    spans.push(InlineCode {
-                        range: open..end,
-                        content: content..close,
-                    });
-                }
-                at = end;
-                break;
-            }
-            scan = end;
+    for line in text.split_inclusive('\n') {
+        if line.contains('`') {
+            line_code_spans(line, at, &mut spans);
         }
+        at += line.len();
     }
     spans
+}
+
+/// The inline code spans of one `line` that starts at `offset` in its text. Each run of
+/// backticks is given the next run as long first (one pass from the right), so a line of many
+/// runs that nothing closes is still read in linear time.
+fn line_code_spans(line: &str, offset: usize, spans: &mut Vec<InlineCode>) {
+    let bytes = line.as_bytes();
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    let mut at = 0;
+    while let Some(found) = bytes[at..].iter().position(|&b| b == b'`') {
+        let start = at + found;
+        at = start + bytes[start..].iter().take_while(|&&b| b == b'`').count();
+        runs.push(start..at);
+    }
+    let mut next_as_long: Vec<Option<usize>> = vec![None; runs.len()];
+    let mut last_of_length: std::collections::HashMap<usize, usize> = Default::default();
+    for (index, run) in runs.iter().enumerate().rev() {
+        next_as_long[index] = last_of_length.insert(run.len(), index);
+    }
+    let mut index = 0;
+    while index < runs.len() {
+        let Some(closing) = next_as_long[index] else {
+            // Nothing closes this run: it is text, and the next run may open a span.
+            index += 1;
+            continue;
+        };
+        let (open, close) = (&runs[index], &runs[closing]);
+        if !line[open.end..close.start].trim().is_empty() {
+            spans.push(InlineCode {
+                range: offset + open.start..offset + close.end,
+                content: offset + open.end..offset + close.start,
+            });
+        }
+        index = closing + 1;
+    }
 }
 
 /// `text` with each of `spans` (in order, not overlapping: the ranges of [`fenced_blocks`] or
@@ -322,6 +336,7 @@ mod tests {
         ("blank ` ` spans and `` ``", &[]),
         ("runs differ: ``a` stays open", &[]),
         ("Unicode `Größe` too", &["Größe"]),
+        ("two lines `a`\nand ``b`` `c", &["a", "b"]),
     ];
 
     #[test]
