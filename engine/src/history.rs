@@ -513,12 +513,24 @@ pub fn references(text: &str) -> Vec<String> {
         ((2..=7).contains(&(end - start)) && ends_clean).then(|| &text[start..end])
     };
     let blocks = swex_issue::markup::fenced_blocks(text);
-    let in_code = |at: usize| blocks.iter().any(|block| block.range.contains(&at));
-    // `#10 0x…` opening a line: the number is followed by blanks and a hexadecimal address.
+    // Positions are asked in increasing order within each pass below, so a cursor over the
+    // blocks keeps the check linear in the text.
+    let in_code = |cursor: &mut usize, at: usize| {
+        while blocks
+            .get(*cursor)
+            .is_some_and(|block| block.range.end <= at)
+        {
+            *cursor += 1;
+        }
+        blocks
+            .get(*cursor)
+            .is_some_and(|block| block.range.contains(&at))
+    };
+    // `#10 0x…` opening a line: only blanks before it, blanks and a hexadecimal address after.
     let is_frame_number = |at: usize, number: &str| {
-        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let before = text[..at].trim_end_matches([' ', '\t']);
         let after = &text[at + 1 + number.len()..];
-        text[line_start..at].trim().is_empty()
+        (before.is_empty() || before.ends_with('\n'))
             && after.starts_with([' ', '\t'])
             && after.trim_start_matches([' ', '\t']).starts_with("0x")
     };
@@ -529,22 +541,24 @@ pub fn references(text: &str) -> Vec<String> {
             found.push(term);
         }
     };
+    let mut cursor = 0;
     for (at, _) in text.match_indices('#') {
         let before = at.checked_sub(1).map(|i| bytes[i]);
         if before.is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'/' | b'&')) {
             continue;
         }
         if let Some(number) = digits_at(at + 1)
-            && !in_code(at)
+            && !in_code(&mut cursor, at)
             && !is_frame_number(at, number)
         {
             add(number);
         }
     }
     for link in ["/issues/", "/pull/"] {
+        let mut cursor = 0;
         for (at, _) in text.match_indices(link) {
             if let Some(number) = digits_at(at + link.len())
-                && !in_code(at)
+                && !in_code(&mut cursor, at)
             {
                 add(number);
             }
@@ -1402,7 +1416,7 @@ mod tests {
 
     #[test]
     fn issue_numbers_are_found_where_they_are_written_as_such() {
-        let cases: [(&str, &[&str]); 11] = [
+        let cases: [(&str, &[&str]); 12] = [
             ("the reappearance of #22414 after it was fixed", &["#22414"]),
             (
                 "Fix crash in parser (#1234)\n\nFixes #1200.",
@@ -1429,6 +1443,10 @@ mod tests {
                 &["#13"],
             ),
             ("```\nan unclosed block runs to the end #14", &[]),
+            (
+                "```\n#15\n```\nfixed in #16 0xbeef, then\n```\n#17\n```\n#18 and #19",
+                &["#16", "#18", "#19"],
+            ),
         ];
         for (text, expected) in cases {
             assert_eq!(references(text), expected, "{text:?}");

@@ -2,11 +2,11 @@
 //! environment dumps, code-like identifiers, dotted names, file paths, traceback frames, and a
 //! weighted bag of normalised words for matching file and directory names.
 //!
-//! Frames are the Python frames of [`crate::frames`], fenced code blocks those of
-//! [`crate::markup::fenced_blocks`]. Words, paths and inline code spans keep this reading's own
-//! rules (ASCII identifiers, segments weighted by where they occur, a path pattern over the raw
-//! text): the explorer's answers depend on them, and its rewrite on top of [`crate::parse()`] is
-//! under way.
+//! Frames are the Python frames of [`crate::frames`]; code blocks and inline code spans those of
+//! [`crate::markup`]; path extensions the parser's ([`crate::paths::PATH_EXTENSIONS`]). Words and
+//! paths keep this reading's own rules (ASCII identifiers, segments weighted by where they occur,
+//! a path pattern over the raw text): the explorer's answers depend on them, and its rewrite on
+//! top of [`crate::parse()`] is under way.
 //!
 //! Why clean the body: issue templates end with `key: version` listings (`numpy: 1.23.4`,
 //! `python: 3.10.8 (main, …)`) and site-packages paths. Those words are rare in a repository and
