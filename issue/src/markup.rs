@@ -115,19 +115,22 @@ impl Fence {
     }
 }
 
-/// A fenced code block of a text.
+/// Code in a text: a fenced block ([`fenced_blocks`]) or an inline span
+/// ([`inline_code_spans`]), as byte ranges of the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FencedBlock {
-    /// The whole block: from the opening fence line to the end of the closing one (its line end
-    /// included), or to the end of the text when it is not closed.
+pub struct Code {
+    /// All of it with its markers: a block from its opening fence line to the end of its closing
+    /// one (that line's end included), or to the end of the text when it is not closed; a span
+    /// with its backticks.
     pub range: Range<usize>,
-    /// Its contents: the lines between the two fence lines.
+    /// What it holds: a block's lines between the two fence lines, a span's text between the
+    /// backticks.
     pub content: Range<usize>,
 }
 
 /// The fenced code blocks of `text`, in order ([`Fence`]): what renders as code, whatever the
 /// backticks inside a line (```` run ``` here ```` opens nothing).
-pub fn fenced_blocks(text: &str) -> Vec<FencedBlock> {
+pub fn fenced_blocks(text: &str) -> Vec<Code> {
     let mut blocks = Vec::new();
     let mut open: Option<(Fence, usize, usize)> = None;
     let mut at = 0;
@@ -135,7 +138,7 @@ pub fn fenced_blocks(text: &str) -> Vec<FencedBlock> {
         let end = at + line.len();
         match open {
             Some((fence, start, content)) if fence.is_closed_by(line) => {
-                blocks.push(FencedBlock {
+                blocks.push(Code {
                     range: start..end,
                     content: content..at,
                 });
@@ -147,7 +150,7 @@ pub fn fenced_blocks(text: &str) -> Vec<FencedBlock> {
         at = end;
     }
     if let Some((_, start, content)) = open {
-        blocks.push(FencedBlock {
+        blocks.push(Code {
             range: start..text.len(),
             content: content..text.len(),
         });
@@ -155,21 +158,12 @@ pub fn fenced_blocks(text: &str) -> Vec<FencedBlock> {
     blocks
 }
 
-/// An inline code span of a text (`` `name` ``, ``` ``a`b`` ```).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InlineCode {
-    /// The span with its backticks.
-    pub range: Range<usize>,
-    /// Between the backticks.
-    pub content: Range<usize>,
-}
-
 /// The inline code spans of `text`, in order, by CommonMark's rule kept to one line: a run of
 /// backticks opens a span that the next run of exactly as many backticks on the same line closes
 /// (```` ```fit``` ```` is the span `fit`, ``` ``a`b`` ``` the span ``a`b``, and a reST literal
 /// ``` ``x`` ``` reads as one); a run that nothing closes is text. Spans of blanks only are left
 /// out. Apply it to the text outside [`fenced_blocks`].
-pub fn inline_code_spans(text: &str) -> Vec<InlineCode> {
+pub fn inline_code_spans(text: &str) -> Vec<Code> {
     let mut spans = Vec::new();
     let mut at = 0;
     for line in text.split_inclusive('\n') {
@@ -184,7 +178,7 @@ pub fn inline_code_spans(text: &str) -> Vec<InlineCode> {
 /// The inline code spans of one `line` that starts at `offset` in its text. Each run of
 /// backticks is given the next run as long first (one pass from the right), so a line of many
 /// runs that nothing closes is still read in linear time.
-fn line_code_spans(line: &str, offset: usize, spans: &mut Vec<InlineCode>) {
+fn line_code_spans(line: &str, offset: usize, spans: &mut Vec<Code>) {
     let bytes = line.as_bytes();
     let mut runs: Vec<Range<usize>> = Vec::new();
     let mut at = 0;
@@ -207,7 +201,7 @@ fn line_code_spans(line: &str, offset: usize, spans: &mut Vec<InlineCode>) {
         };
         let (open, close) = (&runs[index], &runs[closing]);
         if !line[open.end..close.start].trim().is_empty() {
-            spans.push(InlineCode {
+            spans.push(Code {
                 range: offset + open.start..offset + close.end,
                 content: offset + open.end..offset + close.start,
             });
