@@ -20,7 +20,8 @@ use swex_plugin::types::HistorySearchArgs;
 use swex_plugin::{ServiceError, Services};
 
 /// What the history says of the candidates: their messages' matches and their shares of the
-/// similar commits and of the commits naming the issue's issues, each ranked (files without one have none). Empty without history.
+/// similar commits and of the commits naming the issue's issues, each ranked (files without one
+/// have none). Empty without history.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct History {
     pub matches: FileScores,
