@@ -11,15 +11,16 @@
 //!     removed, code kept);
 //!   - [`paths`]: which words are file paths and paths inside source-browser links (hints made
 //!     repository-relative: `swex_text::hints`);
-//!   - [`words`]: code-likeness of a word, stop words;
+//!   - [`words`]: the one rule of a word written like code, acronyms, stop words;
 //!   - [`parse`](mod@parse): [`parse()`] → [`IssueClues`], including the weighted terms the
 //!     engine's lexical search runs;
 //!   - [`ranking`]: the reading of the `swex` explorer's file ranking (title, segments and their
 //!     weights, environment dumps removed, normalised words);
 //!   - [`mentions`]: the reading of the `graph` explorer's seeds (names by mention count).
 //!
-//! The two explorer readings keep their own word and path rules where these give other answers
-//! than [`parse()`] (see each module); traceback frames come from [`frames`] for all three.
+//! All three readings take traceback frames from [`frames`], code spans from [`markup`], path
+//! extensions from [`paths`] and code-likeness from [`words`]; the two explorer readings keep
+//! their own tokens and path boundaries, and say why (see each module).
 //!
 //! Invariant: pure text work, linear in the text; it knows nothing about snapshots, indexes or
 //! plugins.

@@ -3,16 +3,20 @@
 //! snapshot (the explorer resolves the names through the services).
 //!
 //! Frames come from [`crate::frames`], reordered as the explorer weighs them (Python frames
-//! first, later frames nearer the error). Paths and identifiers keep this reading's own rules —
-//! a path needs a word boundary before it and one of fewer extensions; identifiers are ASCII,
-//! ordered by mention count, backticked mentions counting double — because the parser's
-//! ([`crate::parse()`]) name 22 of the 66 dev issues' paths differently and would move the
-//! explorer's answers.
+//! first, later frames nearer the error); a name is code-like by [`crate::words::is_code_like`];
+//! path extensions are the parser's ([`crate::paths::PATH_EXTENSIONS`]). What this reading does
+//! its own way: a path needs a word boundary before it; identifiers are ASCII, at least three
+//! characters, not a name every program has, and ordered by mention count, backticked mentions
+//! counting double (the explorer seeds the most mentioned 25); the parser ([`crate::parse()`])
+//! names 22 of the 66 dev issues' paths differently and lists names by first mention.
 
 use crate::clues::{Frame, FrameStyle};
+use crate::paths::has_path_extension;
+use crate::words::is_code_like;
 use regex::Regex;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
+use swex_text::stopwords::StopList;
 
 /// The names an issue mentions, each kind in order of first mention.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -25,104 +29,24 @@ pub struct IssueNames {
     pub identifiers: Vec<String>,
 }
 
+/// A path after a word boundary (start, space, backtick, quote or bracket), ending in one of the
+/// parser's extensions ([`crate::paths::PATH_EXTENSIONS`]).
 static PATH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:^|[\s`'(\[<])((?:[\w.-]+/)*[\w-]+\.(?:py|pyi|js|jsx|mjs|ts|tsx|go|rs|java|kt|c|h|cc|cpp|hpp|rb|php|cfg|toml|ini|txt|rst|md|json|ya?ml|html|css))\b")
-        .expect("regex")
+    let extensions = crate::paths::PATH_EXTENSIONS.join("|");
+    Regex::new(&format!(
+        r"(?:^|[\s`'(\[<])((?:[\w.-]+/)*[\w-]+\.(?:{extensions}))\b"
+    ))
+    .expect("regex")
 });
 static IDENTIFIER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::)[A-Za-z_][A-Za-z0-9_]*)*").expect("regex")
 });
 
-/// Words that look like code but name nothing of a repository.
-const COMMON: &[&str] = &[
-    "self",
-    "cls",
-    "None",
-    "True",
-    "False",
-    "print",
-    "len",
-    "str",
-    "int",
-    "float",
-    "dict",
-    "list",
-    "tuple",
-    "set",
-    "type",
-    "object",
-    "super",
-    "isinstance",
-    "range",
-    "return",
-    "import",
-    "from",
-    "def",
-    "class",
-    "lambda",
-    "yield",
-    "raise",
-    "except",
-    "Exception",
-    "ValueError",
-    "TypeError",
-    "KeyError",
-    "AttributeError",
-    "IndexError",
-    "RuntimeError",
-    "assert",
-    "args",
-    "kwargs",
-    "this",
-    "null",
-    "undefined",
-    "function",
-    "var",
-    "let",
-    "const",
-    "new",
-    "e.g",
-    "i.e",
-    "etc",
-    "Traceback",
-    "File",
-    "line",
-    "Error",
-    "http",
-    "https",
-    "www",
-    "com",
-    "github",
-];
-
-/// Whether a token is code-like rather than prose: `snake_case`, `CamelCase`, `mixedCase`,
-/// dotted or `::` paths, `__dunder__`.
-fn is_code_like(token: &str) -> bool {
-    if token.len() < 3 || COMMON.contains(&token) {
-        return false;
-    }
-    if token.contains('.') || token.contains("::") {
-        return token.split(['.', ':']).filter(|p| !p.is_empty()).all(|p| {
-            p.chars()
-                .next()
-                .is_some_and(|c| c.is_alphabetic() || c == '_')
-        });
-    }
-    let has_lower = token.chars().any(|c| c.is_lowercase());
-    let inner_upper = token.chars().skip(1).any(|c| c.is_uppercase());
-    token.contains('_') && token.chars().any(char::is_alphanumeric) || has_lower && inner_upper
-}
-
-/// `query.py`, `models.Model.rst`: a file name, not a dotted code name.
-fn looks_like_file_name(token: &str) -> bool {
-    const EXTENSIONS: &[&str] = &[
-        "py", "pyi", "js", "jsx", "mjs", "ts", "tsx", "go", "rs", "java", "kt", "c", "h", "cc",
-        "cpp", "hpp", "rb", "php", "cfg", "toml", "ini", "txt", "rst", "md", "json", "yml", "yaml",
-        "html", "css", "so", "exe",
-    ];
-    token
-        .rsplit_once('.')
-        .is_some_and(|(_, extension)| EXTENSIONS.contains(&extension))
+/// Whether a token is a name worth seeding: written like code ([`is_code_like`], the parser's
+/// rule), three characters or more, and not a name every program has (`self`, `None`,
+/// `ValueError`: [`StopList::IssueNames`]).
+fn is_name(token: &str) -> bool {
+    token.len() >= 3 && !StopList::IssueNames.contains(&token.to_lowercase()) && is_code_like(token)
 }
 
 /// Reads the names out of an issue.
@@ -158,7 +82,7 @@ pub fn parse(issue: &str) -> IssueNames {
     let mut counts: HashMap<String, (u32, usize)> = HashMap::new();
     let mut note = |token: &str, weight: u32, position: usize| {
         let token = token.trim_matches(|c: char| c == '.' || c == ':');
-        if !is_code_like(token) || looks_like_file_name(token) {
+        if !is_name(token) || has_path_extension(token) {
             return;
         }
         let entry = counts.entry(token.to_owned()).or_insert((0, position));
@@ -250,7 +174,7 @@ mod tests {
     }
 
     #[test]
-    fn code_like_tokens() {
+    fn names_worth_seeding() {
         for (token, expected) in [
             ("bulk_create", true),
             ("QuerySet", true),
@@ -263,8 +187,12 @@ mod tests {
             ("ab", false),
             ("self", false),
             ("version.1", false),
+            ("j.at", true),
+            ("ValueError", false),
+            ("isinstance", false),
+            ("utf8", true),
         ] {
-            assert_eq!(is_code_like(token), expected, "{token}");
+            assert_eq!(is_name(token), expected, "{token}");
         }
     }
 

@@ -18,7 +18,7 @@ pub fn has_path_extension(word: &str) -> bool {
     word.rsplit_once('.').is_some_and(|(stem, ext)| {
         !stem.is_empty()
             && !stem.ends_with('/')
-            && PATH_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+            && PATH_EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext))
     })
 }
 

@@ -2,11 +2,13 @@
 //! environment dumps, code-like identifiers, dotted names, file paths, traceback frames, and a
 //! weighted bag of normalised words for matching file and directory names.
 //!
-//! Frames are the Python frames of [`crate::frames`]; code blocks and inline code spans those of
-//! [`crate::markup`]; path extensions the parser's ([`crate::paths::PATH_EXTENSIONS`]). Words and
-//! paths keep this reading's own rules (ASCII identifiers, segments weighted by where they occur,
-//! a path pattern over the raw text): the explorer's answers depend on them, and its rewrite on
-//! top of [`crate::parse()`] is under way.
+//! The parts are the parser's: frames are the Python frames of [`crate::frames`]; code blocks
+//! and inline code spans those of [`crate::markup`]; path extensions the parser's
+//! ([`crate::paths::PATH_EXTENSIONS`]); a word is code-like by [`crate::words::is_code_like`],
+//! and acronyms ([`crate::words::is_acronym`]) name code here too. What this reading does its
+//! own way, and why: it weighs every word by the segment it occurs in (below), takes words as
+//! ASCII identifiers (the file and definition names it matches are), and finds paths over the
+//! raw text, links included.
 //!
 //! Why clean the body: issue templates end with `key: version` listings (`numpy: 1.23.4`,
 //! `python: 3.10.8 (main, …)`) and site-packages paths. Those words are rare in a repository and
@@ -26,6 +28,7 @@ use swex_text::stopwords::StopList;
 pub use crate::clues::Frame;
 use crate::clues::FrameStyle;
 use crate::markup::{fenced_blocks, inline_code_spans, without_spans};
+use crate::words::{is_acronym, is_code_like};
 
 #[derive(Debug, Clone, Default)]
 pub struct Issue {
@@ -97,13 +100,11 @@ pub fn is_stop(word: &str) -> bool {
     lower.len() < 2 || StopList::IssueRanking.contains(&lower)
 }
 
-fn is_code_like(word: &str) -> bool {
-    word.contains('_')
-        || word.chars().skip(1).any(char::is_uppercase) && word.chars().any(char::is_lowercase)
-        || word.len() >= 2
-            && word
-                .chars()
-                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+/// A word that can name a file or a definition: written like code ([`is_code_like`], the
+/// parser's rule) or an acronym (`RST`, `HTTP`), which names a class or a format here as often
+/// as it is prose.
+fn names_code(word: &str) -> bool {
+    is_code_like(word) || is_acronym(word)
 }
 
 /// Removes environment listings (`numpy: 1.23.4`), site-packages noise lines and HTML detail tags.
@@ -160,7 +161,7 @@ pub fn parse(text: &str) -> Issue {
             if is_stop(word) {
                 continue;
             }
-            let code_like = is_code_like(word);
+            let code_like = names_code(word);
             let boost = if code_like { 1.5 } else { 1.0 };
             let strong = code_like || *weight >= 1.0;
             *issue.words.entry(squash(word)).or_default() += weight * boost;

@@ -1,5 +1,11 @@
-//! Words of issue text: which are code (identifiers a person would not write in prose) and which
-//! are stop words (too common to discriminate; the list lives in `swex_text::stopwords`).
+//! Words of issue text: which are code (identifiers a person would not write in prose), which are
+//! acronyms, and which are stop words (too common to discriminate; the lists live in
+//! `swex_text::stopwords`).
+//!
+//! [`is_code_like`] is the one rule of "written like code" for every reading of an issue: the
+//! parser's terms and identifiers ([`crate::parse()`]), the `swex` explorer's reading
+//! ([`crate::ranking`]) and the `graph` explorer's seeds ([`crate::mentions`]). What a reading
+//! adds on top (acronyms, a minimum length, its own stop list) it says itself.
 
 use swex_text::stopwords::StopList;
 
@@ -8,42 +14,82 @@ pub fn is_stop_word(word_lower: &str) -> bool {
     StopList::IssueProse.contains(word_lower)
 }
 
-/// True for words a person would not write in prose: `snake_case`, `camelCase`, `PascalCase`
-/// with two humps, `dotted.names`, `a::b`, `CONST_NAME`.
+/// True for words a person would not write in prose:
+/// - `a::b` paths;
+/// - dotted names: two or more parts, each starting with a letter or `_`, one of them longer
+///   than a letter (`models.Model`, `j.at`; not `e.g`, `P.S`, `v1.2`);
+/// - underscores: inside the word (`snake_case`, `CONST_NAME`), around it (`__dunder__`), or
+///   opening a lower-case name (`_meta`) — not where Markdown writes emphasis: `_No response_`,
+///   `_emphasis_` (and so not `classes_`);
+/// - humps: a lower-case letter then a capital (`camelCase`, `QuerySet`), or two capitals then
+///   two lower-case letters (`URLField`, `IOError`) — not a plural acronym (`APIs`, `URLs`),
+///   and not across a hyphen (`User-Friendly`, `OS-release`);
+/// - letters mixed with digits (`utf8`, `sha256`, `int64`), unless all of them are hex digits
+///   (`a87e482fab0`, a piece of a hash or an id in a link).
+///
+/// Acronyms (`HTTP`, `RST`) are not: prose writes them as often ([`is_acronym`]).
 pub fn is_code_like(word: &str) -> bool {
     if word.contains("::") {
         return true;
     }
     if word.contains('.') {
-        // Dotted names need identifier parts of which at least one is longer than a letter
-        // (`e.g`, `i.e` and version numbers are not code).
-        let parts: Vec<&str> = word.split('.').collect();
-        return parts.len() >= 2
-            && parts.iter().all(|p| {
-                p.chars()
-                    .next()
-                    .is_some_and(|c| c.is_alphabetic() || c == '_')
-            })
-            && parts.iter().filter(|p| p.len() > 1).count() >= 2;
+        let identifier_start = |p: &str| {
+            p.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+        };
+        return word.split('.').nth(1).is_some()
+            && word.split('.').all(identifier_start)
+            && word.split('.').any(|p| p.chars().nth(1).is_some());
     }
     let core = word.trim_matches('_');
-    if core.contains('_') && core.chars().any(|c| c.is_alphabetic()) {
+    if core.contains('_') && core.chars().any(char::is_alphabetic) {
         return true;
     }
     if word.starts_with("__") && word.ends_with("__") && word.len() > 4 {
         return true;
     }
-    let chars: Vec<char> = word.chars().collect();
-    // camelCase / PascalCase with an inner capital after a lower-case letter.
-    let inner_hump = chars
-        .windows(2)
-        .any(|w| w[0].is_lowercase() && w[1].is_uppercase());
-    if inner_hump {
+    // `_meta`, `__cxx11`: a private name. Emphasis opens on a capital (`_No response_`) or closes
+    // on the word's end (`_emphasis_`, and `response_` itself).
+    if word.starts_with('_') && !word.ends_with('_') && core.starts_with(char::is_lowercase) {
         return true;
     }
-    // Letters mixed with digits inside a word (`utf8`, `sha256`, `int64`).
-    let has_digit = chars.iter().any(|c| c.is_ascii_digit());
-    has_digit && chars.iter().filter(|c| c.is_alphabetic()).count() >= 2 && chars[0].is_alphabetic()
+    if word.split('-').any(has_hump) {
+        return true;
+    }
+    let (mut letters, mut digit, mut hex) = (0, false, true);
+    for c in word.chars() {
+        letters += usize::from(c.is_alphabetic());
+        digit |= c.is_ascii_digit();
+        hex &= c.is_ascii_hexdigit();
+    }
+    digit && letters >= 2 && word.starts_with(char::is_alphabetic) && !hex
+}
+
+/// A lower-case letter then a capital, or two capitals then two lower-case letters.
+fn has_hump(part: &str) -> bool {
+    // The last three characters' cases: (upper, lower) for each, the latest last.
+    let mut previous: [(bool, bool); 3] = [(false, false); 3];
+    for c in part.chars() {
+        let (upper, lower) = (c.is_uppercase(), c.is_lowercase());
+        let [p3, p2, p1] = previous;
+        if (p1.1 && upper) || (p3.0 && p2.0 && p1.1 && lower) {
+            return true;
+        }
+        previous = [p2, p1, (upper, lower)];
+    }
+    false
+}
+
+/// Two or more capitals and digits only, a capital first: `HTTP`, `RST`, `UTF8`. A name of a
+/// class or a format as often as a word of prose; the `swex` explorer's reading takes them as
+/// names ([`crate::ranking`]), the parser does not.
+pub fn is_acronym(word: &str) -> bool {
+    word.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && word.chars().nth(1).is_some()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
 }
 
 #[cfg(test)]
@@ -56,17 +102,54 @@ mod tests {
             ("snake_case", true),
             ("camelCase", true),
             ("QuerySet", true),
+            ("URLField", true),
+            ("IOError", true),
             ("Django", false),
             ("models.Model", true),
+            ("m.Pix2Sky_TAN", true),
+            ("self.x", true),
+            ("j.at", true),
             ("e.g", false),
+            ("P.S", false),
+            ("i.e", false),
+            ("v1.2", false),
             ("a::b", true),
             ("__init__", true),
+            ("_private", true),
+            ("__cxx11", true),
+            ("_No", false),
+            ("response_", false),
+            ("_emphasis_", false),
+            ("_two_words_", true),
+            ("___", false),
+            ("_1_", false),
             ("utf8", true),
+            ("x86", false),
+            ("a87e482fab0", false),
+            ("User-Friendly", false),
+            ("OS-release", false),
+            ("APIs", false),
+            ("JSONSerializer", true),
             ("hello", false),
             ("HTTP", false),
             ("MAX_SIZE", true),
         ] {
             assert_eq!(is_code_like(word), expected, "{word}");
+        }
+    }
+
+    #[test]
+    fn acronyms() {
+        for (word, expected) in [
+            ("HTTP", true),
+            ("RST", true),
+            ("UTF8", true),
+            ("A", false),
+            ("8BIT", false),
+            ("Http", false),
+            ("MAX_SIZE", false),
+        ] {
+            assert_eq!(is_acronym(word), expected, "{word}");
         }
     }
 

@@ -9,6 +9,9 @@
 //!   three letters or more only — English words and the vocabulary of bug reports and tracebacks
 //!   (`bug`, `expected`, `traceback`, `site`, `packages`, `usr`), which would otherwise point at
 //!   files named like them.
+//! - [`StopList::IssueNames`]: the `graph` explorer's seeds, code-like words only — the names
+//!   every program has (`self`, `isinstance`, `ValueError`, `undefined`), which would seed
+//!   nothing of the repository's own.
 //! - [`StopList::ShortQuery`]: short code-search queries — English function and question words
 //!   only: in a short query `class` or `function` is deliberate.
 //! - [`StopList::TermWeighting`]: the `tfidf` explorer's cosines — English and code words that
@@ -26,6 +29,8 @@ pub enum StopList {
     IssueProse,
     /// The `swex` explorer's reading of an issue.
     IssueRanking,
+    /// The `graph` explorer's seeds.
+    IssueNames,
     /// Short code-search queries.
     ShortQuery,
     /// The `tfidf` explorer's term weighting.
@@ -38,6 +43,7 @@ impl StopList {
         match self {
             StopList::IssueProse => ISSUE_PROSE,
             StopList::IssueRanking => ISSUE_RANKING,
+            StopList::IssueNames => ISSUE_NAMES,
             StopList::ShortQuery => SHORT_QUERY,
             StopList::TermWeighting => TERM_WEIGHTING,
         }
@@ -222,6 +228,67 @@ const ISSUE_RANKING: &[&str] = &[
     "per",
 ];
 
+const ISSUE_NAMES: &[&str] = &[
+    "self",
+    "cls",
+    "none",
+    "true",
+    "false",
+    "print",
+    "len",
+    "str",
+    "int",
+    "float",
+    "dict",
+    "list",
+    "tuple",
+    "set",
+    "type",
+    "object",
+    "super",
+    "isinstance",
+    "range",
+    "return",
+    "import",
+    "from",
+    "def",
+    "class",
+    "lambda",
+    "yield",
+    "raise",
+    "except",
+    "exception",
+    "valueerror",
+    "typeerror",
+    "keyerror",
+    "attributeerror",
+    "indexerror",
+    "runtimeerror",
+    "assert",
+    "args",
+    "kwargs",
+    "this",
+    "null",
+    "undefined",
+    "function",
+    "var",
+    "let",
+    "const",
+    "new",
+    "e.g",
+    "i.e",
+    "etc",
+    "traceback",
+    "file",
+    "line",
+    "error",
+    "http",
+    "https",
+    "www",
+    "com",
+    "github",
+];
+
 const SHORT_QUERY: &[&str] = &[
     "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
     "before", "between", "both", "but", "by", "can", "do", "does", "each", "for", "from", "get",
@@ -244,9 +311,10 @@ const TERM_WEIGHTING: &[&str] = &[
 mod tests {
     use super::*;
 
-    const ALL: [StopList; 4] = [
+    const ALL: [StopList; 5] = [
         StopList::IssueProse,
         StopList::IssueRanking,
+        StopList::IssueNames,
         StopList::ShortQuery,
         StopList::TermWeighting,
     ];
@@ -262,32 +330,39 @@ mod tests {
         }
     }
 
-    /// The differences the lists exist for, one row each: (word, prose, ranking, query, tfidf).
+    /// The differences the lists exist for, one row each: (word, prose, ranking, names, query,
+    /// tfidf).
     #[test]
     fn the_lists_differ_where_their_uses_do() {
-        let cases: &[(&str, [bool; 4])] = &[
-            // English function words: stop words everywhere.
-            ("the", [true, true, true, true]),
-            ("why", [true, true, true, true]),
+        let cases: &[(&str, [bool; 5])] = &[
+            // English function words: stop words everywhere but among code-like names.
+            ("the", [true, true, false, true, true]),
+            ("why", [true, true, false, true, true]),
             // Short words: the explorer's reading drops them by length, not by list.
-            ("if", [true, false, true, true]),
-            // Code keywords: noise in issue terms and cosines, deliberate in a short query.
-            ("class", [true, true, false, true]),
-            ("function", [true, false, false, false]),
+            ("if", [true, false, false, true, true]),
+            // Code keywords: noise in issue terms, names and cosines, deliberate in a short query.
+            ("class", [true, true, true, false, true]),
+            ("function", [true, false, true, false, false]),
             // Issue boilerplate: not a word of a short query or of code.
-            ("please", [true, true, false, false]),
-            // Bug-report and traceback vocabulary: only the explorer's reading drops it.
-            ("traceback", [false, true, false, false]),
-            ("expected", [false, true, false, false]),
+            ("please", [true, true, false, false, false]),
+            // Bug-report and traceback vocabulary: the explorer's reading and the names drop it.
+            ("traceback", [false, true, true, false, false]),
+            ("expected", [false, true, false, false, false]),
+            // Names every program has: only among the names, where they would be seeds.
+            ("isinstance", [false, false, true, false, false]),
+            ("valueerror", [false, false, true, false, false]),
             // A word frequent in every Python chunk's path: only for cosines.
-            ("py", [false, false, false, true]),
+            ("py", [false, false, false, false, true]),
             // Words that name code are stop words nowhere.
-            ("queryset", [false, false, false, false]),
-            ("render", [false, false, false, false]),
+            ("queryset", [false, false, false, false, false]),
+            ("render", [false, false, false, false, false]),
         ];
         for (word, expected) in cases {
             let got = ALL.map(|list| list.contains(word));
-            assert_eq!(&got, expected, "{word}: prose, ranking, query, tfidf");
+            assert_eq!(
+                &got, expected,
+                "{word}: prose, ranking, names, query, tfidf"
+            );
         }
     }
 }

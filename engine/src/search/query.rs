@@ -14,6 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
+use swex_issue::words::{is_acronym, is_code_like};
 use swex_text::stopwords::StopList;
 
 use regex::Regex;
@@ -45,8 +46,9 @@ pub enum TermShape {
     Word,
     /// A capitalised word (`Column`, `Request`): a type name or the start of a sentence.
     Capitalised,
-    /// Unmistakably code: camelCase or PascalCase with an inner capital, `snake_case`, ALL_CAPS
-    /// of two letters or more, qualified (`a::b`, `a.b`), or the whole of a one-term query.
+    /// Unmistakably code: written like code (`swex_issue::words::is_code_like`: `camelCase`,
+    /// `PascalCase` with a hump, `snake_case`, letters with digits), an acronym (`HTTP`),
+    /// qualified (`a::b`, `a.b`), or the whole of a one-term query.
     Code,
 }
 
@@ -110,19 +112,13 @@ fn is_stop_word(word: &str) -> bool {
     StopList::ShortQuery.contains(word)
 }
 
+/// A term's shape: code if written like code ([`is_code_like`], the issue parser's rule), an
+/// acronym (`HTTP`, `X509`), qualified (`a.b`, `a::b`, `$a->b`), or the whole query.
 fn shape_of(text: &str, alone: bool) -> TermShape {
     let qualified = text.contains("::") || text.contains('.') || text.contains("->");
-    let name = text;
-    let mut chars = name.chars();
-    let first = chars.next().unwrap_or('a');
-    let rest: String = chars.collect();
-    let inner_upper = rest.chars().any(|c| c.is_ascii_uppercase());
-    let has_lower = name.chars().any(|c| c.is_ascii_lowercase());
-    let underscore = name.trim_matches('_').contains('_') || name.starts_with('_');
-    let all_caps = !has_lower && name.chars().filter(|c| c.is_ascii_alphabetic()).count() >= 2;
-    if qualified || underscore || all_caps || (inner_upper && has_lower) || alone {
+    if qualified || alone || is_code_like(text) || is_acronym(text) {
         TermShape::Code
-    } else if first.is_ascii_uppercase() {
+    } else if text.starts_with(|c: char| c.is_ascii_uppercase()) {
         TermShape::Capitalised
     } else {
         TermShape::Word
