@@ -13,7 +13,11 @@
 //!
 //! Words are runs of Unicode letters, digits and `_` (a word starts with a letter or `_`), so an
 //! issue in Cyrillic or Greek gives terms as one in English does; lengths are counted in
-//! characters. Text without letters outside ASCII parses exactly as when words were ASCII only.
+//! characters. Chinese, Japanese and Korean write no space between words: a run of their
+//! characters is a word of its own, set apart from the identifiers it touches
+//! (`swex_text::identifiers::set_apart_cjk_runs`: `goctl生成代码` gives `goctl` and `生成代码`), and
+//! counts as prose from two characters. Text without letters outside ASCII parses exactly as when
+//! words were ASCII only.
 //!
 //! Work is linear in the text: every pass is one regex scan, de-duplication goes through hash
 //! sets, and only the first [`IssueClues::MAX_LISTED`] entries of each list are kept (the terms
@@ -32,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 use swex_text::hints::normalize_path_hint;
+use swex_text::identifiers::{is_cjk, set_apart_cjk_runs};
 use swex_text::paths::{Extension, file_stem};
 
 /// Weights of the term categories and the term cap.
@@ -78,10 +83,13 @@ pub fn parse_with(text: &str, options: &QueryOptions) -> IssueClues {
         frames: extract_frames(text),
         ..Collector::default()
     };
+    // `goctl生成代码的import包`: the identifiers of a Chinese or Japanese sentence are words of
+    // their own.
+    let text = set_apart_cjk_runs(text);
 
     // URLs: only a file path inside a source-browser link is worth keeping.
     let mut prose = URL
-        .replace_all(text, |caps: &regex::Captures| {
+        .replace_all(&text, |caps: &regex::Captures| {
             let url = &caps[0];
             match url_file_path(url) {
                 Some(path) => format!(" {path} "),
@@ -193,9 +201,17 @@ fn classify_word(word: &str, in_code: bool, options: &QueryOptions, clues: &mut 
             clues.identifiers.push(word);
         }
         clues.terms.add_identifier(word, options.code_weight);
-    } else if char_count_at_least(word, 3) && !word.chars().all(|c| c.is_ascii_digit()) {
+    } else if char_count_at_least(word, prose_min_chars(word))
+        && !word.chars().all(|c| c.is_ascii_digit())
+    {
         clues.terms.add_words(word, options.prose_weight);
     }
+}
+
+/// The fewest characters of a prose word: three, or two in a script written without spaces
+/// (`过期`, `错误`: most Chinese words are two characters).
+fn prose_min_chars(word: &str) -> usize {
+    if word.starts_with(is_cjk) { 2 } else { 3 }
 }
 
 /// Whether `word` has at least `n` characters (for ASCII, bytes).
@@ -367,8 +383,8 @@ mod tests {
         }
     }
 
-    /// Words in any alphabet are terms: prose of three letters or more, code spans whole; one-
-    /// and two-letter words are dropped as in English.
+    /// Words in any alphabet are terms: prose of three letters or more (two in Chinese, Japanese
+    /// and Korean), code spans whole; shorter words are dropped as in English.
     #[test]
     fn unicode_words_are_terms() {
         let check = |text: &str, expected: &[&str]| {
@@ -388,6 +404,20 @@ mod tests {
         check(
             "データベース接続に失敗しました",
             &["データベース接続に失敗しました"],
+        );
+        // Identifiers inside a sentence without spaces are words of their own; a two-character
+        // Chinese word is a term.
+        check(
+            "goctl生成代码的import包路径错误",
+            &["goctl", "包路径错误", "生成代码的"],
+        );
+        check(
+            "jwt过期 返回cors错误",
+            &["cors", "jwt", "过期", "返回", "错误"],
+        );
+        assert_eq!(
+            parse("调用`rest.WithCors`后 WithJwt过期").identifiers,
+            ["rest.WithCors", "WithJwt"]
         );
         check("ℤ π café", &["café"]);
         assert_eq!(

@@ -1,6 +1,10 @@
 //! Identifiers as words: where `snake_case`, `camelCase` and `HTTPServer` split into the words a
 //! person reads, and the squashed form a name is compared in.
 //!
+//! Also where a word ends in scripts written without spaces ([`is_cjk`]): the engine's tokenizer
+//! gives their runs a field of their own, and the issue parser sets them apart from the
+//! identifiers they touch ([`set_apart_cjk_runs`]).
+//!
 //! One splitter for every reader — the engine's tokenizer (index and query tokens), the `swex`
 //! explorer's reading of an issue and the `tfidf` explorer's terms — with one named difference,
 //! [`Digits`]: whether a change between letters and digits is a boundary.
@@ -18,6 +22,54 @@
 //! assert_eq!(identifier_parts("getHTTPResponse_code2", Digits::Separate), ["get", "http", "response", "code", "2"]);
 //! assert_eq!(squash("k_means_"), squash("KMeans"));
 //! ```
+
+/// Whether `c` is written without spaces between words: Han ideographs (with extensions and
+/// compatibility forms), Hiragana, Katakana (with half-width forms) and Hangul.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{1100}'..='\u{11FF}'      // Hangul Jamo
+        | '\u{3040}'..='\u{30FF}'    // Hiragana, Katakana
+        | '\u{3130}'..='\u{318F}'    // Hangul compatibility Jamo
+        | '\u{31F0}'..='\u{31FF}'    // Katakana phonetic extensions
+        | '\u{3400}'..='\u{4DBF}'    // CJK extension A
+        | '\u{4E00}'..='\u{9FFF}'    // CJK unified ideographs
+        | '\u{AC00}'..='\u{D7AF}'    // Hangul syllables
+        | '\u{F900}'..='\u{FAFF}'    // CJK compatibility ideographs
+        | '\u{FF66}'..='\u{FF9F}'    // half-width Katakana
+        | '\u{20000}'..='\u{2FA1F}' // CJK extensions B-F, compatibility supplement
+    )
+}
+
+/// `text` with a space wherever a run of CJK characters ([`is_cjk`]) touches a letter, digit or
+/// `_` of another script: `goctl生成代码的import包` → `goctl 生成代码的 import 包`. Chinese and
+/// Japanese write no space between words, and an identifier in such a sentence would otherwise
+/// be one word with the sentence around it. Borrowed when nothing needs a space.
+pub fn set_apart_cjk_runs(text: &str) -> std::borrow::Cow<'_, str> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    let touches = |a: char, b: char| word(a) && word(b) && is_cjk(a) != is_cjk(b);
+    let mut chars = text.chars();
+    let Some(mut previous) = chars.next() else {
+        return std::borrow::Cow::Borrowed(text);
+    };
+    if text.is_ascii()
+        || !text
+            .chars()
+            .zip(text.chars().skip(1))
+            .any(|(a, b)| touches(a, b))
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    out.push(previous);
+    for c in chars {
+        if touches(previous, c) {
+            out.push(' ');
+        }
+        out.push(c);
+        previous = c;
+    }
+    std::borrow::Cow::Owned(out)
+}
 
 /// Whether digits are a word of their own. The readers differ on purpose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -250,6 +302,32 @@ mod tests {
                 "{identifier} separate"
             );
         }
+    }
+
+    /// One row per case: the text, and where spaces set its CJK runs apart.
+    #[test]
+    fn cjk_runs_are_set_apart_from_the_words_they_touch() {
+        for (text, expected) in [
+            (
+                "goctl生成代码的import包路径错误",
+                "goctl 生成代码的 import 包路径错误",
+            ),
+            ("jwt过期 返回cors错误", "jwt 过期 返回 cors 错误"),
+            ("`rest.WithCors`后", "`rest.WithCors`后"),
+            ("レスポンスのJSONが壊れる", "レスポンスの JSON が壊れる"),
+            ("값이null입니다", "값이 null 입니다"),
+            ("已经有空格 rest 的", "已经有空格 rest 的"),
+            ("（parse_args）出错", "（parse_args）出错"),
+            ("plain ascii_text", "plain ascii_text"),
+            ("Ошибка в parse_args", "Ошибка в parse_args"),
+            ("", ""),
+        ] {
+            assert_eq!(set_apart_cjk_runs(text), expected, "{text}");
+        }
+        assert!(matches!(
+            set_apart_cjk_runs("已经有空格 rest"),
+            std::borrow::Cow::Borrowed(_)
+        ));
     }
 
     #[test]

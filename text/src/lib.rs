@@ -11,7 +11,8 @@
 //! - [`stopwords`]: every stop-word list, one named [`stopwords::StopList`] each.
 //! - [`identifiers`]: identifiers split into words on `_`, `-` and camelCase
 //!   ([`identifiers::identifier_parts`], with a named [`identifiers::Digits`] rule) and squashed
-//!   for comparison ([`identifiers::squash`]).
+//!   for comparison ([`identifiers::squash`]); CJK runs ([`identifiers::is_cjk`],
+//!   [`identifiers::set_apart_cjk_runs`]).
 //! - [`stems`]: whether two words are one up to inflection ([`stems::same_word`], with a named
 //!   [`stems::Inflection`]); a file's stem is [`paths::file_stem`] (named [`paths::Extension`])
 //!   and [`paths::module_stem`].

@@ -222,22 +222,7 @@ pub fn count_tokens(text: &str) -> u64 {
     n
 }
 
-/// Whether `c` is written without spaces between words: Han ideographs (with extensions and
-/// compatibility forms), Hiragana, Katakana (with half-width forms) and Hangul.
-pub fn is_cjk(c: char) -> bool {
-    matches!(c,
-        '\u{1100}'..='\u{11FF}'      // Hangul Jamo
-        | '\u{3040}'..='\u{30FF}'    // Hiragana, Katakana
-        | '\u{3130}'..='\u{318F}'    // Hangul compatibility Jamo
-        | '\u{31F0}'..='\u{31FF}'    // Katakana phonetic extensions
-        | '\u{3400}'..='\u{4DBF}'    // CJK extension A
-        | '\u{4E00}'..='\u{9FFF}'    // CJK unified ideographs
-        | '\u{AC00}'..='\u{D7AF}'    // Hangul syllables
-        | '\u{F900}'..='\u{FAFF}'    // CJK compatibility ideographs
-        | '\u{FF66}'..='\u{FF9F}'    // half-width Katakana
-        | '\u{20000}'..='\u{2FA1F}' // CJK extensions B-F, compatibility supplement
-    )
-}
+pub use swex_text::identifiers::is_cjk;
 
 /// Calls `emit(byte_from, byte_to)` for every CJK bigram of `text` in text order: each pair of
 /// adjacent CJK characters ([`is_cjk`]), and a CJK character with no CJK neighbour alone. Text
