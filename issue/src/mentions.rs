@@ -4,14 +4,15 @@
 //!
 //! Frames come from [`crate::frames`], reordered as the explorer weighs them (Python frames
 //! first, later frames nearer the error); a name is code-like by [`crate::words::is_code_like`];
-//! path extensions are the parser's ([`crate::paths::PATH_EXTENSIONS`]). What this reading does
-//! its own way: a path needs a word boundary before it; identifiers are ASCII, at least three
-//! characters, not a name every program has, and ordered by mention count, backticked mentions
-//! counting double (the explorer seeds the most mentioned 25); the parser ([`crate::parse()`])
-//! names 22 of the 66 dev issues' paths differently and lists names by first mention.
+//! path extensions are the parser's ([`crate::paths::PATH_EXTENSIONS`]), and so is the reading
+//! of links ([`crate::paths::links_as_paths`]). What this reading does its own way: a path needs
+//! a word boundary before it; identifiers are ASCII, at least three characters, not a name every
+//! program has, and ordered by mention count, backticked mentions counting double (the explorer
+//! seeds the most mentioned 25); the parser ([`crate::parse()`]) names 22 of the 66 dev issues'
+//! paths differently and lists names by first mention.
 
 use crate::clues::{Frame, FrameStyle};
-use crate::paths::has_path_extension;
+use crate::paths::{has_path_extension, links_as_paths};
 use crate::words::is_code_like;
 use regex::Regex;
 use std::collections::{HashMap, HashSet};
@@ -72,7 +73,11 @@ pub fn parse(issue: &str) -> IssueNames {
     }
     let frame_suffixes = Suffixes::new(names.frames.iter().map(|f| f.path.as_str()));
     let mut seen_paths = HashSet::new();
-    for captures in PATH.captures_iter(issue) {
+    // Names and paths are read without the issue's links, as the parser reads them: a
+    // source-browser link leaves its file path, any other link nothing (`github.com`,
+    // `user-images.githubusercontent.com` name nothing of the repository).
+    let text = links_as_paths(issue);
+    for captures in PATH.captures_iter(&text) {
         let path = captures[1].trim_start_matches("./").to_owned();
         if !frame_suffixes.is_suffix_of_any(&path) && seen_paths.insert(path.clone()) {
             names.paths.push(path);
@@ -88,8 +93,8 @@ pub fn parse(issue: &str) -> IssueNames {
         let entry = counts.entry(token.to_owned()).or_insert((0, position));
         entry.0 += weight;
     };
-    for found in IDENTIFIER.find_iter(issue) {
-        let backticked = issue[..found.start()].ends_with('`');
+    for found in IDENTIFIER.find_iter(&text) {
+        let backticked = text[..found.start()].ends_with('`');
         note(
             found.as_str(),
             if backticked { 2 } else { 1 },
@@ -171,6 +176,16 @@ mod tests {
                 .iter()
                 .any(|i| i == "Traceback" || i == "list")
         );
+    }
+
+    #[test]
+    fn links_give_their_file_paths_and_no_names() {
+        let names = parse(
+            "`Session.send` fails, see https://github.com/psf/requests/blob/main/src/requests/sessions.py#L10 \
+             and https://docs.python-requests.org/en/latest/user_guide.html\n",
+        );
+        assert_eq!(names.paths, ["src/requests/sessions.py"]);
+        assert_eq!(names.identifiers, ["Session.send"]);
     }
 
     #[test]

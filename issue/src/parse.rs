@@ -29,7 +29,7 @@
 use crate::clues::{IssueClues, WeightedTerm};
 use crate::frames::extract_frames;
 use crate::markup::{fenced_blocks, inline_code_spans, without_spans};
-use crate::paths::{looks_like_path, url_file_path};
+use crate::paths::{links_as_paths, looks_like_path};
 use crate::words::{is_code_like, is_stop_word};
 use regex::Regex;
 use serde::{Deserialize, Serialize};
@@ -62,8 +62,6 @@ impl Default for QueryOptions {
     }
 }
 
-static URL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(?:https?|ftp|file)://[^\s)>\]]+").expect("valid regex"));
 static WORD: LazyLock<Regex> = LazyLock::new(|| {
     // Identifier-ish words with dotted / `::` / path parts; a trailing `(` marks a call. No
     // capture group: a word cannot hold `(`, so a match ending in one is a call, and a pattern
@@ -88,15 +86,7 @@ pub fn parse_with(text: &str, options: &QueryOptions) -> IssueClues {
     let text = set_apart_cjk_runs(text);
 
     // URLs: only a file path inside a source-browser link is worth keeping.
-    let mut prose = URL
-        .replace_all(&text, |caps: &regex::Captures| {
-            let url = &caps[0];
-            match url_file_path(url) {
-                Some(path) => format!(" {path} "),
-                None => " ".to_string(),
-            }
-        })
-        .into_owned();
+    let mut prose = links_as_paths(&text).into_owned();
 
     // Code spans: everything inside counts as code.
     let blocks = fenced_blocks(&prose);

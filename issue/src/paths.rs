@@ -1,6 +1,10 @@
 //! File paths in issue text: which words are paths and the paths inside source-browser links.
 //! (A path as written made a repository-relative hint is `swex_text::hints::normalize_path_hint`.)
 
+use regex::Regex;
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
 /// File extensions that make a dotted word a file path.
 pub const PATH_EXTENSIONS: &[&str] = &[
     "py", "pyi", "pyx", "pxd", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "go", "rs",
@@ -37,6 +41,23 @@ pub fn looks_like_path(word: &str) -> bool {
         && word
             .split('/')
             .all(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || "_-.".contains(c)))
+}
+
+static URL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(?:https?|ftp|file)://[^\s)>\]`]+").expect("valid regex"));
+
+/// `text` with each link (`https://…`, `ftp://…`, `file://…`) replaced by the file path inside it
+/// when it is a source-browser link ([`url_file_path`]), else by a space: a link's host, user
+/// names, hashes and image ids (`user-images.githubusercontent.com/…/a87e482fab0.png`) are not
+/// words of the issue. A link ends at white space, `)`, `>`, `]` or a backtick (the end of the
+/// code span it is written in). Borrowed when the text holds no link.
+pub fn links_as_paths(text: &str) -> Cow<'_, str> {
+    URL.replace_all(text, |caps: &regex::Captures| {
+        match url_file_path(&caps[0]) {
+            Some(path) => format!(" {path} "),
+            None => " ".to_string(),
+        }
+    })
 }
 
 /// The file path inside a source-browser URL (`…/blob/<ref>/a/b.py#L10` gives `a/b.py`).
@@ -78,5 +99,26 @@ mod tests {
             Some("src/a.py")
         );
         assert_eq!(url_file_path("https://example.com/x"), None);
+    }
+
+    /// One row per case: the text, and the text with its links read.
+    #[test]
+    fn links_leave_only_their_file_paths() {
+        for (text, expected) in [
+            (
+                "see https://github.com/o/r/blob/main/src/a.py#L10 here",
+                "see  src/a.py  here",
+            ),
+            (
+                "![image](https://user-images.githubusercontent.com/1/a87e482fab0.png)",
+                "![image]( )",
+            ),
+            // A link in a code span ends at its closing backtick.
+            ("run `curl http://example.com/x` now", "run `curl  ` now"),
+            ("<https://docs.rs/regex>, ok", "< >, ok"),
+            ("no link: example.com/x", "no link: example.com/x"),
+        ] {
+            assert_eq!(links_as_paths(text), expected, "{text}");
+        }
     }
 }

@@ -5,10 +5,11 @@
 //! The parts are the parser's: frames are the Python frames of [`crate::frames`]; code blocks
 //! and inline code spans those of [`crate::markup`]; path extensions the parser's
 //! ([`crate::paths::PATH_EXTENSIONS`]); a word is code-like by [`crate::words::is_code_like`],
-//! and acronyms ([`crate::words::is_acronym`]) name code here too. What this reading does its
-//! own way, and why: it weighs every word by the segment it occurs in (below), takes words as
-//! ASCII identifiers (the file and definition names it matches are), and finds paths over the
-//! raw text, links included.
+//! and acronyms ([`crate::words::is_acronym`]) name code here too; words are read without the
+//! issue's links, as the parser reads them ([`crate::paths::links_as_paths`]). What this reading
+//! does its own way, and why: it weighs every word by the segment it occurs in (below), takes
+//! words as ASCII identifiers (the file and definition names it matches are), and finds paths
+//! over the raw text, links included (a documentation link's page can name a file).
 //!
 //! Why clean the body: issue templates end with `key: version` listings (`numpy: 1.23.4`,
 //! `python: 3.10.8 (main, …)`) and site-packages paths. Those words are rare in a repository and
@@ -28,6 +29,7 @@ use swex_text::stopwords::StopList;
 pub use crate::clues::Frame;
 use crate::clues::FrameStyle;
 use crate::markup::{fenced_blocks, inline_code_spans, without_spans};
+use crate::paths::links_as_paths;
 use crate::words::{is_acronym, is_code_like};
 
 #[derive(Debug, Clone, Default)]
@@ -139,7 +141,10 @@ pub fn parse(text: &str) -> Issue {
         ..Issue::default()
     };
 
-    // Segments and their weights.
+    // Segments and their weights, over the text without its links (their hosts, user names and
+    // image ids are no words of the issue; a source-browser link leaves its file path).
+    let title = links_as_paths(&title);
+    let body = links_as_paths(&body);
     let fenced = fenced_blocks(&body);
     let blocks: Vec<&str> = fenced.iter().map(|b| &body[b.range.clone()]).collect();
     let prose = without_spans(&body, fenced.iter().map(|b| b.range.clone()));
@@ -149,7 +154,7 @@ pub fn parse(text: &str) -> Issue {
         .map(|span| &prose[span.content.clone()])
         .collect();
     let plain = without_spans(&prose, inline_spans.iter().map(|s| s.range.clone()));
-    let mut segments: Vec<(f64, &str)> = vec![(3.0, title.as_str())];
+    let mut segments: Vec<(f64, &str)> = vec![(3.0, &title)];
     segments.extend(inline.iter().map(|s| (2.0, *s)));
     segments.extend(blocks.iter().map(|s| (1.0, *s)));
     segments.push((0.7, &plain));
@@ -281,6 +286,22 @@ mod tests {
         assert!(!cleaned.contains("python"));
         assert!(!cleaned.contains("xarray"));
         assert!(cleaned.contains("real sentence"));
+    }
+
+    #[test]
+    fn links_give_no_words_but_their_file_paths() {
+        let issue = parse(
+            "Docs tab fails to render\n\
+             See https://github.com/Kong/insomnia/blob/main/src/render.ts#L3 and ![shot]\
+             (https://github.com/Kong/insomnia/assets/172393376/57e81925-9b2f-4971-8f28-6a87e482fab0)\n",
+        );
+        assert!(issue.words.contains_key("render"));
+        for word in ["github", "kong", "assets", "a87e482fab0", "blob"] {
+            assert!(!issue.words.contains_key(word), "{word}");
+        }
+        assert!(!issue.identifiers.iter().any(|i| i.contains("a87e")));
+        // Paths are read over the raw text, links included.
+        assert!(issue.paths.iter().any(|p| p.ends_with("src/render.ts")));
     }
 
     #[test]
