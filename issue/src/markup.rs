@@ -1,5 +1,5 @@
-//! What a reader of a rendered Markdown issue sees: the text without its HTML comments, and where
-//! its fenced code blocks are.
+//! What a reader of a rendered Markdown issue sees: the text without its HTML comments and tags,
+//! and where its fenced code blocks are.
 //!
 //! Why: GitHub issue templates put their instructions in `<!-- … -->` comments ("PLEASE READ THE
 //! FAQs", "Q: How to deploy on vercel", "Please check the existing issues first"), and an author
@@ -7,11 +7,15 @@
 //! search reads them and finds the files they were copied from or point to: the contributing
 //! guide, the README, the template itself. On the train rows, 50 of 675 issues carry such
 //! comments (10 of 78 in JavaScript), and a README or contributing guide was the first file of
-//! several answers because of them.
+//! several answers because of them. The same holds, less loudly, for the HTML that issues write
+//! around their text — `<details><summary>`, `<img width="500" alt="image" src=…>`, `<kbd>`,
+//! `<br>` (in about 60 of the 675): the tags render as layout, not words; the text between
+//! them is kept.
 //!
-//! Code is kept as written: a `<!--` inside a fenced block (an HTML or XML reproduction) is code,
-//! not a comment, as in the Markdown renderers. A comment can hold fences of its own (a template's
-//! example); they are part of the comment.
+//! Code is kept as written: a `<!--` or a tag inside a fenced block (an HTML or XML
+//! reproduction) or an inline code span is code, as in the Markdown renderers. A comment can hold
+//! fences of its own (a template's example); they are part of the comment. Only the elements
+//! GitHub renders are tags ([`HTML_TAG`]): `<QuerySet [...]>` and `std::vector<int>` are text.
 //!
 //! What a fenced code block is — a line opening with ```` ``` ```` or `~~~`, up to the next line
 //! made of the same fence, or to the end of the text when none is (CommonMark, as it renders) —
@@ -20,18 +24,30 @@
 //! ([`crate::parse()`], [`crate::ranking`]) and the history's issue numbers
 //! (`swex_engine::history::references`) split the text by it.
 //!
-//! Invariant: linear in the text; text without `<!--` is returned as is, borrowed.
+//! Invariant: linear in the text; text without `<` is returned as is, borrowed.
 
+use regex::Regex;
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::LazyLock;
 
 const OPEN: &str = "<!--";
 const CLOSE: &str = "-->";
 
-/// `text` without its HTML comments outside fenced code blocks; an unclosed comment runs to the
-/// end (as it renders). A line that held only comment is dropped; other lines keep their end.
-pub fn without_html_comments(text: &str) -> Cow<'_, str> {
-    if !text.contains(OPEN) {
+/// An opening, closing or empty tag of an element GitHub renders in issues (its name, then
+/// attributes up to `>` on the same line); the name must end there, so `<bar>` is no `<b>`.
+pub static HTML_TAG: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)</?(?:a|b|i|s|q|p|em|strong|code|pre|kbd|samp|var|sub|sup|ins|del|strike|tt|small|big|br|hr|img|picture|source|video|details|summary|div|span|center|table|thead|tbody|tfoot|tr|td|th|ul|ol|li|dl|dt|dd|h[1-6]|blockquote|input)(?:\s[^<>\n]*)?/?>",
+    )
+    .expect("valid regex")
+});
+
+/// `text` as it renders: without its HTML comments and the tags of [`HTML_TAG`] outside fenced
+/// code blocks and inline code spans; an unclosed comment runs to the end (as it renders). A line
+/// that held only comment is dropped; other lines keep their end.
+pub fn as_rendered(text: &str) -> Cow<'_, str> {
+    if !text.contains('<') {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -76,12 +92,48 @@ pub fn without_html_comments(text: &str) -> Cow<'_, str> {
             }
         }
         if kept.len() == line.len() {
-            out.push_str(line);
+            out.push_str(&without_tags(line));
         } else if !kept.trim().is_empty() {
-            out.push_str(kept.trim_end_matches(['\n', '\r']));
+            out.push_str(without_tags(&kept).trim_end_matches(['\n', '\r']));
             out.push('\n');
         }
     }
+    if out == text {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(out)
+}
+
+/// One line without the tags of [`HTML_TAG`] outside its inline code spans; each tag becomes a
+/// space, so the words around it stay apart.
+fn without_tags(line: &str) -> Cow<'_, str> {
+    if !line.contains('<') {
+        return Cow::Borrowed(line);
+    }
+    let spans = inline_code_spans(line);
+    // Tags and spans both come in order: one pass over each.
+    let mut spans = spans.iter().peekable();
+    let mut out = String::new();
+    let mut at = 0;
+    for tag in HTML_TAG.find_iter(line) {
+        while spans
+            .next_if(|span| span.range.end <= tag.start())
+            .is_some()
+        {}
+        if spans
+            .peek()
+            .is_some_and(|span| span.range.start <= tag.start())
+        {
+            continue;
+        }
+        out.push_str(&line[at..tag.start()]);
+        out.push(' ');
+        at = tag.end();
+    }
+    if at == 0 {
+        return Cow::Borrowed(line);
+    }
+    out.push_str(&line[at..]);
     Cow::Owned(out)
 }
 
@@ -257,7 +309,7 @@ mod tests {
     #[test]
     fn comments_outside_code_are_removed() {
         for (text, expected) in CASES {
-            assert_eq!(without_html_comments(text), *expected, "{text:?}");
+            assert_eq!(as_rendered(text), *expected, "{text:?}");
         }
     }
 
@@ -351,10 +403,45 @@ mod tests {
         );
     }
 
+    /// (text, as it renders): tags of rendered elements go, their text stays; code keeps them.
+    const TAGS: &[(&str, &str)] = &[
+        (
+            "<details><summary>Versions</summary>\nnumpy 1.2\n</details>\n",
+            "  Versions \nnumpy 1.2\n \n",
+        ),
+        (
+            "Broken: <img width=\"500\" alt=\"image\" src=\"x.png\"> see <kbd>Ctrl</kbd>+<KBD>C</KBD><br/>\n",
+            "Broken:   see  Ctrl + C  \n",
+        ),
+        // Not elements GitHub renders, or not tags: text.
+        (
+            "got <QuerySet [<User: a>]> and std::vector<int>, <bar> x < y > z\n",
+            "got <QuerySet [<User: a>]> and std::vector<int>, <bar> x < y > z\n",
+        ),
+        // In code, tags are code.
+        (
+            "use `<details>` or\n```html\n<details><summary>x</summary></details>\n```\n<b>bold</b>\n",
+            "use `<details>` or\n```html\n<details><summary>x</summary></details>\n```\n bold \n",
+        ),
+        // A comment and a tag on one line.
+        ("a <!-- c --> <b>b</b>\n", "a   b \n"),
+    ];
+
+    #[test]
+    fn tags_outside_code_are_removed() {
+        for (text, expected) in TAGS {
+            assert_eq!(as_rendered(text), *expected, "{text:?}");
+        }
+    }
+
     #[test]
     fn text_without_comments_is_borrowed() {
         assert!(matches!(
-            without_html_comments("a -- b --> c <!- d"),
+            as_rendered("a -- b --> c <!- d"),
+            Cow::Borrowed(_)
+        ));
+        assert!(matches!(
+            as_rendered("x < y and <QuerySet []>\n"),
             Cow::Borrowed(_)
         ));
     }

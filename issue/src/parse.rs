@@ -1,6 +1,7 @@
 //! The parser: an issue text into [`IssueClues`] and the weighted query terms of lexical search.
 //!
-//! [`parse`] reads, in order of first appearance:
+//! [`parse`] reads the issue as it renders ([`crate::markup::as_rendered`]: no HTML comments or
+//! tags outside code), and in it, in order of first appearance:
 //! - **traceback frames** ([`crate::frames`]);
 //! - **file paths** (`foo/bar.py`, `bar.py`, `django/contrib/admin`; [`crate::paths`]), also as
 //!   normalised hints (`site-packages/` prefixes, leading `/` and `./` removed);
@@ -28,7 +29,7 @@
 
 use crate::clues::{IssueClues, WeightedTerm};
 use crate::frames::extract_frames;
-use crate::markup::{fenced_blocks, inline_code_spans, without_spans};
+use crate::markup::{as_rendered, fenced_blocks, inline_code_spans, without_spans};
 use crate::paths::{links_as_paths, looks_like_path};
 use crate::words::{is_code_like, is_stop_word};
 use regex::Regex;
@@ -77,13 +78,16 @@ pub fn parse(text: &str) -> IssueClues {
 
 /// Reads the [`IssueClues`] of an issue text.
 pub fn parse_with(text: &str, options: &QueryOptions) -> IssueClues {
+    // The issue as it renders: a template's HTML comments and the HTML tags around the text are
+    // not the author's words.
+    let text = as_rendered(text);
     let mut clues = Collector {
-        frames: extract_frames(text),
+        frames: extract_frames(&text),
         ..Collector::default()
     };
     // `goctl生成代码的import包`: the identifiers of a Chinese or Japanese sentence are words of
     // their own.
-    let text = set_apart_cjk_runs(text);
+    let text = set_apart_cjk_runs(&text);
 
     // URLs: only a file path inside a source-browser link is worth keeping.
     let mut prose = links_as_paths(&text).into_owned();

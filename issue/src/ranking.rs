@@ -1,6 +1,8 @@
 //! The `swex` explorer's reading of an issue, for its file ranking: the title, the body without
 //! environment dumps, code-like identifiers, dotted names, file paths, traceback frames, and a
-//! weighted bag of normalised words for matching file and directory names.
+//! weighted bag of normalised words for matching file and directory names. The explorer hands it
+//! the issue as it renders ([`crate::markup::as_rendered`]), which its history and dense searches
+//! read too.
 //!
 //! The parts are the parser's: frames are the Python frames of [`crate::frames`]; code blocks
 //! and inline code spans those of [`crate::markup`]; path extensions the parser's

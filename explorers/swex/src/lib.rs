@@ -454,7 +454,7 @@ impl Explorer for Swex {
         let mut stages = Stages::start();
         // The issue as its readers see it: an issue template's HTML comments are not the
         // author's words (`swex_issue::markup`).
-        let issue_text = swex_issue::markup::without_html_comments(&request.issue);
+        let issue_text = swex_issue::markup::as_rendered(&request.issue);
         let issue = issue::parse(&issue_text);
         stages.lap("parse");
         let gathered = self.gather(&issue, services, &mut stages)?;
