@@ -1,6 +1,7 @@
 //! Traceback frames and source locations: the one reader of stack traces for every consumer.
 //!
-//! [`extract_frames`] reads, in text order: Python `File "x.py", line N, in f`; JavaScript
+//! [`extract_frames`] reads, in text order: Python `File "x.py", line N, in f`, and IPython's
+//! `File ~/x.py:N, in f` and `~/x.py in f(…)` (its line from the `---> N` mark below); JavaScript
 //! `at f (x.js:12:3)`; Rust `panicked at src/x.rs:12:5` and backtrace `at src/x.rs:12:5` lines
 //! (the function from the line above); Java `at a.b.C.m(C.java:42)`; Go `/path/x.go:12 +0x1d`
 //! with the function from the line above; and generic compiler/pytest locations
@@ -45,6 +46,44 @@ static PY_FRAME: Gated = Gated {
         compile(r#"File "(?P<path>[^"\n]+)", line (?P<line>\d+)(?:, in (?P<func>[^\s]+))?"#)
     }),
 };
+/// IPython 8 and later: `File ~/lib/python3.9/site-packages/xarray/core/dataset.py:4001, in
+/// Dataset.merge(self, other)` (the path unquoted, the line after a colon).
+static IPYTHON_FRAME: Gated = Gated {
+    may_match: |text| text.contains("File ") && text.contains(".py:"),
+    regex: LazyLock::new(|| {
+        compile(r#"File (?P<path>[^\s",]+\.py):(?P<line>\d+)(?:, in (?P<func>[^\s(]+))?"#)
+    }),
+};
+/// IPython before 8 and Jupyter front-ends: a line `~/lib/…/dataset.py in merge(self, other)` or
+/// `[/usr/…/_validation.py](https://localhost:8080/#) in _aggregate(scores)` heads a frame whose
+/// source lines follow, the failing one marked `---> 123` ([`IPYTHON_ARROW`]).
+static IPYTHON_OLD_FRAME: Gated = Gated {
+    may_match: may_head_old_ipython_frame,
+    regex: LazyLock::new(|| {
+        compile(
+            r"(?m)^[ \t]*\[?(?P<path>[^\s\[\]()]+\.py)\]?(?:\([^)\n]*\))?[ \t]+in[ \t]+(?P<func>[\w.<>]+)(?:\(|[ \t]*$)",
+        )
+    }),
+};
+/// Whether some `.py` in `text` is followed as [`IPYTHON_OLD_FRAME`] needs: an optional `]`, an
+/// optional `(…)` on the same line, then blanks and `in`.
+fn may_head_old_ipython_frame(text: &str) -> bool {
+    text.match_indices(".py").any(|(at, _)| {
+        let mut rest = &text[at + 3..];
+        rest = rest.strip_prefix(']').unwrap_or(rest);
+        if let Some(inner) = rest.strip_prefix('(') {
+            match inner.find([')', '\n']) {
+                Some(end) if inner[end..].starts_with(')') => rest = &inner[end + 1..],
+                _ => {}
+            }
+        }
+        let after_blanks = rest.trim_start_matches([' ', '\t']);
+        after_blanks.len() < rest.len() && after_blanks.starts_with("in")
+    })
+}
+
+/// The marked line of an old IPython frame: `---> 123     x = f()`.
+static IPYTHON_ARROW: LazyLock<Regex> = LazyLock::new(|| compile(r"(?m)^[ \t]*-+>[ \t]*(\d+)"));
 static JAVA_FRAME: Gated = Gated {
     // Every JVM frame names its source file.
     may_match: |text| {
@@ -101,6 +140,56 @@ static LOCATION: Gated = Gated {
         )
     }),
 };
+
+/// Whether `line` heads a Python frame of any style ([`PY_FRAME`], [`IPYTHON_FRAME`],
+/// [`IPYTHON_OLD_FRAME`]).
+pub fn heads_python_frame(line: &str) -> bool {
+    [&PY_FRAME, &IPYTHON_FRAME, &IPYTHON_OLD_FRAME]
+        .iter()
+        .any(|gated| gated.captures_iter(line).next().is_some())
+}
+
+/// IPython's frames, new and old style ([`IPYTHON_FRAME`], [`IPYTHON_OLD_FRAME`]), with their
+/// spans in `text`, as Python frames. An old-style frame's line is the first `--->` mark between
+/// its head and the next frame's.
+fn ipython_frames(text: &str) -> Vec<(usize, usize, Frame)> {
+    let function = |caps: &regex::Captures| {
+        caps.name("func")
+            .map(|f| f.as_str().to_string())
+            .filter(|f| !f.starts_with('<'))
+    };
+    let mut frames = Vec::new();
+    for caps in IPYTHON_FRAME.captures_iter(text) {
+        let m = caps.get(0).expect("group 0");
+        let frame = Frame {
+            style: FrameStyle::Python,
+            path: caps["path"].to_string(),
+            line: parse_u32(caps.name("line")),
+            column: None,
+            function: function(&caps),
+        };
+        frames.push((m.start(), m.end(), frame));
+    }
+    let heads: Vec<regex::Captures> = IPYTHON_OLD_FRAME.captures_iter(text).collect();
+    for (index, caps) in heads.iter().enumerate() {
+        let m = caps.get(0).expect("group 0");
+        let next = heads
+            .get(index + 1)
+            .map_or(text.len(), |c| c.get(0).expect("group 0").start());
+        let line = IPYTHON_ARROW
+            .captures(&text[m.end()..next])
+            .and_then(|arrow| arrow[1].parse().ok());
+        let frame = Frame {
+            style: FrameStyle::Python,
+            path: caps["path"].to_string(),
+            line,
+            column: None,
+            function: function(caps),
+        };
+        frames.push((m.start(), m.end(), frame));
+    }
+    frames
+}
 
 /// JVM frames (`at a.b.C.m(C.java:42)`) with their spans in `text`; the path is the package's
 /// folders and the file.
@@ -182,6 +271,9 @@ pub fn extract_frames(text: &str) -> Vec<Frame> {
                 function,
             },
         );
+    }
+    for (start, end, frame) in ipython_frames(text) {
+        add(start, end, frame);
     }
     for (start, end, frame) in jvm_frames(text) {
         add(start, end, frame);
@@ -368,6 +460,53 @@ ValueError: boom"#,
         );
     }
 
+    /// IPython's two styles and Jupyter's linked one are Python frames; an old-style frame's line
+    /// is its `--->` mark, the next frame's mark not taken for it.
+    #[test]
+    fn ipython_traceback() {
+        check_frames(
+            "File ~/miniconda3/lib/python3.9/site-packages/xarray/core/dataset.py:4001, in Dataset.merge(self, other)\n\
+             Cell In[3], line 1\n",
+            &[frame(
+                FrameStyle::Python,
+                "~/miniconda3/lib/python3.9/site-packages/xarray/core/dataset.py",
+                Some(4001),
+                None,
+                Some("Dataset.merge"),
+            )],
+        );
+        check_frames(
+            "<ipython-input-2-9b7b> in <module>\n\
+             ----> 1 est.fit(X)\n\
+             \n\
+             ~/sklearn/ensemble/_bagging.py in fit(self, X, y)\n    \
+             243         return self\n\
+             --> 244     def _fit(self):\n\
+             \n\
+             [/usr/local/lib/python3.9/dist-packages/sklearn/model_selection/_validation.py](https://localhost:8080/#) in _aggregate(scores)\n\
+             ValueError: boom\n",
+            &[
+                frame(
+                    FrameStyle::Python,
+                    "~/sklearn/ensemble/_bagging.py",
+                    Some(244),
+                    None,
+                    Some("fit"),
+                ),
+                frame(
+                    FrameStyle::Python,
+                    "/usr/local/lib/python3.9/dist-packages/sklearn/model_selection/_validation.py",
+                    None,
+                    None,
+                    Some("_aggregate"),
+                ),
+            ],
+        );
+        // Prose that names a file and says `in` is no frame head unless a call or the line's end
+        // follows.
+        check_frames("see setup.py in the root for details\n", &[]);
+    }
+
     #[test]
     fn javascript_stack() {
         check_frames(
@@ -525,8 +664,10 @@ ValueError: boom"#,
     /// none, so their patterns are not compiled for it.
     #[test]
     fn gates_pass_every_text_their_pattern_matches() {
-        let gated: [(&str, &Gated); 6] = [
+        let gated: [(&str, &Gated); 8] = [
             ("python", &PY_FRAME),
+            ("ipython", &IPYTHON_FRAME),
+            ("old ipython", &IPYTHON_OLD_FRAME),
             ("jvm", &JAVA_FRAME),
             ("at", &AT_FRAME),
             ("rust panic", &RUST_PANIC),
@@ -535,6 +676,12 @@ ValueError: boom"#,
         ];
         let texts = [
             r#"  File "a/b.py", line 3, in f"#,
+            "File ~/lib/x/core.py:40, in Dataset.merge(self)",
+            "~/lib/x/core.py in merge(self, other)",
+            "~/lib/x/core.py\t in merge",
+            "[/usr/x/_validation.py](https://localhost:8080/#) in agg(s)",
+            "/usr/x/v.py] \tin f(",
+            "a.py(3)  in f(",
             "\tat org.x.Y.run(Y.java:12)",
             "Exception\n\tat com.a.B$C.m(B.kt:7)",
             "    at f (src/a.js:1:2)",

@@ -6,7 +6,8 @@
 //! - [`clues`] (always compiled): the types — [`IssueClues`], [`Frame`], [`WeightedTerm`] — as
 //!   the `issue_clues` service returns them; the plugin SDK re-exports them.
 //! - with the `parse` feature (default; it brings `regex`):
-//!   - [`frames`]: traceback frames and source locations of six syntaxes;
+//!   - [`environment`]: the reporter's environment listings (`numpy: 1.23.4`), not their words;
+//!   - [`frames`]: traceback frames and source locations of six syntaxes, IPython's too;
 //!   - [`markup`]: what a reader of the rendered issue sees (HTML comments of issue templates
 //!     removed, code kept);
 //!   - [`paths`]: which words are file paths and paths inside source-browser links (hints made
@@ -37,6 +38,8 @@
 //! ```
 
 pub mod clues;
+#[cfg(feature = "parse")]
+pub mod environment;
 #[cfg(feature = "parse")]
 pub mod frames;
 #[cfg(feature = "parse")]

@@ -1,7 +1,8 @@
 //! The parser: an issue text into [`IssueClues`] and the weighted query terms of lexical search.
 //!
 //! [`parse`] reads the issue as it renders ([`crate::markup::as_rendered`]: no HTML comments or
-//! tags outside code), and in it, in order of first appearance:
+//! tags outside code) without the environment listings of its body ([`crate::environment`]), and
+//! in it, in order of first appearance:
 //! - **traceback frames** ([`crate::frames`]);
 //! - **file paths** (`foo/bar.py`, `bar.py`, `django/contrib/admin`; [`crate::paths`]), also as
 //!   normalised hints (`site-packages/` prefixes, leading `/` and `./` removed);
@@ -28,6 +29,7 @@
 //! index analyses with its own analyser.
 
 use crate::clues::{IssueClues, WeightedTerm};
+use crate::environment::without_environment;
 use crate::frames::extract_frames;
 use crate::markup::{as_rendered, fenced_blocks, inline_code_spans, without_spans};
 use crate::paths::{links_as_paths, looks_like_path};
@@ -79,8 +81,9 @@ pub fn parse(text: &str) -> IssueClues {
 /// Reads the [`IssueClues`] of an issue text.
 pub fn parse_with(text: &str, options: &QueryOptions) -> IssueClues {
     // The issue as it renders: a template's HTML comments and the HTML tags around the text are
-    // not the author's words.
-    let text = as_rendered(text);
+    // not the author's words, nor are the environment listings of its body.
+    let rendered = as_rendered(text);
+    let text = without_environment(&rendered);
     let mut clues = Collector {
         frames: extract_frames(&text),
         ..Collector::default()

@@ -1,6 +1,7 @@
 //! The `swex` explorer's reading of an issue, for its file ranking: the title, the body without
 //! environment dumps, code-like identifiers, dotted names, file paths, traceback frames, and a
-//! weighted bag of normalised words for matching file and directory names. The explorer hands it
+//! weighted bag of normalised words for matching file and directory names. The body is read
+//! without its environment listings ([`crate::environment`]). The explorer hands it
 //! the issue as it renders ([`crate::markup::as_rendered`]), which its history and dense searches
 //! read too.
 //!
@@ -12,11 +13,6 @@
 //! does its own way, and why: it weighs every word by the segment it occurs in (below), takes
 //! words as ASCII identifiers (the file and definition names it matches are), and finds paths
 //! over the raw text, links included (a documentation link's page can name a file).
-//!
-//! Why clean the body: issue templates end with `key: version` listings (`numpy: 1.23.4`,
-//! `python: 3.10.8 (main, …)`) and site-packages paths. Those words are rare in a repository and
-//! therefore score high in BM25, pulling version-printing helpers (`print_versions.py`) and
-//! configuration modules to the top. They never say where the bug is.
 //!
 //! Why weight by segment: the title and inline code spans name the subject of the issue far more
 //! often than the prose around them; fenced code blocks are reproductions that mention the public
@@ -30,6 +26,7 @@ use swex_text::stopwords::StopList;
 
 pub use crate::clues::Frame;
 use crate::clues::FrameStyle;
+use crate::environment::without_environment_lines;
 use crate::markup::{fenced_blocks, inline_code_spans, without_spans};
 use crate::paths::links_as_paths;
 use crate::words::{is_acronym, is_code_like};
@@ -58,30 +55,6 @@ pub struct Issue {
     pub identifier_weight: BTreeMap<String, f64>,
 }
 
-/// An environment-listing line (`numpy: 1.23.4`, `- Python version: 3.11`, `OS : Linux (x86)`): a
-/// key of word characters, dots, dashes and spaces, then a version, `None` or a value with a
-/// parenthesised detail. The key's length (at most [`ENV_KEY_CHARS`]) is checked in code
-/// ([`is_environment_line`]): a bounded repetition of Unicode `\w` in the pattern took 12 ms to
-/// compile, once per process, a fifth of a one-shot `swex explore`.
-static ENV_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\s*[-*]?\s*([\w\-. ]+)\s*:\s*(None|[vV]?\d.*|\S+\s*\(.*\))\s*$")
-        .expect("valid regex")
-});
-
-/// The most characters of an environment line's key, spaces at its ends not counted.
-const ENV_KEY_CHARS: usize = 40;
-
-/// Whether `line` is an environment-listing line ([`ENV_LINE`] with the key at most
-/// [`ENV_KEY_CHARS`] characters long). The key runs to the line's first colon, since its
-/// characters hold none, so the pattern's only freedom is where the spaces around the key go; the
-/// shortest the key can be is its length without them (and at least one character, which the
-/// pattern requires).
-fn is_environment_line(line: &str) -> bool {
-    ENV_LINE.captures(line).is_some_and(|c| {
-        let key = c.get(1).map_or("", |m| m.as_str());
-        key.trim_matches(char::is_whitespace).chars().count() <= ENV_KEY_CHARS
-    })
-}
 static IDENT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("valid regex"));
 static DOTTED: LazyLock<Regex> = LazyLock::new(|| {
@@ -111,32 +84,13 @@ fn names_code(word: &str) -> bool {
     is_code_like(word) || is_acronym(word)
 }
 
-/// Removes environment listings (`numpy: 1.23.4`), site-packages noise lines and HTML detail tags.
-pub fn clean_body(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines() {
-        if is_environment_line(line) {
-            continue;
-        }
-        let lower = line.to_ascii_lowercase();
-        if (lower.contains("site-packages") || lower.contains("dist-packages"))
-            && !line.contains("File \"")
-        {
-            continue;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
-
 pub fn parse(text: &str) -> Issue {
     let text = text.replace("\r\n", "\n");
     let (title, body) = match text.split_once('\n') {
         Some((t, b)) => (t.trim().to_owned(), b.to_owned()),
         None => (text.trim().to_owned(), String::new()),
     };
-    let body = clean_body(&body);
+    let body = without_environment_lines(&body);
     let mut issue = Issue {
         title: title.clone(),
         cleaned: format!("{title}\n{body}"),
@@ -234,61 +188,6 @@ pub fn lexical_query(issue: &Issue) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The key's bound checked in code answers as the bounded pattern did, on keys around the bound,
-    /// with spaces and dashes at either end, non-ASCII words and other colons.
-    #[test]
-    fn environment_lines_as_the_bounded_pattern_decides() {
-        let bounded =
-            Regex::new(r"^\s*[-*]?\s*[\w\-. ]{1,40}\s*:\s*(None|[vV]?\d.*|\S+\s*\(.*\))\s*$")
-                .unwrap();
-        let mut lines: Vec<String> = [
-            "numpy: 1.23.4",
-            "- Python version: 3.11",
-            "* OS : Linux (x86_64)",
-            "  : 1.0",
-            ": 1.0",
-            "-: 1.0",
-            "Système d'exploitation: 12",
-            "Système: Linux (x86)",
-            "a: b: 1.0",
-            "matplotlib backend: None",
-            "This is prose: it has a colon",
-            "\tkey: 1",
-        ]
-        .map(String::from)
-        .to_vec();
-        for n in [38, 39, 40, 41, 42] {
-            for (pre, post) in [("", ""), ("  ", "  "), ("- ", ""), ("-", ""), ("", " ")] {
-                lines.push(format!("{pre}{}{post}: 2.0", "k".repeat(n)));
-                lines.push(format!(
-                    "{pre}{} {}{post}: v1",
-                    "é".repeat(n / 2),
-                    "x".repeat(n / 2)
-                ));
-                lines.push(format!("{pre}-{}{post}: 3", "k".repeat(n)));
-                lines.push(format!("{pre}{} {post}: 3", " k".repeat(n / 2)));
-            }
-        }
-        for line in &lines {
-            assert_eq!(
-                is_environment_line(line),
-                bounded.is_match(line),
-                "{line:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn environment_listings_are_removed() {
-        let body = "Bug text\nINSTALLED VERSIONS\ncommit: None\npython: 3.10.8 (main, Oct 13 2022, 10:17:43) [Clang 14.0.0]\nnumpy: 1.23.4\nxarray: 2022.10.0\nreal sentence: with words here\n";
-        let cleaned = clean_body(body);
-        assert!(cleaned.contains("Bug text"));
-        assert!(!cleaned.contains("numpy"));
-        assert!(!cleaned.contains("python"));
-        assert!(!cleaned.contains("xarray"));
-        assert!(cleaned.contains("real sentence"));
-    }
 
     #[test]
     fn links_give_no_words_but_their_file_paths() {
