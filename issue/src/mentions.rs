@@ -51,7 +51,12 @@ static IDENTIFIER: LazyLock<Regex> = LazyLock::new(|| {
 /// rule), three characters or more, and not a name every program has (`self`, `None`,
 /// `ValueError`: [`StopList::IssueNames`]).
 fn is_name(token: &str) -> bool {
-    token.len() >= 3 && !StopList::IssueNames.contains(&token.to_lowercase()) && is_code_like(token)
+    token.len() >= 3
+        && is_code_like(token)
+        && !StopList::IssueNames
+            .words()
+            .iter()
+            .any(|word| word.eq_ignore_ascii_case(token))
 }
 
 /// Reads the names out of an issue.
