@@ -6,8 +6,9 @@
 //! therefore score high in BM25, pulling version-printing helpers (`print_versions.py`) and
 //! configuration modules to the top; they never say where the bug is. Every reading drops them
 //! from the body — the parser ([`crate::parse()`], so the engine's lexical search and every
-//! explorer that asks it) and the `swex` explorer's reading ([`crate::ranking`]); the first line
-//! (the title, or a one-line query such as `timeout: None`) is kept as written.
+//! explorer that asks it) and the `graph` seeds through [`issue_as_read`], the `swex` explorer's
+//! reading ([`crate::ranking`]) through [`without_environment_lines`]; the first line (the title,
+//! or a one-line query such as `timeout: None`) is kept as written.
 
 use crate::frames::heads_python_frame;
 use crate::paths::has_path_extension;
@@ -47,16 +48,19 @@ fn listing_key(line: &str) -> &str {
     key.trim().trim_start_matches(['-', '*']).trim()
 }
 
-/// `text` with the environment lines of its body removed ([`without_environment_lines`]); the
-/// first line is the title and stays. Borrowed when nothing is removed.
-pub fn without_environment(text: &str) -> Cow<'_, str> {
-    let Some((title, body)) = text.split_once('\n') else {
+/// An issue as the parser and the `graph` seeds read it: the first line (a title, or the whole of
+/// a one-line query such as `timeout: None` or `<kbd>`) as written; the body as it renders
+/// ([`crate::markup::as_rendered`]: no HTML comments or tags outside code) without its
+/// environment lines ([`without_environment_lines`]). Borrowed when nothing changes.
+pub fn issue_as_read(text: &str) -> Cow<'_, str> {
+    let Some((first, body)) = text.split_once('\n') else {
         return Cow::Borrowed(text);
     };
-    if !body.lines().any(is_noise_line) {
+    let rendered = crate::markup::as_rendered(body);
+    if matches!(rendered, Cow::Borrowed(_)) && !body.lines().any(is_noise_line) {
         return Cow::Borrowed(text);
     }
-    Cow::Owned(format!("{title}\n{}", without_environment_lines(body)))
+    Cow::Owned(format!("{first}\n{}", without_environment_lines(&rendered)))
 }
 
 /// Whether a body line is environment, not words: a listing line ([`is_environment_line`]) whose
@@ -159,16 +163,32 @@ mod tests {
         assert!(lines[2].contains("dataset.py:4001"));
     }
 
+    /// A one-line query is read as written, markup and all; an issue's body as it renders.
+    #[test]
+    fn issues_are_read_from_the_second_line() {
+        for query in ["<kbd>", "timeout: None", "<!-- x --> y"] {
+            assert!(matches!(issue_as_read(query), Cow::Borrowed(_)), "{query}");
+        }
+        assert_eq!(
+            issue_as_read("Title <b>x</b>\n<details>\nnumpy: 1.2\nbody <!-- hidden -->\n"),
+            "Title <b>x</b>\n \nbody \n"
+        );
+        assert!(matches!(
+            issue_as_read("title\nplain body\n"),
+            Cow::Borrowed(_)
+        ));
+    }
+
     /// The title, or a one-line query, is kept as written; only the body is read for listings.
     #[test]
     fn the_first_line_is_kept() {
-        assert_eq!(without_environment("timeout: None"), "timeout: None");
+        assert_eq!(issue_as_read("timeout: None"), "timeout: None");
         assert_eq!(
-            without_environment("numpy: 1.2 breaks\nnumpy: 1.23.4\ntext\n"),
+            issue_as_read("numpy: 1.2 breaks\nnumpy: 1.23.4\ntext\n"),
             "numpy: 1.2 breaks\ntext\n"
         );
         assert!(matches!(
-            without_environment("title\nno listing here\n"),
+            issue_as_read("title\nno listing here\n"),
             Cow::Borrowed(_)
         ));
     }

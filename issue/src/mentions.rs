@@ -5,8 +5,8 @@
 //! Frames come from [`crate::frames`], reordered as the explorer weighs them (Python frames
 //! first, later frames nearer the error); a name is code-like by [`crate::words::is_code_like`];
 //! path extensions are the parser's ([`crate::paths::PATH_EXTENSIONS`]), and so are the reading
-//! of links ([`crate::paths::links_as_paths`]), of the issue as it renders
-//! ([`crate::markup::as_rendered`]) and without its environment ([`crate::environment`]). What
+//! of links ([`crate::paths::links_as_paths`]) and of the body as it renders, without its
+//! environment ([`crate::environment::issue_as_read`]). What
 //! this reading does its own way: a path needs a word boundary before it; identifiers are ASCII,
 //! at least three characters, not a name every program has, and ordered by mention count,
 //! backticked mentions counting double (the explorer seeds the most mentioned 25); the parser
@@ -14,8 +14,7 @@
 //! first mention.
 
 use crate::clues::{Frame, FrameStyle};
-use crate::environment::without_environment;
-use crate::markup::as_rendered;
+use crate::environment::issue_as_read;
 use crate::paths::{has_path_extension, links_as_paths};
 use crate::words::is_code_like;
 use regex::Regex;
@@ -61,8 +60,7 @@ fn is_name(token: &str) -> bool {
 
 /// Reads the names out of an issue.
 pub fn parse(issue: &str) -> IssueNames {
-    let rendered = as_rendered(issue);
-    let issue = &*without_environment(&rendered);
+    let issue = &*issue_as_read(issue);
     let mut names = IssueNames::default();
     let frames = crate::frames::extract_frames(issue);
     let (python, others): (Vec<_>, Vec<_>) = frames

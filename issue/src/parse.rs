@@ -1,8 +1,8 @@
 //! The parser: an issue text into [`IssueClues`] and the weighted query terms of lexical search.
 //!
-//! [`parse`] reads the issue as it renders ([`crate::markup::as_rendered`]: no HTML comments or
-//! tags outside code) without the environment listings of its body ([`crate::environment`]), and
-//! in it, in order of first appearance:
+//! [`parse`] reads the issue's body as it renders, without its environment listings
+//! ([`crate::environment::issue_as_read`]; a one-line query is read as written), and in it, in
+//! order of first appearance:
 //! - **traceback frames** ([`crate::frames`]);
 //! - **file paths** (`foo/bar.py`, `bar.py`, `django/contrib/admin`; [`crate::paths`]), also as
 //!   normalised hints (`site-packages/` prefixes, leading `/` and `./` removed);
@@ -29,9 +29,9 @@
 //! index analyses with its own analyser.
 
 use crate::clues::{IssueClues, WeightedTerm};
-use crate::environment::without_environment;
+use crate::environment::issue_as_read;
 use crate::frames::extract_frames;
-use crate::markup::{as_rendered, fenced_blocks, inline_code_spans, without_spans};
+use crate::markup::{fenced_blocks, inline_code_spans, without_spans};
 use crate::paths::{links_as_paths, looks_like_path};
 use crate::words::{is_code_like, is_stop_word};
 use regex::Regex;
@@ -80,10 +80,9 @@ pub fn parse(text: &str) -> IssueClues {
 
 /// Reads the [`IssueClues`] of an issue text.
 pub fn parse_with(text: &str, options: &QueryOptions) -> IssueClues {
-    // The issue as it renders: a template's HTML comments and the HTML tags around the text are
-    // not the author's words, nor are the environment listings of its body.
-    let rendered = as_rendered(text);
-    let text = without_environment(&rendered);
+    // The body as it renders: a template's HTML comments and the HTML tags around the text are
+    // not the author's words, nor are its environment listings.
+    let text = issue_as_read(text);
     let mut clues = Collector {
         frames: extract_frames(&text),
         ..Collector::default()
