@@ -1,6 +1,7 @@
 //! Parser speed: an issue of ordinary size, issues of 0.5, 1 and 5 MB of distinct
-//! identifiers, paths and locations, and a 1 MB line of backtick runs that nothing closes (the
-//! work must stay linear in the text). Run with `cargo bench -p swex-issue --bench parse`.
+//! identifiers, paths and locations, a 1 MB line of backtick runs and one of `x.py(` that
+//! nothing closes (the work must stay linear in the text). Run with
+//! `cargo bench -p swex-issue --bench parse`.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -52,6 +53,15 @@ fn parse(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Bytes(backticks.len() as u64));
     group.bench_function("1", |b| b.iter(|| swex_issue::parse(black_box(&backticks))));
+    group.finish();
+    // A line of `x.py(` that nothing closes, in an issue's body: every one could open an old
+    // IPython frame's head (`x.py(12) in f(`), and the frame reader must not look for each one's
+    // `)` to the line's end.
+    let parens = format!("title\n{}\n", "x.py( ".repeat((1 << 20) / 6));
+    let mut group = c.benchmark_group("parse/open-parentheses");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(parens.len() as u64));
+    group.bench_function("1", |b| b.iter(|| swex_issue::parse(black_box(&parens))));
     group.finish();
 }
 

@@ -66,21 +66,28 @@ static IPYTHON_OLD_FRAME: Gated = Gated {
     }),
 };
 /// Whether some `.py` in `text` is followed as [`IPYTHON_OLD_FRAME`] needs: an optional `]`, an
-/// optional `(…)` on the same line, then blanks and `in`.
+/// optional `(…)` on the same line, then blanks and `in`. The `(…)` is looked for within
+/// [`GATE_PARENTHESIS_BYTES`] only, so a long line of `.py(` that nothing closes is read in
+/// linear time; a longer one lets the pattern run (false positives only cost its compile).
 fn may_head_old_ipython_frame(text: &str) -> bool {
     text.match_indices(".py").any(|(at, _)| {
         let mut rest = &text[at + 3..];
         rest = rest.strip_prefix(']').unwrap_or(rest);
         if let Some(inner) = rest.strip_prefix('(') {
-            match inner.find([')', '\n']) {
-                Some(end) if inner[end..].starts_with(')') => rest = &inner[end + 1..],
-                _ => {}
+            let window = &inner.as_bytes()[..inner.len().min(GATE_PARENTHESIS_BYTES)];
+            match window.iter().position(|&b| b == b')' || b == b'\n') {
+                Some(end) if window[end] == b')' => rest = &inner[end + 1..],
+                Some(_) => {}
+                None => return true,
             }
         }
         let after_blanks = rest.trim_start_matches([' ', '\t']);
         after_blanks.len() < rest.len() && after_blanks.starts_with("in")
     })
 }
+
+/// How far the gate of [`IPYTHON_OLD_FRAME`] looks for the `)` after a path's `(`.
+const GATE_PARENTHESIS_BYTES: usize = 256;
 
 /// The marked line of an old IPython frame: `---> 123     x = f()`.
 static IPYTHON_ARROW: LazyLock<Regex> = LazyLock::new(|| compile(r"(?m)^[ \t]*-+>[ \t]*(\d+)"));
