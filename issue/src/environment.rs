@@ -77,7 +77,8 @@ fn is_noise_line(line: &str) -> bool {
         && !heads_python_frame(line)
 }
 
-/// The lines of an issue's body without its environment ([`is_noise_line`]), each ending in `\n`.
+/// The lines of an issue's body without its environment (listing lines whose key is no file
+/// name, `site-packages` lines that head no frame), each ending in `\n`.
 pub fn without_environment_lines(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
     for line in body.lines().filter(|line| !is_noise_line(line)) {

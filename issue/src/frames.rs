@@ -148,8 +148,8 @@ static LOCATION: Gated = Gated {
     }),
 };
 
-/// Whether `line` heads a Python frame of any style ([`PY_FRAME`], [`IPYTHON_FRAME`],
-/// [`IPYTHON_OLD_FRAME`]).
+/// Whether `line` heads a Python frame of any style: `File "x.py", line N`, IPython's
+/// `File ~/x.py:N, in f` or `~/x.py in f(…)`.
 pub fn heads_python_frame(line: &str) -> bool {
     [&PY_FRAME, &IPYTHON_FRAME, &IPYTHON_OLD_FRAME]
         .iter()

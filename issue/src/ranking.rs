@@ -29,7 +29,7 @@ use crate::clues::FrameStyle;
 use crate::environment::without_environment_lines;
 use crate::markup::{fenced_blocks, inline_code_spans, without_spans};
 use crate::paths::links_as_paths;
-use crate::words::{is_acronym, is_code_like};
+use crate::words::names_code;
 
 #[derive(Debug, Clone, Default)]
 pub struct Issue {
@@ -75,13 +75,6 @@ static PATH: LazyLock<Regex> = LazyLock::new(|| {
 pub fn is_stop(word: &str) -> bool {
     let lower = word.to_ascii_lowercase();
     lower.len() < 2 || StopList::IssueRanking.contains(&lower)
-}
-
-/// A word that can name a file or a definition: written like code ([`is_code_like`], the
-/// parser's rule) or an acronym (`RST`, `HTTP`), which names a class or a format here as often
-/// as it is prose.
-fn names_code(word: &str) -> bool {
-    is_code_like(word) || is_acronym(word)
 }
 
 pub fn parse(text: &str) -> Issue {

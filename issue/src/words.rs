@@ -83,13 +83,20 @@ fn has_hump(part: &str) -> bool {
 
 /// Two or more capitals and digits only, a capital first: `HTTP`, `RST`, `UTF8`. A name of a
 /// class or a format as often as a word of prose; the `swex` explorer's reading takes them as
-/// names ([`crate::ranking`]), the parser does not.
+/// names ([`names_code`]), the parser does not.
 pub fn is_acronym(word: &str) -> bool {
     word.chars().next().is_some_and(|c| c.is_ascii_uppercase())
         && word.chars().nth(1).is_some()
         && word
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+}
+
+/// A word that can name a file, a definition or a format: written like code ([`is_code_like`])
+/// or an acronym (`RST`, `HTTP`) — the `swex` explorer's reading of an issue and the code
+/// search's term shapes, where an acronym names a class as often as it is prose.
+pub fn names_code(word: &str) -> bool {
+    is_code_like(word) || is_acronym(word)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::sync::LazyLock;
-use swex_issue::words::{is_acronym, is_code_like};
+use swex_issue::words::names_code;
 use swex_text::stopwords::StopList;
 
 use regex::Regex;
@@ -112,11 +112,11 @@ fn is_stop_word(word: &str) -> bool {
     StopList::ShortQuery.contains(word)
 }
 
-/// A term's shape: code if written like code ([`is_code_like`], the issue parser's rule), an
-/// acronym (`HTTP`, `X509`), qualified (`a.b`, `a::b`, `$a->b`), or the whole query.
+/// A term's shape: code if written like code or an acronym ([`names_code`]: `snake_case`,
+/// `HTTP`, `X509`), qualified (`a.b`, `a::b`, `$a->b`), or the whole query.
 fn shape_of(text: &str, alone: bool) -> TermShape {
     let qualified = text.contains("::") || text.contains('.') || text.contains("->");
-    if qualified || alone || is_code_like(text) || is_acronym(text) {
+    if qualified || alone || names_code(text) {
         TermShape::Code
     } else if text.starts_with(|c: char| c.is_ascii_uppercase()) {
         TermShape::Capitalised
