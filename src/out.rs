@@ -6,10 +6,10 @@
 //! and a worker that died must be an error for one instance, not a signal that kills the run. So
 //! the CLI prints through these macros instead:
 //!
-//! - [`outln!`]/[`out!`] write to stdout; when its reader has gone (`EPIPE`) the process exits
+//! - `outln!`/`out!` write to stdout; when its reader has gone (`EPIPE`) the process exits
 //!   quietly with status 0, as ripgrep does: the reader asked for no more. Any other write error
 //!   (a full disk behind a redirection) is reported on stderr with status 2, since output was lost.
-//! - [`errln!`]/[`err!`] write to stderr and ignore every error: diagnostics that nobody can read
+//! - `errln!`/`err!` write to stderr and ignore every error: diagnostics that nobody can read
 //!   must not stop the work (a `swex bench` whose progress reader went away still finishes and
 //!   writes its results).
 //!

@@ -440,7 +440,7 @@ fn bm25(found: &[(usize, u32)], df: &[u32], n: f64, length: f64, mean_length: f6
 }
 
 /// The history documents of a checkout's files, in a flat layout searched in place (see
-/// [`FileHistory::to_bytes`] for the layout).
+/// `FileHistory::to_bytes` for the layout).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileHistory {
     /// The commit whose past this is (empty when made from commits given by hand).

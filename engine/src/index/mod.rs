@@ -1,12 +1,12 @@
 //! Assembly: [`Engine::open`] turns a snapshot directory into a [`SnapshotIndex`], reusing the
 //! cache ([`crate::cache`]) wherever content has not changed.
 //!
-//! - [`build`]: the open as named steps over explicit state — walk, manifest, read (the stat fast
+//! - `build`: the open as named steps over explicit state — walk, manifest, read (the stat fast
 //!   path), pool, analyse, chunk table, lexical, manifest, finish.
-//! - [`snapshot`]: the [`SnapshotIndex`] API (files, lines, chunks, lexical search of chunks and
+//! - `snapshot`: the [`SnapshotIndex`] API (files, lines, chunks, lexical search of chunks and
 //!   of whole files, definitions, the code graph, path resolution, grep, diagnostics,
 //!   statistics).
-//! - [`types`]: the API's plain data (hits, filters, statistics).
+//! - `types`: the API's plain data (hits, filters, statistics).
 //! - [`dense`]: dense search, another lazily built member of [`SnapshotIndex`] next to the graph:
 //!   the engine's model is opened on the first dense call, vectors are cached by chunk key.
 //! - [`gc`]: [`Engine::collect_garbage`] removes what no snapshot the cache serves reads any more
@@ -337,7 +337,7 @@ impl Engine {
         self.open_with_progress(root, &NoProgress)
     }
 
-    /// [`Engine::open`] reporting progress: the build's steps in order ([`build`]).
+    /// [`Engine::open`] reporting progress: the build's steps in order (the `build` module's).
     pub fn open_with_progress(
         &self,
         root: &Path,

@@ -1,7 +1,7 @@
 //! Incremental refresh of an open index: [`Engine::refresh`] brings a [`SnapshotIndex`] up to date
 //! with its tree after edits, re-reading and re-analysing only what changed.
 //!
-//! 1. **Check** by stat ([`TreeState`]): every file the walk listed and every path it watched
+//! 1. **Check** by stat (`TreeState`): every file the walk listed and every path it watched
 //!    ([`crate::scan::WalkResult::watched`]: the directories, the files left out for their size)
 //!    is stat'ed again, in parallel. When nothing differs the answer is [`Refresh::Unchanged`],
 //!    and that is the whole cost. File systems stamp times with a coarse clock (a few ms on
@@ -26,7 +26,7 @@
 //!    graph, the definition table and the dense index are rebuilt on first use, as after an
 //!    open. If the pool cannot give the view (it was damaged or rebuilt meanwhile), the refresh
 //!    falls back to a full [`Engine::open`].
-//!    The index itself is made by [`Engine::assemble`], as an open's is.
+//!    The index itself is made by `Engine::assemble`, as an open's is.
 //!
 //! [`Engine::refresh_with_progress`] is that list; each step is a function of its own
 //! (`new_listing`, `read_and_analyse`, `diagnostics_still_holding`, `files_in_order`,

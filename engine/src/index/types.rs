@@ -50,7 +50,7 @@ pub struct DefinitionHit {
     pub qualified_name: String,
 }
 
-/// A line matched by [`SnapshotIndex::grep`].
+/// A line matched by [`SnapshotIndex::grep`](crate::index::SnapshotIndex::grep).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GrepHit {
     pub path: String,
@@ -78,7 +78,7 @@ impl SearchFilters {
     }
 }
 
-/// Counts and timings of one [`Engine::open`].
+/// Counts and timings of one [`Engine::open`](crate::index::Engine::open).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct IndexStats {
     pub files: usize,

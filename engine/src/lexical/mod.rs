@@ -1,7 +1,7 @@
 //! Lexical (BM25) retrieval over chunks, on tantivy.
 //!
 //! - [`tokenizer`]: the code-aware analyzer used for documents and queries.
-//! - queries: the weighted terms of free text come from the issue parser ([`swex_issue::parse`]);
+//! - queries: the weighted terms of free text come from the issue parser ([`swex_issue::parse()`]);
 //!   [`LexicalQuery`] analyses them into index tokens.
 //! - [`pool`]: a tantivy index shared by every snapshot of a repository (a *pool*), whose
 //!   documents are chunks keyed by `(path, content hash)`, and the per-snapshot [`pool::PoolView`]

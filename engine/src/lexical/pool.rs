@@ -266,7 +266,7 @@ impl LexicalPool {
     /// Opens the pool in `dir`, creating an empty one if `dir` holds none. A pool whose schema is
     /// not this version's is reported as [`LexicalError::Corrupt`]. A complete pool in a folder
     /// this process cannot write (a read-only file system, another user's cache) opens for
-    /// reading: see [`PoolDirectory`].
+    /// reading: see `PoolDirectory`.
     pub fn open_or_create(dir: &Path) -> Result<LexicalPool, LexicalError> {
         let (expected_schema, fields) = schema();
         std::fs::create_dir_all(dir).map_err(|source| LexicalError::Io {

@@ -9,7 +9,7 @@
 //!    definitions named like a query term (case-insensitively, from a name table built once per
 //!    snapshot); files whose name or folder repeats the query's words; and, when the embedding
 //!    model is installed and [`DenseUse`] allows it, the dense hits of the query.
-//! 3. **Score files** ([`rank`]): a weighted sum of the file's lexical score (its best chunk and,
+//! 3. **Score files** (the `rank` module): a weighted sum of the file's lexical score (its best chunk and,
 //!    less, its other matching chunks), its symbol score (a definition of a query term: type-like
 //!    definitions above functions, whole-query symbols above embedded ones, more when the file is
 //!    named after it), its path score (the share of query words its name and folder repeat) and

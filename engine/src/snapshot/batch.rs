@@ -1,6 +1,6 @@
 //! Many snapshots at once: one per benchmark instance, into `<out>/<instance_id>`.
 //!
-//! The batch is idempotent and resumable because each snapshot is (see [`super::materialize`]):
+//! The batch is idempotent and resumable because each snapshot is (see [`super::materialize()`]):
 //! running it again skips the complete snapshots and redoes only what is missing. One instance's
 //! failure (unknown commit, no git directory) is recorded for that instance and the batch goes on.
 //!

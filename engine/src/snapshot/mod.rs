@@ -4,7 +4,7 @@
 //!   commit, list its tree, stream its blobs. Missing blobs (partial copies) are answers, not errors.
 //! - [`paths`] decides which entries may be written: no `..`, absolute, empty or `.git` components,
 //!   and symlinks only when their target resolves inside the snapshot.
-//! - [`materialize`] writes one snapshot atomically (temporary sibling folder, then rename) and
+//! - [`materialize()`] writes one snapshot atomically (temporary sibling folder, then rename) and
 //!   records it in a sidecar marker *outside* the tree, so explorers never see it.
 //! - [`batch`] runs many snapshots (benchmark instances), finds each repository's git directory
 //!   ([`RepoLocator`]), is idempotent and resumable, and reports per instance.

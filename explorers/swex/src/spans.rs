@@ -198,7 +198,7 @@ fn marks_by_span(
 }
 
 /// The span features note of the planned files (`is_test` says which to leave out): each file's
-/// best [`NOTE_SPANS_PER_FILE`] spans by evidence, with their rows.
+/// best `NOTE_SPANS_PER_FILE` spans by evidence, with their rows.
 pub fn span_features_note(
     files: &[FileEvidence],
     spans: &[Vec<Span>],
