@@ -124,6 +124,31 @@ const LOCK_FILES: [&str; 9] = [
 ];
 const DOC_EXTENSIONS: [&str; 6] = ["md", "rst", "txt", "adoc", "markdown", "org"];
 
+/// Extensions of source code in languages swex has no grammar for: jq, lexer and parser
+/// generators (lex/flex, yacc/bison, re2c), Objective-C, CUDA, Dart, OCaml, Julia, Perl, Erlang,
+/// Clojure, F#, Vue and Svelte components, Solidity, shaders, Nim, Crystal, Groovy, Fortran,
+/// Cython declarations, Protocol Buffers and R. Not data, prose or build files.
+const UNPARSED_SOURCE_EXTENSIONS: &[&str] = &[
+    "jq", "y", "yy", "l", "ll", "re2c", "m", "mm", "cu", "cuh", "dart", "ml", "mli", "jl", "pl",
+    "pm", "erl", "hrl", "clj", "cljs", "fs", "fsx", "vue", "svelte", "sol", "glsl", "wgsl", "nim",
+    "cr", "groovy", "f90", "pxd", "proto", "r",
+];
+
+/// Whether the file at `path` is source code in a language swex does not parse (by its
+/// extension, [`UNPARSED_SOURCE_EXTENSIONS`]): code all the same, which a fix edits — jq's
+/// `src/builtin.jq` defines half of jq's builtins, a `.y` grammar is what the generated parser
+/// comes from. The engine indexes such files as line windows without definitions; a ranker that
+/// takes only parsed files as code would never return one.
+pub fn is_unparsed_source(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').is_some_and(|(stem, extension)| {
+        !stem.is_empty()
+            && UNPARSED_SOURCE_EXTENSIONS
+                .iter()
+                .any(|known| known.eq_ignore_ascii_case(extension))
+    })
+}
+
 /// A folder of tests by name: one of [`TEST_DIRS`], or tests of a kind or a language named with
 /// an affix (`js_tests`, `tests-integration`, `test_examples`). Not `<x>-test` or `<x>_test`: a
 /// crate or package so named is usually a library of test helpers (`tokio-test`) that fixes edit.
@@ -446,6 +471,27 @@ pub fn module_path(path: &str, modules: Modules) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unparsed_sources_by_extension() {
+        for (path, expected) in [
+            ("src/builtin.jq", true),
+            ("src/parser.y", true),
+            ("src/json.hpp.re2c", true),
+            ("Sources/AppDelegate.m", true),
+            ("kernels/reduce.cu", true),
+            ("web/src/App.vue", true),
+            ("lib/Foo.PM", true),
+            ("src/parser.c", false),
+            ("docs/content/manual/manual.yml", false),
+            ("data/fixture.json", false),
+            ("Makefile", false),
+            ("src/.l", false),
+            ("README.md", false),
+        ] {
+            assert_eq!(is_unparsed_source(path), expected, "{path}");
+        }
+    }
 
     /// One row per path: its module path by each rule, where they differ and where they agree.
     #[test]

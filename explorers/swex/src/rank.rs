@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use swex_plugin::text::hints::path_suffixes;
 use swex_plugin::text::identifiers::{Digits, identifier_parts, squash};
-use swex_plugin::text::paths::{BundledLibraries, module_stem, path_role};
+use swex_plugin::text::paths::{BundledLibraries, is_unparsed_source, module_stem, path_role};
 use swex_plugin::text::subjects::{names_subject, subject_key, subject_keys};
 use swex_plugin::types::{DefinitionEntry, FileEntry, SearchHit};
 
@@ -197,10 +197,16 @@ pub fn is_vendored_path(path: &str) -> bool {
     role.vendored || role.generated || role.auxiliary
 }
 
-/// Files an explorer may return as code to read: source files of any parsed language plus
+/// Source code: a file of a language the engine parses, or of one it indexes without a grammar
+/// (`swex_text::paths::is_unparsed_source`: `builtin.jq`, `parser.y`, `App.vue`).
+pub fn is_code_file(file: &FileEntry) -> bool {
+    file.language.is_some() || is_unparsed_source(&file.path)
+}
+
+/// Files an explorer may return as code to read: source files ([`is_code_file`]) plus
 /// configuration files. Data files, images and the like never become candidates.
 pub fn is_candidate(file: &FileEntry) -> bool {
-    file.language.is_some()
+    is_code_file(file)
         || [
             ".py", ".pyx", ".pyi", ".cfg", ".toml", ".ini", ".rst", ".md", ".txt",
         ]
@@ -1015,6 +1021,26 @@ mod tests {
         assert_eq!(without.len(), with.len());
         for ((path, _, before), (_, value, after)) in without.iter().zip(&with) {
             assert!((after - before - 3.0 * value).abs() < 1e-9, "{path}");
+        }
+    }
+
+    /// Code in a language the engine does not parse is a candidate like parsed code; data is not.
+    #[test]
+    fn candidates_include_source_without_a_grammar() {
+        for (path, language, expected) in [
+            ("src/builtin.c", Some("c"), true),
+            ("src/builtin.jq", None, true),
+            ("src/parser.y", None, true),
+            ("setup.cfg", None, true),
+            ("docs/content/manual/manual.yml", None, false),
+            ("tests/data/sample.json", None, false),
+            ("assets/logo.png", None, false),
+        ] {
+            let mut file = FileEntry::new(path, 10);
+            if let Some(language) = language {
+                file = file.with_language(language);
+            }
+            assert_eq!(is_candidate(&file), expected, "{path}");
         }
     }
 

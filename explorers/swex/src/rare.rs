@@ -74,7 +74,7 @@ pub fn rare_title_words(
 ) -> Result<Vec<RareWord>, ServiceError> {
     let code: HashSet<&str> = files
         .iter()
-        .filter(|f| f.language.is_some())
+        .filter(|f| crate::rank::is_code_file(f))
         .map(|f| f.path.as_str())
         .collect();
     let code_files = code.len() as f64;
