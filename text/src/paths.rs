@@ -135,7 +135,7 @@ const UNPARSED_SOURCE_EXTENSIONS: &[&str] = &[
 ];
 
 /// Whether the file at `path` is source code in a language swex does not parse (by its
-/// extension, [`UNPARSED_SOURCE_EXTENSIONS`]): code all the same, which a fix edits — jq's
+/// extension, `UNPARSED_SOURCE_EXTENSIONS`): code all the same, which a fix edits — jq's
 /// `src/builtin.jq` defines half of jq's builtins, a `.y` grammar is what the generated parser
 /// comes from. The engine indexes such files as line windows without definitions; a ranker that
 /// takes only parsed files as code would never return one.
