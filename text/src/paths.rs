@@ -28,7 +28,8 @@ pub struct PathRole {
     pub example: bool,
     pub vendored: bool,
     pub generated: bool,
-    /// `.d.ts` declaration stubs.
+    /// Declaration stubs: TypeScript's `.d.ts` (and `.d.mts`, `.d.cts`), Python's `.pyi`: the types
+    /// of code defined elsewhere (a Python stub's module often beside it: [`mirrored_sources`]).
     pub declaration: bool,
     /// Package re-export and metadata files (`__init__.py`, `package-info.java`, `mod.rs` is not
     /// one: it usually holds code).
@@ -266,12 +267,39 @@ pub fn path_role(path: &str) -> PathRole {
                 .first()
                 .is_some_and(|d| TOP_GENERATED_DIRS.contains(&d.as_str()))
             || is_generated_name(name),
-        declaration: name.ends_with(".d.ts"),
+        declaration: is_declaration_name(name),
         barrel: matches!(name, "__init__.py" | "package-info.java"),
         auxiliary: in_dir(&TOOLING_DIRS)
             || dirs_lower
                 .first()
                 .is_some_and(|d| TOP_AUXILIARY_DIRS.contains(&d.as_str())),
+    }
+}
+
+/// Declaration stubs by file name: TypeScript's and Python's.
+const DECLARATION_SUFFIXES: [&str; 4] = [".d.ts", ".d.mts", ".d.cts", ".pyi"];
+
+fn is_declaration_name(name: &str) -> bool {
+    DECLARATION_SUFFIXES
+        .iter()
+        .any(|suffix| name.len() > suffix.len() && name.ends_with(suffix))
+}
+
+/// The sources that the Python stub at `path` mirrors if they sit beside it (`a/x.pyi` →
+/// `a/x.py`, `a/x.pyx`); empty for any other file. Such a stub (Matplotlib's, many libraries'
+/// inline stubs) repeats its module's names and signatures one to one, without the code: a
+/// reader, and the fix, want the module, so rankers can leave the twin out and count each name
+/// once. A stub with no module beside it (the types of a compiled extension) is all there is and
+/// stays. TypeScript's `.d.ts` is not read this way: a package's root `index.d.ts` beside
+/// `index.js` declares the whole package's API, not that file's (axios), and fixes edit it.
+pub fn mirrored_sources(path: &str) -> Vec<String> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.strip_suffix(".pyi") {
+        Some(stem) if !stem.is_empty() => {
+            let base = &path[..path.len() - ".pyi".len()];
+            vec![format!("{base}.py"), format!("{base}.pyx")]
+        }
+        _ => Vec::new(),
     }
 }
 
@@ -473,6 +501,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn python_stubs_name_the_modules_they_mirror() {
+        assert_eq!(
+            mirrored_sources("lib/matplotlib/figure.pyi"),
+            ["lib/matplotlib/figure.py", "lib/matplotlib/figure.pyx"]
+        );
+        assert_eq!(mirrored_sources("x.pyi"), ["x.py", "x.pyx"]);
+        assert!(mirrored_sources("index.d.ts").is_empty());
+        assert!(mirrored_sources("lib/figure.py").is_empty());
+        assert!(mirrored_sources("lib/.pyi").is_empty());
+    }
+
+    #[test]
     fn unparsed_sources_by_extension() {
         for (path, expected) in [
             ("src/builtin.jq", true),
@@ -644,6 +684,9 @@ mod tests {
         check("single_header/doctest.h", "generated");
         check("include/simdjson/header.h", "");
         check("types/index.d.ts", "declaration");
+        check("lib/matplotlib/axes/_axes.pyi", "declaration");
+        check("src/index.d.mts", "declaration");
+        check("src/.pyi", "");
         check("aiohttp/__init__.py", "barrel");
         check("tests/conftest.py", "test");
         check("conftest.py", "test");

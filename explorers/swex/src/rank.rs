@@ -22,7 +22,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use swex_plugin::text::hints::path_suffixes;
 use swex_plugin::text::identifiers::{Digits, identifier_parts, squash};
-use swex_plugin::text::paths::{BundledLibraries, is_unparsed_source, module_stem, path_role};
+use swex_plugin::text::paths::{
+    BundledLibraries, is_unparsed_source, mirrored_sources, module_stem, path_role,
+};
 use swex_plugin::text::subjects::{names_subject, subject_key, subject_keys};
 use swex_plugin::types::{DefinitionEntry, FileEntry, SearchHit};
 
@@ -319,9 +321,18 @@ struct Candidates<'a> {
 impl<'a> Candidates<'a> {
     fn of(files: &'a [FileEntry]) -> Candidates<'a> {
         let bundled = BundledLibraries::find(files.iter().map(|f| f.path.as_str()));
+        let all: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        // A Python stub beside its module (`figure.pyi` next to `figure.py`) repeats the
+        // module's names without its code: the module is the candidate, and each name is
+        // counted once.
         let files: HashMap<&str, &FileEntry> = files
             .iter()
             .filter(|f| is_candidate(f))
+            .filter(|f| {
+                !mirrored_sources(&f.path)
+                    .iter()
+                    .any(|source| all.contains(source.as_str()))
+            })
             .map(|f| (f.path.as_str(), f))
             .collect();
         Candidates {
@@ -433,7 +444,11 @@ fn add_symbols(
     definitions: &[(String, Vec<DefinitionEntry>)],
 ) {
     for (name, defs) in definitions {
-        let files: HashSet<&str> = defs.iter().map(|d| d.path.as_str()).collect();
+        let files: HashSet<&str> = defs
+            .iter()
+            .map(|d| d.path.as_str())
+            .filter(|path| candidates.contains(path))
+            .collect();
         if files.is_empty() || files.len() > 8 {
             continue;
         }
@@ -450,9 +465,6 @@ fn add_symbols(
         let rarity = (1.0 + candidates.count / files.len() as f64).ln();
         let in_title = segment >= TITLE_WEIGHT;
         for path in files {
-            if !candidates.contains(path) {
-                continue;
-            }
             let behaviour = defs
                 .iter()
                 .filter(|d| d.path == path)
@@ -809,18 +821,7 @@ mod tests {
             frames: vec![frame("/usr/lib/a/b/c/deep.py"), frame("/nowhere.py")],
             ..Issue::default()
         };
-        let ranked = rank_files(
-            &Evidence {
-                issue: &issue,
-                files: &files,
-                hits: &[],
-                title_hits: &[],
-                title_files: &[],
-                title_rare_words: &[],
-                definitions: &[],
-            },
-            &Weights::default(),
-        );
+        let ranked = rank_files(&lexical_evidence(&issue, &files, &[]), &Weights::default());
         let found: BTreeMap<&str, (f64, f64, f64)> = ranked
             .iter()
             .map(|f| {
@@ -1022,6 +1023,49 @@ mod tests {
         for ((path, _, before), (_, value, after)) in without.iter().zip(&with) {
             assert!((after - before - 3.0 * value).abs() < 1e-9, "{path}");
         }
+    }
+
+    /// A Python stub beside its module is left out and does not count as a second definer of a
+    /// name; a stub without a module beside it (a compiled extension's) stays a candidate.
+    #[test]
+    fn python_stubs_beside_their_modules_are_no_candidates() {
+        let symbols_of = |paths: &[&str]| -> BTreeMap<String, f64> {
+            let files: Vec<FileEntry> = paths
+                .iter()
+                .map(|p| FileEntry::new(*p, 10).with_language("python"))
+                .collect();
+            let definitions = vec![(
+                "set_xlim".to_owned(),
+                paths
+                    .iter()
+                    .filter(|p| p.starts_with("lib/axes"))
+                    .map(|p| DefinitionEntry::new(*p, "set_xlim", "Axes.set_xlim", "method", 1, 2))
+                    .collect(),
+            )];
+            let issue = Issue::default();
+            let evidence = Evidence {
+                definitions: &definitions,
+                ..lexical_evidence(&issue, &files, &[])
+            };
+            rank_files(&evidence, &Weights::default())
+                .into_iter()
+                .map(|f| (f.path, f.features.symbols))
+                .collect()
+        };
+        let alone = symbols_of(&["lib/axes.py", "lib/ext.pyi", "lib/other.py"]);
+        let with_stub = symbols_of(&["lib/axes.py", "lib/axes.pyi", "lib/ext.pyi", "lib/other.py"]);
+        assert!(!with_stub.contains_key("lib/axes.pyi"));
+        assert!(alone["lib/axes.py"] > 0.0);
+        assert_eq!(with_stub["lib/axes.py"], alone["lib/axes.py"]);
+        let files = [
+            FileEntry::new("lib/axes.py", 10).with_language("python"),
+            FileEntry::new("lib/axes.pyi", 10).with_language("python"),
+            FileEntry::new("lib/ext.pyi", 10).with_language("python"),
+        ];
+        let candidates = Candidates::of(&files);
+        assert!(candidates.contains("lib/axes.py"));
+        assert!(!candidates.contains("lib/axes.pyi"));
+        assert!(candidates.contains("lib/ext.pyi"));
     }
 
     /// Code in a language the engine does not parse is a candidate like parsed code; data is not.
