@@ -63,7 +63,10 @@ const TEST_PROJECT_PARTS: [&str; 6] = [
 const DOC_DIRS: [&str; 4] = ["doc", "docs", "documentation", "man"];
 /// Code that shows or measures the project. `benchmark/` and Rust's `benches/` too, but not
 /// `bench/`: a crate or package of that name is often the project's own benchmark harness.
-const EXAMPLE_DIRS: [&str; 10] = [
+/// Sphinx-Gallery's folders of runnable guides (`tutorials/`, `gallery/`, `galleries/`: a
+/// top-level `tutorials/` of Matplotlib holds long scripts that walk through the whole API in
+/// prose, and match every issue's words) are examples too.
+const EXAMPLE_DIRS: [&str; 14] = [
     "example",
     "examples",
     "samples",
@@ -74,6 +77,10 @@ const EXAMPLE_DIRS: [&str; 10] = [
     "benchmarks",
     "benchmark",
     "benches",
+    "tutorial",
+    "tutorials",
+    "gallery",
+    "galleries",
 ];
 const VENDOR_DIRS: [&str; 9] = [
     "vendor",
@@ -674,6 +681,8 @@ mod tests {
         check("README.md", "docs");
         check("examples/app.py", "example");
         check("docs_src/first.py", "example");
+        check("tutorials/intermediate/legend_guide.py", "example");
+        check("galleries/users_explain/axes/legend_guide.py", "example");
         check("benchmark/parse.cpp", "example");
         check("tokio/benches/sync_mpsc.rs", "example");
         check("bench/src/report.rs", "");
