@@ -82,7 +82,7 @@ const EXAMPLE_DIRS: [&str; 14] = [
     "gallery",
     "galleries",
 ];
-const VENDOR_DIRS: [&str; 9] = [
+const VENDOR_DIRS: [&str; 12] = [
     "vendor",
     "vendored",
     "_vendor",
@@ -92,6 +92,9 @@ const VENDOR_DIRS: [&str; 9] = [
     "node_modules",
     "bower_components",
     "external",
+    "extern",
+    "externals",
+    "cextern",
 ];
 /// Folders that hold copies of other projects only at the top of a checkout (`deps/` of Node.js or
 /// Redis, `dependencies/` of simdjson's benchmarked parsers); deeper down the same names are usually
@@ -687,6 +690,9 @@ mod tests {
         check("tokio/benches/sync_mpsc.rs", "example");
         check("bench/src/report.rs", "");
         check("vendor/lib/x.go", "vendored");
+        check("extern/agg24-svn/src/agg_curves.cpp", "vendored");
+        check("sklearn/externals/_arff.py", "vendored");
+        check("cextern/wcslib/C/wcs.c", "vendored");
         check("api/x.pb.go", "generated");
         check("dist/zod.min.js", "generated");
         check("singleheader/simdjson.h", "generated");
