@@ -2,7 +2,9 @@
 //! vendored, generated or bundled, declaration stub, re-export barrel, auxiliary), from folder
 //! names and the file-name conventions of the common languages — never from contents, so it costs
 //! nothing. One rule reads the whole file list instead of one path: [`BundledLibraries`], the
-//! folders of libraries copied in with their own licence.
+//! folders of libraries copied in with their own licence. Two more say what is code: source in a
+//! language swex has no grammar for ([`is_unparsed_source`]: `builtin.jq`, `parser.y`) is code
+//! all the same, and a Python stub repeats the module beside it ([`mirrored_sources`]).
 //!
 //! One rule for every reader: the engine's ranked code search demotes by it, and the `swex`
 //! explorer ranks by it (through the SDK, `swex_plugin::text::paths`). Vendored, generated,

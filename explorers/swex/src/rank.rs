@@ -189,9 +189,10 @@ pub fn is_doc_path(path: &str) -> bool {
 
 /// Code a fix never edits, kept in the repository for other reasons: vendored copies of other
 /// projects (`vendor/`, `third_party/`, `node_modules/`, `extern/`, a top-level `deps/` or
-/// `dependencies/`, versioned copies in `static/`) and generated or bundled files (`dist/`, a top-level `build/`,
-/// `*.min.js`, bundles, `single_include/`, amalgamations, lock files), and auxiliary files: the
-/// repository's tooling (`.github/` issue templates and CI files) and a top-level `contrib/`.
+/// `dependencies/`, versioned copies in `static/`) and generated or bundled files (`dist/`, a
+/// top-level `build/`, `*.min.js`, bundles, `single_include/`, amalgamations, lock files), and
+/// auxiliary files: the repository's tooling (`.github/` issue templates and CI files) and a
+/// top-level `contrib/`.
 /// Their words match issues by accident (a bundled `underscore-1.13.1.js` mentions every common
 /// identifier; an issue written from a template repeats it). Demoted, still searchable.
 pub fn is_vendored_path(path: &str) -> bool {
