@@ -65,10 +65,7 @@ const TEST_PROJECT_PARTS: [&str; 6] = [
 const DOC_DIRS: [&str; 4] = ["doc", "docs", "documentation", "man"];
 /// Code that shows or measures the project. `benchmark/` and Rust's `benches/` too, but not
 /// `bench/`: a crate or package of that name is often the project's own benchmark harness.
-/// Sphinx-Gallery's folders of runnable guides (`tutorials/`, `gallery/`, `galleries/`: a
-/// top-level `tutorials/` of Matplotlib holds long scripts that walk through the whole API in
-/// prose, and match every issue's words) are examples too.
-const EXAMPLE_DIRS: [&str; 14] = [
+const EXAMPLE_DIRS: [&str; 10] = [
     "example",
     "examples",
     "samples",
@@ -79,11 +76,12 @@ const EXAMPLE_DIRS: [&str; 14] = [
     "benchmarks",
     "benchmark",
     "benches",
-    "tutorial",
-    "tutorials",
-    "gallery",
-    "galleries",
 ];
+/// Sphinx-Gallery's folders of runnable guides, examples only at the top of a checkout
+/// (Matplotlib's `tutorials/` holds long scripts that walk through the whole API in prose, and
+/// match every issue's words; `galleries/` since 3.8): deeper down the same names are often the
+/// product (a web app's `components/gallery/`).
+const TOP_EXAMPLE_DIRS: [&str; 4] = ["tutorial", "tutorials", "gallery", "galleries"];
 const VENDOR_DIRS: [&str; 12] = [
     "vendor",
     "vendored",
@@ -268,7 +266,10 @@ pub fn path_role(path: &str) -> PathRole {
             || name == "conftest.py",
         docs: in_dir(&DOC_DIRS)
             || DOC_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str()),
-        example: in_dir(&EXAMPLE_DIRS),
+        example: in_dir(&EXAMPLE_DIRS)
+            || dirs_lower
+                .first()
+                .is_some_and(|d| TOP_EXAMPLE_DIRS.contains(&d.as_str())),
         vendored: in_dir(&VENDOR_DIRS)
             || dirs_lower
                 .first()
@@ -688,6 +689,7 @@ mod tests {
         check("docs_src/first.py", "example");
         check("tutorials/intermediate/legend_guide.py", "example");
         check("galleries/users_explain/axes/legend_guide.py", "example");
+        check("src/components/gallery/Gallery.vue", "");
         check("benchmark/parse.cpp", "example");
         check("tokio/benches/sync_mpsc.rs", "example");
         check("bench/src/report.rs", "");
