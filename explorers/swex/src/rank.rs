@@ -322,20 +322,27 @@ struct Candidates<'a> {
 impl<'a> Candidates<'a> {
     fn of(files: &'a [FileEntry]) -> Candidates<'a> {
         let bundled = BundledLibraries::find(files.iter().map(|f| f.path.as_str()));
-        let all: HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-        // A Python stub beside its module (`figure.pyi` next to `figure.py`) repeats the
-        // module's names without its code: the module is the candidate, and each name is
-        // counted once.
-        let files: HashMap<&str, &FileEntry> = files
+        let mut files: HashMap<&str, &FileEntry> = files
             .iter()
             .filter(|f| is_candidate(f))
-            .filter(|f| {
-                !mirrored_sources(&f.path)
-                    .iter()
-                    .any(|source| all.contains(source.as_str()))
-            })
             .map(|f| (f.path.as_str(), f))
             .collect();
+        // A Python stub beside its module (`figure.pyi` next to `figure.py`) repeats the
+        // module's names without its code: the module is the candidate, and each name is
+        // counted once. (Modules are always candidates, so the map itself says which stubs
+        // have one beside them; only `.pyi` paths allocate anything here.)
+        let stub_twins: Vec<&str> = files
+            .keys()
+            .copied()
+            .filter(|path| {
+                mirrored_sources(path)
+                    .iter()
+                    .any(|source| files.contains_key(source.as_str()))
+            })
+            .collect();
+        for stub in stub_twins {
+            files.remove(stub);
+        }
         Candidates {
             bundled,
             count: files.len().max(1) as f64,
