@@ -30,8 +30,9 @@ use serde::Serialize;
 pub const CACHE_FORMAT_VERSION: u32 = 5;
 
 /// The analysis output: bump on every change that alters what [`crate::lang::analyze`] returns
-/// for some input.
-pub const ANALYZER_VERSION: u32 = 4;
+/// for some input. 5: Vue and Svelte components are TypeScript, their `<script>` elements
+/// analysed in place.
+pub const ANALYZER_VERSION: u32 = 5;
 
 /// The lexical analyser and pool schema. 2: the CJK bigram field.
 pub const TOKENIZER_VERSION: u32 = 2;

@@ -491,6 +491,9 @@ const EXPECTED: &[Expected] = {
                 ("src/App.tsx", "Props", TypeAlias, 4, 4),
                 ("src/App.tsx", "App", Function, 6, 9),
                 ("src/App.tsx", "Panel", Function, 11, 16),
+                // Components: their `<script>` elements analysed where they are in the file.
+                ("src/ui/AreaCard.vue", "formatArea", Function, 20, 22),
+                ("src/ui/ShapeList.svelte", "describeAll", Function, 10, 12),
             ],
             imports: &[
                 ("src/App.tsx", "src/geometry/index.ts"),
@@ -498,10 +501,20 @@ const EXPECTED: &[Expected] = {
                 ("src/geometry/index.ts", "src/geometry/measure.ts"),
                 ("src/geometry/measure.ts", "src/shapes.ts"),
                 ("src/shapes.spec.ts", "src/shapes.ts"),
+                ("src/ui/AreaCard.vue", "src/geometry/index.ts"),
+                ("src/ui/ShapeList.svelte", "src/shapes.ts"),
+                ("src/ui/AreaCard.spec.ts", "src/ui/AreaCard.vue"),
             ],
             not_imports: &[],
-            tests: &[("src/shapes.spec.ts", "src/shapes.ts")],
+            tests: &[
+                ("src/shapes.spec.ts", "src/shapes.ts"),
+                ("src/ui/AreaCard.spec.ts", "src/ui/AreaCard.vue"),
+            ],
             references: &[
+                (
+                    "src/ui/ShapeList.svelte#describeAll",
+                    "src/shapes.ts#Circle",
+                ),
                 ("src/App.tsx#App", "src/App.tsx#Panel"),
                 ("src/App.tsx#App", "src/shapes.ts#Circle"),
                 ("src/App.tsx#App", "src/geometry/measure.ts#totalArea"),

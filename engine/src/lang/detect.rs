@@ -45,7 +45,10 @@ fn by_extension(extension: &str, head: &[u8]) -> Option<Language> {
     }
     LANGUAGES
         .iter()
-        .find(|spec| spec.extensions.contains(&extension.as_str()))
+        .find(|spec| {
+            spec.extensions.contains(&extension.as_str())
+                || spec.markup_extensions.contains(&extension.as_str())
+        })
         .map(|spec| spec.language)
 }
 
@@ -110,6 +113,8 @@ mod tests {
         check("web/app.ts", "", Some(TypeScript));
         check("types/x.d.ts", "", Some(TypeScript));
         check("web/App.tsx", "", Some(Tsx));
+        check("src/components/App.vue", "", Some(TypeScript));
+        check("src/routes/+page.svelte", "", Some(TypeScript));
         check("cmd/main.go", "", Some(Go));
         check("src/lib.rs", "", Some(Rust));
         check("src/A.java", "", Some(Java));

@@ -32,6 +32,10 @@
 //! - Constants and type aliases shorter than three lines do not get a chunk of their own: they stay
 //!   in the surrounding gap.
 //!
+//! Vue and Svelte components are TypeScript ([`LanguageSpec::markup_extensions`]): their
+//! `<script>` elements are analysed in place (`markup`), and their chunks cover the whole file
+//! (the template and styles are gap chunks).
+//!
 //! Other text files (Markdown, reST, TOML, YAML, JSON, cfg, txt, …): `Window` chunks of
 //! [`AnalyzeOptions::window_lines`] lines; Markdown and reST windows end just before a heading
 //! once they hold a quarter of a window.
@@ -59,6 +63,7 @@ mod java;
 mod javascript;
 mod kotlin;
 mod lua;
+mod markup;
 mod php;
 mod python;
 mod ruby;
@@ -138,7 +143,13 @@ pub fn analyze_with_lines(
     // Parsing and extraction are not expected to panic; if a grammar ever does on some input, the
     // file still gets windows rather than taking the whole index down.
     let analysed = catch_unwind(AssertUnwindSafe(|| {
-        analyze_source(language, grammar, text, lines, options)
+        if is_markup_of(path, language) {
+            // Same bytes and lines as `text`, only its scripts left (`markup`).
+            let scripts = markup::script_only(text);
+            analyze_source(language, grammar, &scripts, lines, options)
+        } else {
+            analyze_source(language, grammar, text, lines, options)
+        }
     }));
     match analysed {
         Ok(Some(mut analysis)) => {
@@ -207,6 +218,18 @@ fn manifest_package(path: &str, text: &str) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Whether `path` is a markup file whose code in `language` sits in `<script>` elements
+/// ([`LanguageSpec::markup_extensions`]: a Vue or Svelte component).
+fn is_markup_of(path: &str, language: Language) -> bool {
+    let file_name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    file_name.rsplit_once('.').is_some_and(|(_, extension)| {
+        language_spec(language)
+            .markup_extensions
+            .iter()
+            .any(|m| m.eq_ignore_ascii_case(extension))
+    })
 }
 
 fn grammar_of(language: Language) -> Option<&'static dyn Grammar> {

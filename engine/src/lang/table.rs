@@ -59,6 +59,11 @@ pub struct LanguageSpec {
     pub grammar: fn() -> tree_sitter::Language,
     /// The definitions, imports and references of a parsed file.
     pub(crate) analyser: &'static dyn Grammar,
+    /// Extensions (lower case, without the dot) of markup files whose code in this language sits
+    /// in `<script>` elements: Vue and Svelte single-file components. Such a file is this
+    /// language, and everything outside its scripts is blanked before parsing (same bytes, same
+    /// lines: `super::markup`), so its definitions sit where they are in the file.
+    pub markup_extensions: &'static [&'static str],
 }
 
 /// Every language the engine parses, in the order of [`Language`].
@@ -71,6 +76,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &["python", "pypy"],
         grammar: || tree_sitter_python::LANGUAGE.into(),
         analyser: &python::Python,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::JavaScript,
@@ -80,6 +86,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &["node", "nodejs"],
         grammar: || tree_sitter_javascript::LANGUAGE.into(),
         analyser: &javascript::JavaScript,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::TypeScript,
@@ -89,6 +96,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &["ts-node", "tsx", "deno", "bun"],
         grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         analyser: &javascript::JavaScript,
+        markup_extensions: &["vue", "svelte"],
     },
     LanguageSpec {
         language: Language::Tsx,
@@ -98,6 +106,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &[],
         grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
         analyser: &javascript::JavaScript,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Go,
@@ -107,6 +116,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &[],
         grammar: || tree_sitter_go::LANGUAGE.into(),
         analyser: &go::Go,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Rust,
@@ -116,6 +126,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &[],
         grammar: || tree_sitter_rust::LANGUAGE.into(),
         analyser: &rust::Rust,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Java,
@@ -125,6 +136,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &[],
         grammar: || tree_sitter_java::LANGUAGE.into(),
         analyser: &java::Java,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::C,
@@ -134,6 +146,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &[],
         grammar: || tree_sitter_c::LANGUAGE.into(),
         analyser: &c_family::CFamily,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Cpp,
@@ -145,6 +158,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &[],
         grammar: || tree_sitter_cpp::LANGUAGE.into(),
         analyser: &c_family::CFamily,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Ruby,
@@ -167,6 +181,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &["ruby"],
         grammar: || tree_sitter_ruby::LANGUAGE.into(),
         analyser: &ruby::Ruby,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Php,
@@ -176,6 +191,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &["php"],
         grammar: || tree_sitter_php::LANGUAGE_PHP.into(),
         analyser: &php::Php,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Kotlin,
@@ -185,6 +201,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &[],
         grammar: || tree_sitter_kotlin_ng::LANGUAGE.into(),
         analyser: &kotlin::Kotlin,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Scala,
@@ -194,6 +211,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &[],
         grammar: || tree_sitter_scala::LANGUAGE.into(),
         analyser: &scala::Scala,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::CSharp,
@@ -203,6 +221,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &[],
         grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
         analyser: &csharp::CSharp,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Swift,
@@ -212,6 +231,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &[],
         grammar: || tree_sitter_swift::LANGUAGE.into(),
         analyser: &swift::Swift,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Elixir,
@@ -221,6 +241,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &["elixir"],
         grammar: || tree_sitter_elixir::LANGUAGE.into(),
         analyser: &elixir::Elixir,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Bash,
@@ -230,6 +251,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &["sh", "bash", "dash", "ksh", "zsh", "bats"],
         grammar: || tree_sitter_bash::LANGUAGE.into(),
         analyser: &bash::Bash,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Haskell,
@@ -239,6 +261,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &[],
         grammar: || tree_sitter_haskell::LANGUAGE.into(),
         analyser: &haskell::Haskell,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Lua,
@@ -248,6 +271,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &["lua", "luajit"],
         grammar: || tree_sitter_lua::LANGUAGE.into(),
         analyser: &lua::Lua,
+        markup_extensions: &[],
     },
     LanguageSpec {
         language: Language::Zig,
@@ -257,6 +281,7 @@ pub static LANGUAGES: [LanguageSpec; 20] = [
         interpreters: &[],
         grammar: || tree_sitter_zig::LANGUAGE.into(),
         analyser: &zig::Zig,
+        markup_extensions: &[],
     },
 ];
 
@@ -279,7 +304,7 @@ mod tests {
         for (i, spec) in LANGUAGES.iter().enumerate() {
             assert_eq!(spec.language as usize, i, "{} is out of order", spec.name);
             assert_eq!(language_spec(spec.language).name, spec.name);
-            for e in spec.extensions {
+            for e in spec.extensions.iter().chain(spec.markup_extensions) {
                 assert_eq!(*e, e.to_ascii_lowercase(), "{e}: extensions are lower case");
                 if let Some(other) = extensions.insert(*e, spec.name) {
                     panic!(".{e} is claimed by {other} and {}", spec.name);
@@ -296,6 +321,21 @@ mod tests {
             parser
                 .set_language(&(spec.grammar)())
                 .unwrap_or_else(|e| panic!("{}: {e}", spec.name));
+        }
+    }
+
+    /// A file the engine parses is never also counted as code without a grammar
+    /// (`swex_text::paths::is_unparsed_source`, which knows no language table).
+    #[test]
+    fn no_parsed_extension_is_listed_as_unparsed_source() {
+        for spec in &LANGUAGES {
+            for e in spec.extensions.iter().chain(spec.markup_extensions) {
+                assert!(
+                    !swex_text::paths::is_unparsed_source(&format!("src/x.{e}")),
+                    ".{e} is parsed as {} and listed as unparsed source",
+                    spec.name
+                );
+            }
         }
     }
 
@@ -327,7 +367,7 @@ mod tests {
             let words: Vec<&str> = detected_by
                 .split(|c: char| c == '`' || c == ',' || c.is_whitespace())
                 .collect();
-            for e in spec.extensions {
+            for e in spec.extensions.iter().chain(spec.markup_extensions) {
                 let dotted = format!(".{e}");
                 assert!(
                     words.contains(&dotted.as_str()),

@@ -201,7 +201,7 @@ pub fn is_vendored_path(path: &str) -> bool {
 }
 
 /// Source code: a file of a language the engine parses, or of one it indexes without a grammar
-/// (`swex_text::paths::is_unparsed_source`: `builtin.jq`, `parser.y`, `App.vue`).
+/// (`swex_text::paths::is_unparsed_source`: `builtin.jq`, `parser.y`, `lexer.l`).
 pub fn is_code_file(file: &FileEntry) -> bool {
     file.language.is_some() || is_unparsed_source(&file.path)
 }
