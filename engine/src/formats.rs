@@ -34,8 +34,9 @@ pub const CACHE_FORMAT_VERSION: u32 = 5;
 /// analysed in place.
 pub const ANALYZER_VERSION: u32 = 5;
 
-/// The lexical analyser and pool schema. 2: the CJK bigram field.
-pub const TOKENIZER_VERSION: u32 = 2;
+/// The lexical analyser and pool schema. 2: the CJK bigram field. 3: a run of CJK characters is
+/// a sub-word of its own (`调用getUser函数` gives `get`, `user`: `swex_text::identifiers`).
+pub const TOKENIZER_VERSION: u32 = 3;
 
 /// The embedding cache's segment layout.
 pub const EMBEDDING_CACHE_VERSION: u32 = 1;

@@ -2,8 +2,8 @@
 //! person reads, and the squashed form a name is compared in.
 //!
 //! Also where a word ends in scripts written without spaces ([`is_cjk`]): the engine's tokenizer
-//! gives their runs a field of their own, and the issue parser sets them apart from the
-//! identifiers they touch ([`set_apart_cjk_runs`]).
+//! gives their runs a field of their own, the splitter below makes each run a part, and the
+//! issue parser sets them apart from the identifiers they touch ([`set_apart_cjk_runs`]).
 //!
 //! One splitter for every reader — the engine's tokenizer (index and query tokens), the `swex`
 //! explorer's reading of an issue and the `tfidf` explorer's terms — with one named difference,
@@ -11,7 +11,9 @@
 //!
 //! The rule: `_` and `-` separate parts and belong to none; a capital after a lower-case letter or
 //! a digit starts a part (`fooBar`, `base64Encode`); in a run of capitals the last one starts a
-//! part when a lower-case letter follows (`HTTPServer` → `HTTP`, `Server`). With
+//! part when a lower-case letter follows (`HTTPServer` → `HTTP`, `Server`); a run of CJK
+//! characters ([`is_cjk`]) is a part of its own (`调用parseObject` → `调用`, `parse`, `Object`:
+//! such text glues a name to the sentence around it, in comments as in issues). With
 //! [`Digits::Separate`] every change between a digit `0`–`9` and anything else is a boundary
 //! instead of a capital after a digit.
 //!
@@ -100,12 +102,17 @@ enum Class {
     Numeral,
     /// `_` and `-`: between parts, in none.
     Separator,
+    /// A character of a script written without spaces ([`is_cjk`]): a run of them is a part of
+    /// its own (`调用parseObject方法` → `调用`, `parse`, `object`, `方法`).
+    Cjk,
     Other,
 }
 
 fn class_of(c: char) -> Class {
     if c.is_ascii() {
         ASCII_CLASS[c as usize]
+    } else if is_cjk(c) {
+        Class::Cjk
     } else if c.is_lowercase() {
         Class::Lower
     } else if c.is_uppercase() {
@@ -219,8 +226,9 @@ fn split_classified(
                         chars.peek().is_some_and(|&(_, next)| next == Class::Lower)
                     }
                     _ => false,
-                } || digits == Digits::Separate
-                    && (prev == Class::Digit) != (here == Class::Digit);
+                } || (prev == Class::Cjk) != (here == Class::Cjk)
+                    || digits == Digits::Separate
+                        && (prev == Class::Digit) != (here == Class::Digit);
                 if boundary {
                     part(start, offset);
                     part_start = Some(offset);
@@ -286,7 +294,15 @@ mod tests {
             // Unicode: letters by their case, other characters join the part they are in.
             ("ÜberClass", &["über", "class"], &["über", "class"]),
             ("größeZahl", &["größe", "zahl"], &["größe", "zahl"]),
-            ("日本Name", &["日本name"], &["日本name"]),
+            // A run of CJK characters is a part of its own, the rest splits as usual.
+            ("日本Name", &["日本", "name"], &["日本", "name"]),
+            (
+                "调用parseObject方法",
+                &["调用", "parse", "object", "方法"],
+                &["调用", "parse", "object", "方法"],
+            ),
+            ("값이null", &["값이", "null"], &["값이", "null"]),
+            ("生成代码", &["生成代码"], &["生成代码"]),
             ("x²Y", &["x²", "y"], &["x²y"]),
             ("x2Y", &["x2", "y"], &["x", "2", "y"]),
         ];

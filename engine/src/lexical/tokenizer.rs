@@ -18,7 +18,8 @@
 //! matches it whole (rare, high idf) and by its parts (common, low idf).
 //!
 //! Chinese, Japanese and Korean text has no spaces between words, so a run of CJK characters is
-//! one token above and would match only itself. [`for_each_cjk_bigram`] gives such runs their own
+//! one token above and would match only itself (a name glued to it, `调用getUser函数`, is a
+//! sub-word of its own, the splitter's rule). [`for_each_cjk_bigram`] gives such runs their own
 //! tokens, every pair of adjacent CJK characters (a lone one alone), as CJK search engines do.
 //! They go to a field of their own in the index (see [`crate::lexical::pool`]): the tokens and
 //! lengths of the code fields stay exactly what they were, and so does every score of a query
@@ -487,13 +488,15 @@ mod tests {
         assert_eq!(from_stream, ["数据", "据库"]);
     }
 
-    /// The code analyser leaves CJK runs whole: CJK only adds tokens of its own.
+    /// The code analyser leaves a CJK run whole, and a name glued to one is a sub-word of its
+    /// own (the identifier splitter's rule), so a comment `调用getUser函数` is found by `getUser`.
     #[test]
-    fn code_tokens_of_cjk_text_are_unchanged() {
+    fn code_tokens_of_cjk_text() {
         check("数据库连接失败", &["数据库连接失败"]);
         check(
             "调用getUser函数",
-            &["调用getuser函数", "调用get", "user函数"],
+            &["调用getuser函数", "调用", "get", "user", "函数"],
         );
+        check("返回null值", &["返回null值", "返回", "null", "值"]);
     }
 }
