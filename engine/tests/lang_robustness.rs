@@ -166,6 +166,47 @@ fn random_bytes_in_every_language_satisfy_the_invariants() {
     }
 }
 
+/// Vue and Svelte components (their scripts analysed in place, the rest blanked): random
+/// pieces of markup, scripts opened and closed anywhere, multi-byte characters next to tags.
+#[test]
+fn random_components_satisfy_the_invariants() {
+    const PIECES: &[&str] = &[
+        "<script>",
+        "<script lang=\"ts\">",
+        "<script setup generic=\"T extends Record<string, unknown>\">",
+        "<SCRIPT context='module'>",
+        "<script src=\"x.js\"/>",
+        "</script>",
+        "</script >",
+        "<script",
+        "<template><p>{{ a }}</p></template>",
+        "<style>p { color: red }</style>",
+        "export default { data() { return { a: 1 } } }",
+        "function f(x: number) { return x }",
+        "const é = 'ü';",
+        "日本",
+        "\n",
+        "\r\n",
+        "\u{2028}",
+        "{#each xs as x}<p>{x}</p>{/each}",
+        "'",
+        "\"",
+        ">",
+    ];
+    let mut random = Random(0x5c21_97ed_c0de);
+    for round in 0..200 {
+        let text: String = (0..random.below(40))
+            .map(|_| PIECES[random.below(PIECES.len())])
+            .collect();
+        let path = if round % 2 == 0 {
+            "src/App.vue"
+        } else {
+            "src/App.svelte"
+        };
+        check(path, Some(Language::TypeScript), &text, &small_options());
+    }
+}
+
 #[test]
 fn pathological_shapes_satisfy_the_invariants() {
     let deep_parens = format!("x = {}1{}\n", "(".repeat(5_000), ")".repeat(5_000));

@@ -149,4 +149,51 @@ mod tests {
             );
         }
     }
+
+    /// Tags cut anywhere, next to multi-byte characters: the result always has the text's
+    /// length and line breaks (a panic here would reach the analyser, which would fall back to
+    /// line windows and hide it).
+    #[test]
+    fn any_text_keeps_its_length_and_lines() {
+        const PIECES: &[&str] = &[
+            "<script>",
+            "<script lang=\"ts\">",
+            "<SCRIPT x='>'>",
+            "<script/>",
+            "</script>",
+            "</SCRIPT >",
+            "<script",
+            "</script",
+            "<template>",
+            "é",
+            "日本",
+            "\n",
+            "\r",
+            ">",
+            "\"",
+            "'",
+            "let a = 1;",
+        ];
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut below = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for _ in 0..2_000 {
+            let text: String = (0..below(24))
+                .map(|_| PIECES[below(PIECES.len())])
+                .collect();
+            let got = script_only(&text);
+            assert_eq!(got.len(), text.len(), "{text:?}");
+            let breaks = |t: &str| {
+                t.char_indices()
+                    .filter(|(_, c)| matches!(c, '\n' | '\r'))
+                    .map(|(i, _)| i)
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(breaks(&got), breaks(&text), "{text:?}");
+        }
+    }
 }
