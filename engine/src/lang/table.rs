@@ -1,5 +1,6 @@
 //! [`LANGUAGES`]: every language the engine parses, one row each — how it is detected
-//! (extensions, file names, shebang interpreters), its tree-sitter grammar and its analyser.
+//! (extensions, file names, shebang interpreters, and the markup files whose `<script>` elements
+//! hold it), its tree-sitter grammar and its analyser.
 //!
 //! Adding a language touches three files: a variant of [`Language`] and a row here, its analyser
 //! module (declared in `lang/mod.rs`, its grammar crate in `engine/Cargo.toml`), and its row in
