@@ -239,6 +239,9 @@ fn is_generated_name(name: &str) -> bool {
         || lower.contains(".generated.")
         || lower.contains(".g.")
         || lower.contains("amalgamat")
+        // A component's declarations, which `svelte2tsx`, `sveld` or `vue-tsc` write from it.
+        || lower.ends_with(".svelte.d.ts")
+        || lower.ends_with(".vue.d.ts")
         || lower.ends_with(".lock")
         || LOCK_FILES.contains(&lower.as_str())
 }
@@ -702,6 +705,8 @@ mod tests {
         check("dist/zod.min.js", "generated");
         check("singleheader/simdjson.h", "generated");
         check("single_header/doctest.h", "generated");
+        check("types/Dropdown/Dropdown.svelte.d.ts", "generated,declaration");
+        check("src/components/Button.vue.d.ts", "generated,declaration");
         check("include/simdjson/header.h", "");
         check("types/index.d.ts", "declaration");
         check("lib/matplotlib/axes/_axes.pyi", "declaration");
