@@ -705,7 +705,7 @@ mod tests {
         check("dist/zod.min.js", "generated");
         check("singleheader/simdjson.h", "generated");
         check("single_header/doctest.h", "generated");
-        check("types/Dropdown/Dropdown.svelte.d.ts", "generated,declaration");
+        check("types/Dropdown.svelte.d.ts", "generated,declaration");
         check("src/components/Button.vue.d.ts", "generated,declaration");
         check("include/simdjson/header.h", "");
         check("types/index.d.ts", "declaration");
