@@ -137,14 +137,14 @@ const DOC_EXTENSIONS: [&str; 6] = ["md", "rst", "txt", "adoc", "markdown", "org"
 
 /// Extensions of source code in languages swex has no grammar for: jq, lexer and parser
 /// generators (lex/flex, yacc/bison, re2c), Objective-C, Dart, OCaml, Julia, Perl, Erlang,
-/// Clojure, F#, Solidity, shaders, Nim, Crystal, Groovy, Fortran, Cython declarations, Protocol
-/// Buffers and R. Not data, prose or build files, and no extension the engine parses (its
+/// Clojure, F#, Solidity, shaders, Nim, Crystal, Groovy, Fortran, Cython (modules and
+/// declarations), Protocol Buffers and R. Not data, prose or build files, and no extension the engine parses (its
 /// language table is held to that by a test: CUDA is parsed as C++, Vue and Svelte components
 /// as TypeScript).
 const UNPARSED_SOURCE_EXTENSIONS: &[&str] = &[
     "jq", "y", "yy", "l", "ll", "re2c", "m", "mm", "dart", "ml", "mli", "jl", "pl", "pm", "erl",
-    "hrl", "clj", "cljs", "fs", "fsx", "sol", "glsl", "wgsl", "nim", "cr", "groovy", "f90", "pxd",
-    "proto", "r",
+    "hrl", "clj", "cljs", "fs", "fsx", "sol", "glsl", "wgsl", "nim", "cr", "groovy", "f90", "pyx",
+    "pxd", "proto", "r",
 ];
 
 /// Whether the file at `path` is source code in a language swex does not parse (by its
@@ -538,6 +538,7 @@ mod tests {
             ("src/json.hpp.re2c", true),
             ("Sources/AppDelegate.m", true),
             ("lib/Parser.groovy", true),
+            ("sklearn/tree/_tree.pyx", true),
             ("lib/Foo.PM", true),
             ("src/parser.c", false),
             ("docs/content/manual/manual.yml", false),

@@ -211,7 +211,7 @@ pub fn is_code_file(file: &FileEntry) -> bool {
 pub fn is_candidate(file: &FileEntry) -> bool {
     is_code_file(file)
         || [
-            ".py", ".pyx", ".pyi", ".cfg", ".toml", ".ini", ".rst", ".md", ".txt",
+            ".py", ".pyi", ".cfg", ".toml", ".ini", ".rst", ".md", ".txt",
         ]
         .iter()
         .any(|e| file.path.ends_with(e))
