@@ -138,9 +138,9 @@ const DOC_EXTENSIONS: [&str; 6] = ["md", "rst", "txt", "adoc", "markdown", "org"
 /// Extensions of source code in languages swex has no grammar for: jq, lexer and parser
 /// generators (lex/flex, yacc/bison, re2c), Objective-C, Dart, OCaml, Julia, Perl, Erlang,
 /// Clojure, F#, Solidity, shaders, Nim, Crystal, Groovy, Fortran, Cython (modules and
-/// declarations), Protocol Buffers and R. Not data, prose or build files, and no extension the engine parses (its
-/// language table is held to that by a test: CUDA is parsed as C++, Vue and Svelte components
-/// as TypeScript).
+/// declarations), Protocol Buffers and R. Not data, prose or build files, and no extension the
+/// engine parses (its language table is held to that by a test: CUDA is parsed as C++, Vue and
+/// Svelte components as TypeScript).
 const UNPARSED_SOURCE_EXTENSIONS: &[&str] = &[
     "jq", "y", "yy", "l", "ll", "re2c", "m", "mm", "dart", "ml", "mli", "jl", "pl", "pm", "erl",
     "hrl", "clj", "cljs", "fs", "fsx", "sol", "glsl", "wgsl", "nim", "cr", "groovy", "f90", "pyx",
