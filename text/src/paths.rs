@@ -43,10 +43,15 @@ pub struct PathRole {
     pub auxiliary: bool,
 }
 
-const TEST_DIRS: [&str; 8] = [
+/// Folders of tests and their support, by name. `e2e/` holds end-to-end tests with the
+/// fixtures and helpers they mount (Playwright's and Cypress's layout: `e2e/fixtures/Tree.svelte`
+/// is no component of the library); `__mocks__/` holds Jest's stand-ins for modules.
+const TEST_DIRS: [&str; 10] = [
     "test",
     "tests",
     "__tests__",
+    "__mocks__",
+    "e2e",
     "spec",
     "specs",
     "testing",
@@ -195,7 +200,8 @@ fn is_test_dir(dir: &str, dir_lower: &str) -> bool {
 
 /// Test files by name, across languages: `test_x.py`, `x_test.go`, `XTest.java`, `XTests.cs`,
 /// `x.test.ts`, `x.spec.js`, `x_spec.rb`, `XSpec.scala`, `XSuite.scala`, `x_test.exs`, `x.bats`,
-/// `TestFoo.java`, `TestsAsync.cs`.
+/// `TestFoo.java`, `TestsAsync.cs`, Cypress's `x.cy.ts` (JavaScript and TypeScript only: a
+/// `messages.cy.json` is Welsh).
 fn is_test_file_name(name: &str) -> bool {
     let (stem, extension) = name.rsplit_once('.').unwrap_or((name, ""));
     let stem_lower = stem.to_ascii_lowercase();
@@ -209,6 +215,8 @@ fn is_test_file_name(name: &str) -> bool {
         || stem_lower.ends_with("-test")
         || stem_lower.ends_with("-spec")
         || extension == "bats"
+        || stem_lower.ends_with(".cy")
+            && matches!(extension, "js" | "ts" | "jsx" | "tsx" | "mjs" | "cjs")
     {
         return true;
     }
@@ -681,6 +689,10 @@ mod tests {
         check("Dapper.Tests/QueryTests.cs", "test");
         check("core/src/test/scala/cats/EvalSuite.scala", "test");
         check("src/cart.spec.ts", "test");
+        check("cypress/e2e/login.cy.ts", "test");
+        check("src/pages/checkout.cy.jsx", "test");
+        check("src/locales/messages.cy.json", "");
+        check("src/locale/cy.js", "");
         check("spec/rack/request_spec.rb", "test");
         check("test/plug/conn_test.exs", "test");
         check("test/run.bats", "test");
@@ -756,6 +768,11 @@ mod tests {
         check("test-examples/ruletest9.py", "test");
         check("tokio-test/src/macros.rs", "");
         check("src/contests/score.py", "");
+        // End-to-end tests mount fixtures and helpers of their own; Jest's module stand-ins.
+        check("e2e/fixtures/TreeViewFixture.svelte", "test");
+        check("e2e/helpers/window-listeners.ts", "test");
+        check("packages/app/src/__mocks__/index.ts", "test");
+        check("src/e2ee/crypto.ts", "");
         // .NET and Xcode test projects: the project folder says it, the files inside need not
         // (`Program.cs`, a copied `PetaPoco.cs` benchmarked against).
         check("Dapper.Tests/Program.cs", "test");

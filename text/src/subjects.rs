@@ -33,8 +33,8 @@ pub enum TestNaming {
     Java,
     /// `FooTest.php`, `FooTests.php`, `TestFoo.php`.
     Php,
-    /// `foo.test.ts`, `foo.spec.js`, `foo-test.js`, `foo_spec.tsx`, `__tests__/foo.js` (JavaScript,
-    /// TypeScript, TSX).
+    /// `foo.test.ts`, `foo.spec.js`, `foo-test.js`, `foo_spec.tsx`, Cypress's `foo.cy.ts`,
+    /// `__tests__/foo.js` (JavaScript, TypeScript, TSX).
     JavaScript,
     /// `foo_spec.rb`, `foo_test.rb`, `test_foo.rb`.
     Ruby,
@@ -71,7 +71,7 @@ pub fn subject_stem(path: &str, naming: TestNaming) -> Option<&str> {
                 base.strip_prefix("Test")
                     .filter(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()))
             }),
-        TestNaming::JavaScript => [".test", ".spec", "-test", "-spec", "_test", "_spec"]
+        TestNaming::JavaScript => [".test", ".spec", ".cy", "-test", "-spec", "_test", "_spec"]
             .iter()
             .find_map(|suffix| base.strip_suffix(suffix))
             .or((folder.rsplit('/').next() == Some("__tests__")).then_some(base)),
@@ -210,6 +210,12 @@ mod tests {
             ("tests/FooIT.php", Php, None, None),
             ("src/foo.test.ts", JavaScript, Some("foo"), None),
             ("src/foo.spec.js", JavaScript, Some("foo"), None),
+            (
+                "cypress/e2e/checkout.cy.ts",
+                JavaScript,
+                Some("checkout"),
+                None,
+            ),
             ("src/__tests__/Button.tsx", JavaScript, Some("Button"), None),
             ("spec/foo_spec.rb", Ruby, Some("foo"), Some("foo")),
             ("tests/parse.rs", Rust, Some("parse"), None),
