@@ -2,10 +2,37 @@
 //! message text, fenced command blocks, tool-call arguments, editor tool calls and
 //! mini-swe-agent's observation wrapping.
 
-use crate::gt::trajectory::{Action, Elided, Observation};
+use crate::gt::trajectory::{Action, Elided, FormatError, Observation};
 use regex::Regex;
 use serde_json::{Map, Value};
 use std::sync::LazyLock;
+
+/// The chat messages of a trajectory, the list under `key` (`messages`, `traj`), and the indices
+/// of the assistant's among them, in order: what each chat format reads its steps from (the
+/// list whole, for the replies that follow a turn). Every message must be an object; the first
+/// that is not is the error, at its pointer.
+pub fn assistant_turns<'a>(
+    doc: &'a Value,
+    key: &str,
+) -> Result<(&'a [Value], Vec<usize>), FormatError> {
+    let messages = doc
+        .get(key)
+        .and_then(Value::as_array)
+        .ok_or_else(|| FormatError::new(format!("/{key}"), "expected a list of messages"))?;
+    let mut turns = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        if !message.is_object() {
+            return Err(FormatError::new(
+                format!("/{key}/{index}"),
+                "expected a message object",
+            ));
+        }
+        if role(message) == "assistant" {
+            turns.push(index);
+        }
+    }
+    Ok((messages, turns))
+}
 
 /// The plain text of a chat message's `content`: a string, or the text parts of a list.
 pub fn message_text(message: &Value) -> String {

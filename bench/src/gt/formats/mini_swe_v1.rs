@@ -36,21 +36,10 @@ impl TrajectoryReader for MiniSweAgentV1 {
     }
 
     fn read(&self, doc: &Value) -> Result<Vec<ParsedTrajectory>, FormatError> {
-        let messages = doc
-            .get("messages")
-            .and_then(Value::as_array)
-            .ok_or_else(|| FormatError::new("/messages", "expected a list of messages"))?;
+        let (messages, turns) = chat::assistant_turns(doc, "messages")?;
         let mut steps = Vec::new();
-        for (index, message) in messages.iter().enumerate() {
-            if !message.is_object() {
-                return Err(FormatError::new(
-                    format!("/messages/{index}"),
-                    "expected a message object",
-                ));
-            }
-            if chat::role(message) != "assistant" {
-                continue;
-            }
+        for index in turns {
+            let message = &messages[index];
             let text = chat::message_text(message);
             let blocks = chat::fenced_blocks(&text, &chat::BASH_BLOCK);
             let action = match blocks.as_slice() {

@@ -36,21 +36,10 @@ impl TrajectoryReader for MiniSweAgentV2 {
     }
 
     fn read(&self, doc: &Value) -> Result<Vec<ParsedTrajectory>, FormatError> {
-        let messages = doc
-            .get("messages")
-            .and_then(Value::as_array)
-            .ok_or_else(|| FormatError::new("/messages", "expected a list of messages"))?;
+        let (messages, turns) = chat::assistant_turns(doc, "messages")?;
         let mut steps = Vec::new();
-        for (index, message) in messages.iter().enumerate() {
-            if !message.is_object() {
-                return Err(FormatError::new(
-                    format!("/messages/{index}"),
-                    "expected a message object",
-                ));
-            }
-            if chat::role(message) != "assistant" {
-                continue;
-            }
+        for index in turns {
+            let message = &messages[index];
             for (command, call_id) in commands(message, index)? {
                 let observation = observation_for(messages, index, call_id.as_deref());
                 let action = match command {

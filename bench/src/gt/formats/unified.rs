@@ -26,21 +26,10 @@ impl TrajectoryReader for Unified {
     }
 
     fn read(&self, doc: &Value) -> Result<Vec<ParsedTrajectory>, FormatError> {
-        let messages = doc
-            .get("traj")
-            .and_then(Value::as_array)
-            .ok_or_else(|| FormatError::new("/traj", "expected a list of messages"))?;
+        let (messages, turns) = chat::assistant_turns(doc, "traj")?;
         let mut steps = Vec::new();
-        for (index, message) in messages.iter().enumerate() {
-            if !message.is_object() {
-                return Err(FormatError::new(
-                    format!("/traj/{index}"),
-                    "expected a message object",
-                ));
-            }
-            if chat::role(message) != "assistant" {
-                continue;
-            }
+        for index in turns {
+            let message = &messages[index];
             let next = messages.get(index + 1);
             let text = chat::message_text(message);
             if let Some(command) = chat::fenced_blocks(&text, &chat::BASH_BLOCK).first() {
