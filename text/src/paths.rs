@@ -200,8 +200,8 @@ fn is_test_dir(dir: &str, dir_lower: &str) -> bool {
 
 /// Test files by name, across languages: `test_x.py`, `x_test.go`, `XTest.java`, `XTests.cs`,
 /// `x.test.ts`, `x.spec.js`, `x_spec.rb`, `XSpec.scala`, `XSuite.scala`, `x_test.exs`, `x.bats`,
-/// `TestFoo.java`, `TestsAsync.cs`, Cypress's `x.cy.ts` (JavaScript and TypeScript only: a
-/// `messages.cy.json` is Welsh).
+/// `TestFoo.java`, `TestsAsync.cs`, Cypress's `x.cy.ts` (JavaScript and TypeScript only: `cy` is
+/// also Welsh's language code, `messages.cy.json`).
 fn is_test_file_name(name: &str) -> bool {
     let (stem, extension) = name.rsplit_once('.').unwrap_or((name, ""));
     let stem_lower = stem.to_ascii_lowercase();
@@ -215,8 +215,8 @@ fn is_test_file_name(name: &str) -> bool {
         || stem_lower.ends_with("-test")
         || stem_lower.ends_with("-spec")
         || extension == "bats"
-        || stem_lower.ends_with(".cy")
-            && matches!(extension, "js" | "ts" | "jsx" | "tsx" | "mjs" | "cjs")
+        || (stem_lower.ends_with(".cy")
+            && matches!(extension, "js" | "ts" | "jsx" | "tsx" | "mjs" | "cjs"))
     {
         return true;
     }
