@@ -215,8 +215,7 @@ fn is_test_file_name(name: &str) -> bool {
         || stem_lower.ends_with("-test")
         || stem_lower.ends_with("-spec")
         || extension == "bats"
-        || (stem_lower.ends_with(".cy")
-            && matches!(extension, "js" | "ts" | "jsx" | "tsx" | "mjs" | "cjs"))
+        || (stem_lower.ends_with(".cy") && is_script_extension(extension))
     {
         return true;
     }
@@ -470,17 +469,21 @@ pub fn module_stem(path: &str) -> &str {
     let stem = file_stem(path, Extension::All);
     let extension = path.rsplit_once('.').map_or("", |(_, e)| e);
     let entry = stem == "__init__"
-        || stem == "index"
-            && matches!(
-                extension,
-                "js" | "mjs" | "cjs" | "jsx" | "ts" | "tsx" | "mts" | "cts"
-            )
+        || stem == "index" && is_script_extension(extension)
         || stem == "mod" && extension == "rs";
     if entry {
         path.rsplit('/').nth(1).unwrap_or(stem)
     } else {
         stem
     }
+}
+
+/// JavaScript's and TypeScript's extensions (`js`, `mjs`, `cjs`, `jsx`, `ts`, `tsx`, `mts`, `cts`).
+fn is_script_extension(extension: &str) -> bool {
+    matches!(
+        extension,
+        "js" | "mjs" | "cjs" | "jsx" | "ts" | "tsx" | "mts" | "cts"
+    )
 }
 
 /// Which files have a dotted module path, and which file names stand for their folder. The
