@@ -65,11 +65,30 @@ fn assert_ok(out: &Output) {
 
 /// `swex train` on the fixture with `extra` arguments, writing the model to `output`: the model.
 fn fit(dir: &Path, python: &Path, output: &str, extra: &[&str]) -> serde_json::Value {
+    fit_saying(dir, python, "bench.jsonl", output, extra).0
+}
+
+/// `swex train` on the bench file `bench` of `dir` with `extra` arguments, writing the model to
+/// `output`: the model and what the trainer said on stderr.
+fn fit_saying(
+    dir: &Path,
+    python: &Path,
+    bench: &str,
+    output: &str,
+    extra: &[&str],
+) -> (serde_json::Value, String) {
     let mut args = TRAIN.to_vec();
+    let at = args.iter().position(|a| *a == "--bench").unwrap() + 1;
+    args[at] = bench;
     args.extend(["-o", output]);
     args.extend(extra);
-    assert_ok(&swex(dir, &args, Some(python)));
-    serde_json::from_str(&std::fs::read_to_string(dir.join(output)).unwrap()).unwrap()
+    let out = swex(dir, &args, Some(python));
+    assert_ok(&out);
+    let model = std::fs::read_to_string(dir.join(output)).unwrap();
+    (
+        serde_json::from_str(&model).unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 const TRAIN: &[&str] = &[
@@ -257,6 +276,53 @@ fn a_fitted_model_reports_held_out_folds_and_serves_the_explorer() {
     let out = explore_with(&wrong);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("renamed"));
+}
+
+#[test]
+fn the_fit_says_how_the_model_ranks_held_out_against_the_linear_order() {
+    let Some(python) = available(Needs::RankerPython, ranker_python()) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path(), 8);
+    let (model, stderr) = fit_saying(dir.path(), &python, "bench.jsonl", "model.json", &[]);
+    let metrics = &model["training"]["metrics"];
+    let (held, linear) = (
+        &metrics["leave_one_repo_out"]["all"],
+        &metrics["linear"]["all"],
+    );
+    let pair = |m: &serde_json::Value| (m["hit@1"].as_f64().unwrap(), m["mrr"].as_f64().unwrap());
+    let judged = match pair(held).partial_cmp(&pair(linear)).unwrap() {
+        std::cmp::Ordering::Greater => "better than",
+        std::cmp::Ordering::Less => "worse than",
+        std::cmp::Ordering::Equal => "level with",
+    };
+    // The repository folds judge (not the language folds, not the in-sample fit), with the
+    // record's own numbers.
+    let said = format!(
+        "held out by repository (24 instances), the model ranks {judged} the linear order: hit@1 {:.4} against {:.4}, MRR {:.4} against {:.4}",
+        pair(held).0,
+        pair(linear).0,
+        pair(held).1,
+        pair(linear).1
+    );
+    assert!(stderr.contains(&said), "{said}\n{stderr}");
+
+    // One repository gives no held-out folds, and the fit says so instead of judging.
+    let one_repository: String = std::fs::read_to_string(dir.path().join("bench.jsonl"))
+        .unwrap()
+        .lines()
+        .filter(|line| line.contains("\"org/alpha\""))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    std::fs::write(dir.path().join("alpha.jsonl"), one_repository).unwrap();
+    let (model, stderr) = fit_saying(dir.path(), &python, "alpha.jsonl", "model.json", &[]);
+    assert_eq!(model["training"]["repositories"], 1);
+    assert!(
+        stderr.contains("no held-out folds: every instance shares its repository"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("held out by"), "{stderr}");
 }
 
 #[test]
