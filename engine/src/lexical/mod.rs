@@ -95,32 +95,8 @@ impl LexicalQuery {
                 cjk_bigrams.add(&term.text[from..to], term.weight);
             });
         }
-        let mut kept = tokens.heaviest(config.max_query_tokens);
-        let factor: f32 = std::env::var("SWEX_STEM_FACTOR")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0.0);
-        let reverse = std::env::var("SWEX_STEM_REVERSE").is_ok();
-        if factor > 0.0 {
-            let have: std::collections::HashSet<String> =
-                kept.iter().map(|(t, _)| t.clone()).collect();
-            let mut extra: Vec<(String, f32)> = Vec::new();
-            for (token, weight) in &kept {
-                for variant in word_variants(token, reverse) {
-                    if have.contains(&variant) {
-                        continue;
-                    }
-                    let w = weight * factor;
-                    match extra.iter_mut().find(|(t, _)| *t == variant) {
-                        Some(e) => e.1 = e.1.max(w),
-                        None => extra.push((variant, w)),
-                    }
-                }
-            }
-            kept.extend(extra);
-        }
         LexicalQuery {
-            tokens: kept,
+            tokens: tokens.heaviest(config.max_query_tokens),
             cjk_bigrams: cjk_bigrams.heaviest(config.max_query_tokens),
         }
     }
@@ -133,32 +109,6 @@ impl LexicalQuery {
     pub fn is_empty(&self) -> bool {
         self.tokens.is_empty() && self.cjk_bigrams.is_empty()
     }
-}
-
-/// Inflections of an English word token, by suffix stripping (experiment).
-fn word_variants(token: &str, reverse: bool) -> Vec<String> {
-    let mut out = Vec::new();
-    if token.len() < 4 || !token.bytes().all(|b| b.is_ascii_lowercase()) {
-        return out;
-    }
-    let strip = |suffix: &str| token.strip_suffix(suffix).filter(|b| b.len() >= 3);
-    if let Some(b) = strip("ies") {
-        out.push(format!("{b}y"));
-    } else if let Some(b) = strip("es") {
-        out.push(b.to_string());
-        out.push(format!("{b}e"));
-    } else if let Some(b) = strip("s").filter(|_| !token.ends_with("ss")) {
-        out.push(b.to_string());
-    } else if let Some(b) = strip("ing") {
-        out.push(b.to_string());
-        out.push(format!("{b}e"));
-    } else if let Some(b) = strip("ed") {
-        out.push(b.to_string());
-        out.push(format!("{b}e"));
-    } else if reverse {
-        out.push(format!("{token}s"));
-    }
-    out
 }
 
 /// Distinct tokens in order of first appearance, each with the largest weight it was given.
