@@ -279,7 +279,7 @@ fn a_fitted_model_reports_held_out_folds_and_serves_the_explorer() {
 }
 
 #[test]
-fn the_fit_says_how_the_model_ranks_held_out_against_the_linear_order() {
+fn the_fit_says_how_the_model_ranks_held_out_against_the_hand_set_order() {
     let Some(python) = available(Needs::RankerPython, ranker_python()) else {
         return;
     };
@@ -300,7 +300,7 @@ fn the_fit_says_how_the_model_ranks_held_out_against_the_linear_order() {
     // The repository folds judge (not the language folds, not the in-sample fit), with the
     // record's own numbers.
     let said = format!(
-        "held out by repository (24 instances), the model ranks {judged} the linear order: hit@1 {:.4} against {:.4}, MRR {:.4} against {:.4}",
+        "held out by repository (24 examples), the model ranks {judged} the hand-set order: hit@1 {:.4} against {:.4}, MRR {:.4} against {:.4}",
         pair(held).0,
         pair(linear).0,
         pair(held).1,

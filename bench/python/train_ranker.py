@@ -165,7 +165,8 @@ def metrics(instances, score_of):
 
 
 def verdict(report):
-    """One sentence on whether the model ranks better than the linear order the rows carry,
+    """One sentence on whether the model ranks better than the hand-set order the rows carry
+    (their `linear` score: the linear file ranking, or the spans' evidence order),
     judged on held-out scores (repository folds first, then language folds): in-sample metrics
     say nothing about new repositories, and a model fitted on few rows can rank worse than the
     hand-set weights it would replace."""
@@ -179,8 +180,8 @@ def verdict(report):
         judged = "better than" if model > hand_set else "worse than" if model < hand_set else "level with"
         advice = ("; train on more rows (the shipped models were fitted on 516) or keep the "
                   "shipped one" if model < hand_set else "")
-        return (f"held out by {label} ({held['instances']} instances), the model ranks {judged} "
-                f"the linear order: hit@1 {held['hit@1']:.4f} against {linear['hit@1']:.4f}, "
+        return (f"held out by {label} ({held['instances']} examples), the model ranks {judged} "
+                f"the hand-set order: hit@1 {held['hit@1']:.4f} against {linear['hit@1']:.4f}, "
                 f"MRR {held['mrr']:.4f} against {linear['mrr']:.4f}{advice}")
     return ("no held-out folds: every instance shares its repository (and its language, when "
             "those folds were asked for), and the in-sample metrics do not say how the model "
