@@ -491,6 +491,20 @@ pub struct HistoryHit {
     pub referenced: f64,
 }
 
+/// What [`FileHistory::search_with_coverage`] finds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HistorySearch {
+    /// The files, best first ([`FileHistory::search`]).
+    pub hits: Vec<HistoryHit>,
+    /// How much of the query the most similar commit says: its BM25 over the sum of the
+    /// inverse document frequencies of the query's terms that some commit holds (what a
+    /// commit of the mean length holding each once would score), so about 1 when a past
+    /// message repeats the query's words and 0 without a similar commit. A short query that
+    /// one message covers (an issue's title and the commit that fixed the same thing before)
+    /// names that commit's files more surely than a long one any message half matches.
+    pub similar_coverage: f64,
+}
+
 /// The issue and pull-request numbers `text` names, each once, as the terms a commit that names
 /// them holds (`#1234`): a `#` and two to seven digits, not inside a word, a path or an HTML
 /// entity (`a#12`, `/#12`, `&#12;`), not followed by a letter or digit; and the number of an
@@ -1170,8 +1184,9 @@ impl FileHistory {
     }
 
     /// Each file's share of the [`SIMILAR_COMMITS`] commits whose messages match the `wanted`
-    /// terms best (BM25 over every commit read; ties: the newer commit), indexed by file id.
-    fn similar_commit_votes(&self, wanted: &[u32]) -> HashMap<u32, f64> {
+    /// terms best (BM25 over every commit read; ties: the newer commit), indexed by file id; and
+    /// how much of the query the best of them covers ([`HistorySearch::similar_coverage`]).
+    fn similar_commit_votes(&self, wanted: &[u32]) -> (HashMap<u32, f64>, f64) {
         let commits = self.commits as usize;
         let counts: Vec<Vec<(usize, u32)>> = (0..commits)
             .map(|commit| matches(self.commit_postings_of(commit), wanted))
@@ -1198,12 +1213,19 @@ impl FileHistory {
         scored.truncate(SIMILAR_COMMITS);
         let mut votes: HashMap<u32, f64> = HashMap::new();
         let Some(&(best, _)) = scored.first() else {
-            return votes;
+            return (votes, 0.0);
         };
         for &(score, commit) in &scored {
             self.vote_for_files_of(commit, score / best, &mut votes);
         }
-        votes
+        // A term's most in a commit of the mean length that holds it once is its idf: the sum
+        // over the terms some commit holds is what a commit saying all of them would score.
+        let most: f64 = df
+            .iter()
+            .filter(|&&df| df > 0)
+            .map(|&df| (1.0 + (n - f64::from(df) + 0.5) / (f64::from(df) + 0.5)).ln())
+            .sum();
+        (votes, if most > 0.0 { best / most } else { 0.0 })
     }
 
     /// Adds `weight` / √(files `commit` changed) to the vote of each file it changed: a commit
@@ -1238,6 +1260,11 @@ impl FileHistory {
     /// no term, no similar and no referencing commit are left out; best first (by the BM25),
     /// ties by path.
     pub fn search(&self, query: &str, paths: Option<&[String]>) -> Vec<HistoryHit> {
+        self.search_with_coverage(query, paths).hits
+    }
+
+    /// [`FileHistory::search`], and how much of the query its best similar commit covers.
+    pub fn search_with_coverage(&self, query: &str, paths: Option<&[String]>) -> HistorySearch {
         let mut wanted: Vec<u32> = Vec::new();
         terms(query, |term| {
             if let Some(id) = self.term_id(term) {
@@ -1268,7 +1295,7 @@ impl FileHistory {
             .filter_map(|&(path, id)| id.map(|id| (path, id)))
             .collect();
         if wanted.is_empty() && named.is_empty() || documents.is_empty() {
-            return Vec::new();
+            return HistorySearch::default();
         }
         let counts: Vec<Vec<(usize, u32)>> = documents
             .iter()
@@ -1287,7 +1314,7 @@ impl FileHistory {
             .sum::<f64>()
             / documents.len() as f64;
         let mean_length = if mean_length > 0.0 { mean_length } else { 1.0 };
-        let votes = self.similar_commit_votes(&wanted);
+        let (votes, similar_coverage) = self.similar_commit_votes(&wanted);
         let referenced = self.referenced_votes(&named);
         let mut hits: Vec<HistoryHit> = documents
             .iter()
@@ -1304,7 +1331,10 @@ impl FileHistory {
             .filter(|hit| hit.score > 0.0 || hit.similar_commits > 0.0 || hit.referenced > 0.0)
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
-        hits
+        HistorySearch {
+            hits,
+            similar_coverage,
+        }
     }
 }
 
@@ -1546,6 +1576,40 @@ mod tests {
         let asked = history.search("widget render crash", Some(&["c.py".to_string()]));
         assert_eq!(asked.len(), 1);
         assert!((asked[0].similar_commits - second / first).abs() < 1e-12);
+    }
+
+    /// How much of the query the most similar commit covers: its BM25 over the sum of the idf of
+    /// the query's terms that some commit holds (by hand); 0 when no commit says a word of it.
+    #[test]
+    fn the_most_similar_commit_says_how_much_of_the_query_it_covers() {
+        let log = commits(&[
+            ("widget render crash", &["a.py", "b.py"]),
+            ("widget cleanup", &["c.py"]),
+            ("zebra quokka", &["d.py"]),
+        ]);
+        let history = FileHistory::of_commits(&log, 200);
+        let n = 3.0;
+        let idf = |df: f64| (1.0f64 + (n - df + 0.5) / (df + 0.5)).ln();
+        let part = |length: f64| 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * length / (7.0 / 3.0)));
+        let found = history.search_with_coverage("The widget render crash", None);
+        assert_eq!(found.hits, history.search("The widget render crash", None));
+        // The first commit says every word: its score is each idf at its length's weight.
+        assert!(
+            (found.similar_coverage - part(3.0)).abs() < 1e-12,
+            "{found:?}"
+        );
+        // `widget` and `quokka` are said by different commits: the best says the rarer one.
+        let split = history.search_with_coverage("widget quokka kangaroo", None);
+        let expected = idf(1.0) * part(2.0) / (idf(2.0) + idf(1.0));
+        assert!(
+            (split.similar_coverage - expected).abs() < 1e-12,
+            "{split:?}"
+        );
+        assert!(split.similar_coverage < found.similar_coverage);
+        assert_eq!(
+            history.search_with_coverage("kangaroo", None),
+            HistorySearch::default()
+        );
     }
 
     /// Only the best SIMILAR_COMMITS commits vote; of equal scores the newer ones.

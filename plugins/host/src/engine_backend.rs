@@ -522,7 +522,8 @@ impl ServiceBackend for EngineBackend {
             }
             HistoryError::Git(_) => failed(service, e),
         })?;
-        let mut hits = history.search(&args.query, args.paths.as_deref());
+        let found = history.search_with_coverage(&args.query, args.paths.as_deref());
+        let mut hits = found.hits;
         hits.truncate(args.limit);
         Ok(HistorySearchResult {
             hits: hits
@@ -536,6 +537,7 @@ impl ServiceBackend for EngineBackend {
                 .collect(),
             commit: history.commit().to_owned(),
             commits: history.commits(),
+            similar_coverage: found.similar_coverage,
         })
     }
 
@@ -814,6 +816,13 @@ mod tests {
             (0.0..1.0).contains(&result.hits[1].similar_commits)
                 && result.hits[1].similar_commits > 0.0
         );
+        // A message that says the query's every word covers it more than the best of two
+        // messages that say one word each.
+        let said = search("Fix floatformat rounding of negative numbers", None, 1).unwrap();
+        let split = search("floatformat routing", None, 1).unwrap();
+        assert!(said.similar_coverage > 0.5, "{said:?}");
+        assert!(0.0 < split.similar_coverage, "{split:?}");
+        assert!(split.similar_coverage < said.similar_coverage, "{split:?}");
         assert_eq!(
             search("floatformat numbers", None, 1).unwrap().hits.len(),
             1

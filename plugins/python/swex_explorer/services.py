@@ -175,7 +175,10 @@ class Services:
         statistics of ``paths``, or of every file with history): ``hits`` (``path``, ``score``,
         ``similar_commits``: the file's share of the 20 commits most like ``query``,
         ``referenced``: its share of the commits naming an issue ``query`` names, ``#1234``),
-        ``commit``, ``commits``. ``unavailable`` for a checkout without git history."""
+        ``commit``, ``commits``, ``similar_coverage`` (how much of ``query`` its most similar
+        commit says: that commit's BM25 over the sum of the query terms' inverse document
+        frequencies, about 1 when a past message repeats its words). ``unavailable`` for a
+        checkout without git history."""
         args = {"query": query, "limit": limit}
         if paths is not None:
             args["paths"] = list(paths)

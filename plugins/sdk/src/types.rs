@@ -720,6 +720,12 @@ pub struct HistorySearchResult {
     pub commit: String,
     /// How many commits were read.
     pub commits: u32,
+    /// How much of the query its most similar commit says: that commit's BM25 over the sum of
+    /// the inverse document frequencies of the query's terms some commit holds (about 1 when a
+    /// past message repeats the query's words; 0 without a similar commit). An issue's title
+    /// that one past message covers names that commit's files more surely.
+    #[serde(default)]
+    pub similar_coverage: f64,
 }
 
 // ---- definitions ----
