@@ -28,7 +28,18 @@ pub struct History {
     pub similar_commits: FileScores,
     /// The files' shares of the commits naming an issue the issue names (`#1234`).
     pub referenced: FileScores,
+    /// The files' shares of the similar commits of the issue's title alone, when the most
+    /// similar one covers at least [`TITLE_COVERAGE`] of the title (a past message that repeats
+    /// it: often the fix of the same thing before); empty otherwise.
+    pub title_similar_commits: FileScores,
 }
+
+/// How much of an issue's title its most similar commit must cover
+/// (`swex_plugin::types::HistorySearchResult::similar_coverage`) for the title's similar commits
+/// to count: chosen with [`crate::rank::TITLE_SIMILAR_COMMITS_WEIGHT`] on the 516 training
+/// fixes' candidates, the same pick in every leave-one-repository-out fold (docs/ranker.md,
+/// "Similar commits").
+pub const TITLE_COVERAGE: f64 = 0.4;
 
 impl History {
     /// Whether the history says nothing of the candidates: no git history, no host history
@@ -41,23 +52,39 @@ impl History {
     }
 }
 
-/// The history search of `issue` over `paths`; the host's error when it has no history (no
-/// engine, no git history) or the search fails.
+/// The history search of `issue` over `paths`, and of its `title` alone when given (a second
+/// search: its similar commits count when the best one covers the title); the host's error when
+/// it has no history (no engine, no git history) or a search fails.
 pub fn measure(
     services: &Services<'_>,
     issue: &str,
+    title: Option<&str>,
     paths: Vec<String>,
 ) -> Result<History, ServiceError> {
-    let args = HistorySearchArgs {
-        query: issue.to_owned(),
-        limit: paths.len(),
-        paths: Some(paths),
+    let search = |query: &str| {
+        services.history_search(&HistorySearchArgs {
+            query: query.to_owned(),
+            limit: paths.len(),
+            paths: Some(paths.clone()),
+        })
     };
-    let hits = services.history_search(&args)?.hits;
+    let hits = search(issue)?.hits;
+    let title_similar_commits = match title.filter(|t| !t.trim().is_empty()) {
+        None => FileScores::default(),
+        Some(title) => {
+            let found = search(title)?;
+            if found.similar_coverage >= TITLE_COVERAGE {
+                of_scores(found.hits.into_iter().map(|h| (h.path, h.similar_commits)))
+            } else {
+                FileScores::default()
+            }
+        }
+    };
     Ok(History {
         matches: of_scores(hits.iter().map(|h| (h.path.clone(), h.score))),
         similar_commits: of_scores(hits.iter().map(|h| (h.path.clone(), h.similar_commits))),
         referenced: of_scores(hits.into_iter().map(|h| (h.path, h.referenced))),
+        title_similar_commits,
     })
 }
 

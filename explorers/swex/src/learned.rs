@@ -63,6 +63,7 @@ pub const FEATURES: &[&str] = &[
     "history_rank_log",
     "similar_commits_relative",
     "referenced_relative",
+    "title_similar_commits_relative",
 ];
 
 /// The features read from the code graph ([`crate::proximity`]), last in [`FEATURES`]: the graph
@@ -76,14 +77,19 @@ pub const GRAPH_FEATURES: &[&str] = &["graph_issue", "graph_top"];
 pub const DENSE_FEATURES: &[&str] = &["dense", "dense_relative", "dense_rank_log"];
 
 /// The features of the repository history ([`crate::history`]), last in [`FEATURES`]: absent
-/// values (0, 0, [`ABSENT_RANK_LOG`], 0, 0) for a checkout without git history.
+/// values (0, 0, [`ABSENT_RANK_LOG`], 0, 0, 0) for a checkout without git history.
 pub const HISTORY_FEATURES: &[&str] = &[
     "history",
     "history_relative",
     "history_rank_log",
     "similar_commits_relative",
     "referenced_relative",
+    "title_similar_commits_relative",
 ];
+
+/// The history feature that needs a second history search, of the issue's title alone: read
+/// only when a model or the linear weights ask for it, or the features are emitted.
+pub const TITLE_HISTORY_FEATURES: &[&str] = &["title_similar_commits_relative"];
 
 /// The evidence that costs more than the ranking's own, asked for only when read: the code
 /// graph's walks, the dense layer's similarities and the repository history (each absent when
@@ -515,6 +521,7 @@ pub fn feature_rows(
                 extra.history.matches.rank_log(path),
                 extra.history.similar_commits.relative(path),
                 extra.history.referenced.relative(path),
+                extra.history.title_similar_commits.relative(path),
             ];
             debug_assert_eq!(row.len(), FEATURES.len());
             (file.path.clone(), row)

@@ -354,7 +354,7 @@ impl Swex {
     /// note says so when features are emitted, and always when the search failed.
     fn history(
         &self,
-        issue_text: &str,
+        (issue_text, title): (&str, &str),
         services: &Services<'_>,
         model: Option<&learned::FileRanker>,
         ranked: &[rank::RankedFile],
@@ -363,6 +363,7 @@ impl Swex {
         let weights = &self.config.weights;
         let read = weights.history != 0.0
             || weights.similar_commits != 0.0
+            || weights.title_similar_commits != 0.0
             || weights.referenced != 0.0
             || self.config.emit_features
             || model.is_some_and(|m| m.reads_any(learned::HISTORY_FEATURES));
@@ -377,7 +378,11 @@ impl Swex {
         if sources.is_empty() {
             return history::History::default();
         }
-        match history::measure(services, issue_text, sources) {
+        let title = (weights.title_similar_commits != 0.0
+            || self.config.emit_features
+            || model.is_some_and(|m| m.reads_any(learned::TITLE_HISTORY_FEATURES)))
+        .then_some(title);
+        match history::measure(services, issue_text, title, sources) {
             Ok(history) => history,
             Err(e) => {
                 if self.config.emit_features || !e.is_unavailable() {
@@ -462,7 +467,7 @@ impl Explorer for Swex {
         stages.lap("linear");
         let mut notes: Vec<String> = Vec::new();
         let history = self.history(
-            &issue.cleaned,
+            (&issue.cleaned, &issue.title),
             services,
             self.learned.as_ref().map(FileModel::get),
             &ranked,

@@ -73,6 +73,10 @@ pub struct Weights {
     /// `referenced`: the file's share of the past commits that name an issue or pull request
     /// the issue names (`#1234`), over the best candidate code file's ([`crate::history`]).
     pub referenced: f64,
+    /// `title_similar_commits`: the file's share of the past commits most like the issue's
+    /// title, when one of them covers the title well ([`crate::history::TITLE_COVERAGE`]), over
+    /// the best candidate code file's ([`crate::history`]; 0 otherwise).
+    pub title_similar_commits: f64,
 }
 
 impl Default for Weights {
@@ -103,6 +107,7 @@ impl Default for Weights {
             history: HISTORY_WEIGHT,
             similar_commits: SIMILAR_COMMITS_WEIGHT,
             referenced: REFERENCED_WEIGHT,
+            title_similar_commits: TITLE_SIMILAR_COMMITS_WEIGHT,
         }
     }
 }
@@ -114,6 +119,13 @@ impl Default for Weights {
 pub const HISTORY_WEIGHT: f64 = 3.0;
 /// See [`HISTORY_WEIGHT`].
 pub const SIMILAR_COMMITS_WEIGHT: f64 = 2.0;
+/// The weight of [`Weights::title_similar_commits`]: off. Picked at 2 with
+/// [`crate::history::TITLE_COVERAGE`] on the 516 training fixes' candidates (the same pick in
+/// every leave-one-repository-out fold), it gains leads on the 516 and the 159 unseen fixes
+/// end to end but loses a lead on dev and first regions on the commit-message proxy, and every
+/// coverage and weight tried lowers dev's objective (docs/ranker.md, "Similar commits"); the
+/// feature rows carry it as `title_similar_commits_relative`.
+pub const TITLE_SIMILAR_COMMITS_WEIGHT: f64 = 0.0;
 /// The weight of [`Weights::referenced`]: off. Measured at 1, 2 and 4 like [`HISTORY_WEIGHT`]:
 /// the 516 training fixes it would be chosen on do not move (file Hit@1 / 3 / 5 the same at
 /// each), dev loses a lead at 4 (an issue citing a ticket for context, not the place of the
@@ -156,6 +168,9 @@ pub struct Features {
     /// The share of the commits naming the issue's issues over the best candidate's (set by
     /// [`add_history`]).
     pub referenced: f64,
+    /// The share of the title's similar commits over the best candidate's, when one covers the
+    /// title (set by [`add_history`]).
+    pub title_similar_commits: f64,
     /// Names of the definitions this file holds that the issue names (for provenance).
     pub defined: Vec<String>,
 }
@@ -726,12 +741,15 @@ pub fn add_history(
         let matched = history.matches.relative(&file.path);
         let similar = history.similar_commits.relative(&file.path);
         let referenced = history.referenced.relative(&file.path);
+        let title_similar = history.title_similar_commits.relative(&file.path);
         file.features.history = matched;
         file.features.similar_commits = similar;
         file.features.referenced = referenced;
+        file.features.title_similar_commits = title_similar;
         file.score += weights.history * matched
             + weights.similar_commits * similar
-            + weights.referenced * referenced;
+            + weights.referenced * referenced
+            + weights.title_similar_commits * title_similar;
     }
     ranked.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.path.cmp(&b.path)));
     ranked

@@ -517,6 +517,69 @@ fn a_commit_naming_the_issue_the_issue_refers_to_lifts_its_files() {
     );
 }
 
+/// A past commit whose message says the issue's title lifts the files it changed when the
+/// `title_similar_commits` weight asks for it (the default is 0), and only when that commit covers
+/// enough of the title (`TITLE_COVERAGE`): in a history where each of the title's words is
+/// another commit's, the most similar commit says a fifth of it and nothing moves. The feature
+/// rows carry it either way. The other history terms are off here, so only the title's vote can
+/// break the tie of the two look-alikes (by path otherwise).
+#[test]
+fn a_commit_that_says_the_title_lifts_its_files_only_when_it_covers_the_title() {
+    let files: &[(&str, &str)] = &[
+        (
+            "ui/frame.py",
+            "def draw(widget):\n    return widget.paint()\n",
+        ),
+        (
+            "ui/panel.py",
+            "def draw(widget):\n    return widget.paint()\n",
+        ),
+        ("notes.txt", "notes\n"),
+    ];
+    let issue = "Widget flickers when drawn twice sometimes\n\nSee the screenshot.\n";
+    // `panel`'s commit says every word of the title, or only `widget`, with each other word of
+    // the title said by a commit of its own (to notes.txt, which is no candidate).
+    let checkout = |panel_message: &str, others: &[&str]| {
+        let repo = committed_checkout(files);
+        let root = repo.path();
+        std::fs::write(root.join("ui/panel.py"), format!("{}\n", files[1].1)).unwrap();
+        swex_testkit::git(root, &["commit", "-q", "-am", panel_message]);
+        for (i, message) in others.iter().enumerate() {
+            std::fs::write(root.join("notes.txt"), format!("notes {i}\n")).unwrap();
+            swex_testkit::git(root, &["commit", "-q", "-am", message]);
+        }
+        write_files(root, files);
+        swex_testkit::git(root, &["commit", "-q", "-am", "Tidy up"]);
+        repo
+    };
+    let first = |root: &std::path::Path, weight: f64| {
+        let config = serde_json::json!({"weights": {
+            "history": 0.0, "similar_commits": 0.0, "title_similar_commits": weight
+        }});
+        explore_checkout(root, config, issue, 5, None).regions[0]
+            .path
+            .clone()
+    };
+    let relative = |root: &std::path::Path| {
+        let config = serde_json::json!({"emit_features": true});
+        let note = features_note(&explore_checkout(root, config, issue, 5, None));
+        let value = |path: &str| feature(&note, path, "title_similar_commits_relative");
+        (value("ui/panel.py"), value("ui/frame.py"))
+    };
+
+    let covered = checkout("Widget flickers when drawn twice sometimes", &[]);
+    assert_eq!(first(covered.path(), 0.0), "ui/frame.py");
+    assert_eq!(first(covered.path(), 2.0), "ui/panel.py");
+    assert_eq!(relative(covered.path()), (1.0, 0.0));
+
+    let scattered = checkout(
+        "Widget colours",
+        &["Flickers", "Drawn", "Twice", "Sometimes"],
+    );
+    assert_eq!(first(scattered.path(), 2.0), "ui/frame.py");
+    assert_eq!(relative(scattered.path()), (0.0, 0.0));
+}
+
 /// The repository history moves a file whose commits were about the issue above its look-alike
 /// (same code, same words): `ui/panel.py`'s commit speaks of the widget's flicker, so it leads;
 /// without the history term, or in a copy without git history, the tie goes by path and the
