@@ -30,7 +30,8 @@
 //!   match the query best (BM25 over the commits), each giving the files it changed its score
 //!   over the best one's, divided by the square root of how many files it changed. A file's
 //!   document mixes up to 200 messages; one commit that reads like the issue names its files
-//!   more sharply (docs/ranker.md, "Similar commits"). And each file's share of the commits
+//!   more sharply (docs/ranker.md, "Similar commits"); with how much of the query the most
+//!   similar commit says ([`HistorySearch::similar_coverage`]). And each file's share of the commits
 //!   that name an issue or pull request the query names ([`references`]: `#1234`, a
 //!   `…/issues/1234` link), kept as terms of their own that no word of a query is, so they
 //!   change no BM25 score (docs/ranker.md, "Issues the issue refers to").
@@ -431,12 +432,16 @@ fn bm25(found: &[(usize, u32)], df: &[u32], n: f64, length: f64, mean_length: f6
     found
         .iter()
         .map(|&(slot, tf)| {
-            let df = f64::from(df[slot]);
-            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
             let tf = f64::from(tf);
-            idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / mean_length))
+            idf(df[slot], n) * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * length / mean_length))
         })
         .sum()
+}
+
+/// BM25's inverse document frequency of a term `df` of `n` documents hold.
+fn idf(df: u32, n: f64) -> f64 {
+    let df = f64::from(df);
+    (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
 }
 
 /// The history documents of a checkout's files, in a flat layout searched in place (see
@@ -1220,11 +1225,7 @@ impl FileHistory {
         }
         // A term's most in a commit of the mean length that holds it once is its idf: the sum
         // over the terms some commit holds is what a commit saying all of them would score.
-        let most: f64 = df
-            .iter()
-            .filter(|&&df| df > 0)
-            .map(|&df| (1.0 + (n - f64::from(df) + 0.5) / (f64::from(df) + 0.5)).ln())
-            .sum();
+        let most: f64 = df.iter().filter(|&&df| df > 0).map(|&df| idf(df, n)).sum();
         (votes, if most > 0.0 { best / most } else { 0.0 })
     }
 
