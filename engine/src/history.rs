@@ -1547,21 +1547,34 @@ mod tests {
         }
     }
 
-    /// The commits whose messages match the query best give the files they changed their score
-    /// over the best one's, over √(files changed); by hand for two matching commits of three.
-    #[test]
-    fn similar_commits_vote_for_the_files_they_changed() {
+    /// Three commits, two of which share `widget`, for scores computed by hand.
+    fn three_commits() -> FileHistory {
         let log = commits(&[
             ("widget render crash", &["a.py", "b.py"]),
             ("widget cleanup", &["c.py"]),
             ("zebra quokka", &["d.py"]),
         ]);
-        let history = FileHistory::of_commits(&log, 200);
+        FileHistory::of_commits(&log, 200)
+    }
+
+    /// BM25's idf of a term `df` of [`three_commits`] hold, by hand.
+    fn three_commits_idf(df: f64) -> f64 {
+        (1.0f64 + (3.0 - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    /// BM25's weight of one occurrence in a commit of `length` terms among [`three_commits`]
+    /// (lengths 3, 2, 2 → mean 7/3), by hand.
+    fn three_commits_part(length: f64) -> f64 {
+        2.2 / (1.0 + 1.2 * (0.25 + 0.75 * length / (7.0 / 3.0)))
+    }
+
+    /// The commits whose messages match the query best give the files they changed their score
+    /// over the best one's, over √(files changed); by hand for two matching commits of three.
+    #[test]
+    fn similar_commits_vote_for_the_files_they_changed() {
+        let history = three_commits();
         let hits = history.search("The widget render crash", None);
-        let n = 3.0;
-        let idf = |df: f64| (1.0f64 + (n - df + 0.5) / (df + 0.5)).ln();
-        // Commit lengths 3, 2, 2 → mean 7/3.
-        let part = |length: f64| 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * length / (7.0 / 3.0)));
+        let (idf, part) = (three_commits_idf, three_commits_part);
         let first = (idf(2.0) + 2.0 * idf(1.0)) * part(3.0);
         let second = idf(2.0) * part(2.0);
         let votes: HashMap<&str, f64> = hits
@@ -1583,15 +1596,8 @@ mod tests {
     /// the query's terms that some commit holds (by hand); 0 when no commit says a word of it.
     #[test]
     fn the_most_similar_commit_says_how_much_of_the_query_it_covers() {
-        let log = commits(&[
-            ("widget render crash", &["a.py", "b.py"]),
-            ("widget cleanup", &["c.py"]),
-            ("zebra quokka", &["d.py"]),
-        ]);
-        let history = FileHistory::of_commits(&log, 200);
-        let n = 3.0;
-        let idf = |df: f64| (1.0f64 + (n - df + 0.5) / (df + 0.5)).ln();
-        let part = |length: f64| 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * length / (7.0 / 3.0)));
+        let history = three_commits();
+        let (idf, part) = (three_commits_idf, three_commits_part);
         let found = history.search_with_coverage("The widget render crash", None);
         assert_eq!(found.hits, history.search("The widget render crash", None));
         // The first commit says every word: its score is each idf at its length's weight.

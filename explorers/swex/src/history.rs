@@ -61,23 +61,25 @@ pub fn measure(
     title: Option<&str>,
     paths: Vec<String>,
 ) -> Result<History, ServiceError> {
-    let search = |query: &str| {
+    let search = |query: &str, paths: Vec<String>| {
         services.history_search(&HistorySearchArgs {
             query: query.to_owned(),
             limit: paths.len(),
-            paths: Some(paths.clone()),
+            paths: Some(paths),
         })
     };
-    let hits = search(issue)?.hits;
-    let title_similar_commits = match title.filter(|t| !t.trim().is_empty()) {
-        None => FileScores::default(),
+    // The paths are copied only when a second search, of the title, needs them too.
+    let (hits, title_similar_commits) = match title.filter(|t| !t.trim().is_empty()) {
+        None => (search(issue, paths)?.hits, FileScores::default()),
         Some(title) => {
-            let found = search(title)?;
-            if found.similar_coverage >= TITLE_COVERAGE {
+            let hits = search(issue, paths.clone())?.hits;
+            let found = search(title, paths)?;
+            let title_similar_commits = if found.similar_coverage >= TITLE_COVERAGE {
                 of_scores(found.hits.into_iter().map(|h| (h.path, h.similar_commits)))
             } else {
                 FileScores::default()
-            }
+            };
+            (hits, title_similar_commits)
         }
     };
     Ok(History {
